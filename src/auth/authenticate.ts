@@ -1,0 +1,55 @@
+// Turns the Authorization header into a Viewer, or an UNAUTHORIZED AppError. Runs once per request in
+// the HTTP layer, before GraphQL or REST, so both transports authenticate identically.
+import { timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { AppError } from '../errors.js';
+import { hashApiKey, isWellFormedKey } from './keys.js';
+import { effectivePermissions } from './permissions.js';
+import type { Viewer } from './viewer.js';
+
+/** last_used_at is a hint for people, not an audit log: write it at most this often per key. */
+const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
+
+const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
+
+export function bearerToken(header: string | null): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export async function authenticate(
+  prisma: PrismaClient,
+  header: string | null,
+  options: { adminToken?: string; now?: Date } = {},
+): Promise<Viewer> {
+  const token = bearerToken(header);
+  if (token === null) throw unauthorized('Cabeçalho Authorization ausente');
+  if (options.adminToken && token && sameSecret(token, options.adminToken)) return { kind: 'admin' };
+  if (!token || !isWellFormedKey(token)) throw unauthorized('Chave de API malformada');
+  const key = await prisma.apiKey.findUnique({
+    where: { key_hash: hashApiKey(token) },
+    select: { id: true, tenant_id: true, permissions: true, expires_at: true, revoked_at: true, last_used_at: true, user: { select: { id: true, role: true } } },
+  });
+  if (!key) throw unauthorized('Chave de API inválida');
+  const now = options.now ?? new Date();
+  if (key.revoked_at) throw unauthorized('Chave de API revogada');
+  if (key.expires_at && key.expires_at <= now) throw unauthorized('Chave de API expirada');
+  if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    await prisma.apiKey.update({ where: { id: key.id }, data: { last_used_at: now } });
+  }
+  return {
+    kind: 'user',
+    tenantId: key.tenant_id,
+    userId: key.user.id,
+    role: key.user.role,
+    apiKeyId: key.id,
+    permissions: effectivePermissions(key.user.role, key.permissions),
+  };
+}

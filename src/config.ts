@@ -1,0 +1,78 @@
+// Environment → typed configuration, validated once at start. Every setting is documented in the README.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  storageDir: string;
+  publicBaseUrl: string;
+  adminToken?: string;
+  bootstrapApiKey?: string;
+  webhookAllowPrivateUrls: boolean;
+  webhookRetrySchedule?: number[];
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  requireHttps: boolean;
+  trustProxy: boolean;
+  production: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const port = Number(env.PORT ?? 4000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT must be a port number, got "${env.PORT}"`);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  const production = env.NODE_ENV === 'production';
+  const tlsCertFile = env.TLS_CERT_FILE || undefined;
+  const tlsKeyFile = env.TLS_KEY_FILE || undefined;
+  if (Boolean(tlsCertFile) !== Boolean(tlsKeyFile)) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  let webhookRetrySchedule: number[] | undefined;
+  if (env.WEBHOOK_RETRY_SCHEDULE) {
+    webhookRetrySchedule = env.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()));
+    if (webhookRetrySchedule.some((n) => !Number.isFinite(n) || n < 0)) problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated milliseconds');
+  }
+  const logLevel = (env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info')) as Config['logLevel'];
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
+  if (env.BOOTSTRAP_API_KEY !== undefined && env.BOOTSTRAP_API_KEY.length > 0 && env.BOOTSTRAP_API_KEY.length < 16)
+    problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
+  let result: Config | undefined;
+  try {
+    result = {
+      port,
+      host,
+      dataDir,
+      databaseUrl,
+      storageDir: path.resolve(env.STORAGE_DIR || path.join(dataDir, 'files')),
+      publicBaseUrl: (env.PUBLIC_BASE_URL || `${tlsCertFile ? 'https' : 'http'}://${host}:${port}`).replace(/\/$/, ''),
+      adminToken: env.ADMIN_TOKEN || undefined,
+      bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
+      webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', env.WEBHOOK_ALLOW_PRIVATE_URLS, false),
+      webhookRetrySchedule,
+      tlsCertFile,
+      tlsKeyFile,
+      requireHttps: bool('REQUIRE_HTTPS', env.REQUIRE_HTTPS, production),
+      trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
+      production,
+      logLevel,
+    };
+  } catch (e) {
+    problems.push((e as Error).message);
+  }
+  if (problems.length || !result) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return result;
+}

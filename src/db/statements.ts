@@ -1,0 +1,53 @@
+// Counts the SQL statements Prisma sends, per request: the test suite and the benchmark use it to prove
+// that a page of deals costs the same number of statements whatever its size (no N+1).
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface StatementCounter {
+  count: number;
+}
+
+const scope = new AsyncLocalStorage<StatementCounter>();
+/** Process-wide total, for tests that measure around a request made in-process. */
+export const totalStatements: StatementCounter = { count: 0 };
+
+export function countStatementsIn<T>(counter: StatementCounter, fn: () => T): T {
+  return scope.run(counter, fn);
+}
+
+function record() {
+  totalStatements.count++;
+  const current = scope.getStore();
+  if (current) current.count++;
+}
+
+const COUNTED = new Set(['queryRaw', 'executeRaw']);
+
+function countingQueryable<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const value = Reflect.get(obj, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (COUNTED.has(prop as string)) {
+        return (...args: unknown[]) => {
+          record();
+          return value.apply(obj, args);
+        };
+      }
+      if (prop === 'startTransaction') {
+        return async (...args: unknown[]) => countingQueryable(await value.apply(obj, args));
+      }
+      return value.bind(obj);
+    },
+  });
+}
+
+/** Wraps a Prisma driver adapter factory so every statement it runs is counted. */
+export function countingAdapterFactory<F extends { connect(): Promise<object> }>(factory: F): F {
+  return new Proxy(factory, {
+    get(obj, prop, receiver) {
+      const value = Reflect.get(obj, prop, receiver);
+      if (prop === 'connect') return async () => countingQueryable(await (value as () => Promise<object>).call(obj));
+      return typeof value === 'function' ? value.bind(obj) : value;
+    },
+  });
+}

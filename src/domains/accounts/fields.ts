@@ -1,0 +1,60 @@
+import { builder } from '../../schema/builder.js';
+import { ApiKey, CreatedApiKey, CreatedTenant, RoleEnum, User } from './types.js';
+import * as accounts from './service.js';
+
+builder.mutationField('createTenant', (t) =>
+  t.field({
+    type: CreatedTenant,
+    description: 'Platform operator only (ADMIN_TOKEN): creates an organisation, its Owner and an API key.',
+    args: { name: t.arg.string({ required: true }), owner_name: t.arg.string(), owner_email: t.arg.string() },
+    resolve: (_, args, ctx) => accounts.createTenantAsAdmin(ctx, args),
+  }),
+);
+
+builder.queryField('users', (t) =>
+  t.prismaField({ type: [User], description: 'Users of the organisation (Owner/Admin).', resolve: (query, _, __, ctx) => accounts.listUsers(ctx, query) }),
+);
+
+builder.mutationField('createUser', (t) =>
+  t.field({
+    type: User,
+    description: 'Adds a user (Owner/Admin). Email is unique per organisation.',
+    args: { name: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleEnum, required: true }) },
+    resolve: (_, args, ctx) => accounts.createUser(ctx, args),
+  }),
+);
+
+builder.queryField('apiKeys', (t) =>
+  t.prismaField({ type: [ApiKey], description: 'API keys of the organisation, without secrets (Owner/Admin).', resolve: (query, _, __, ctx) => accounts.listApiKeys(ctx, query) }),
+);
+
+builder.mutationField('createApiKey', (t) =>
+  t.field({
+    type: CreatedApiKey,
+    description: 'Creates an API key (Owner/Admin). The key is in the answer, once.',
+    args: {
+      name: t.arg.string({ required: true }),
+      user_id: t.arg({ type: 'UUID', description: 'Defaults to the caller’s user.' }),
+      permissions: t.arg.stringList({ description: 'Narrow the user’s role to these permissions.' }),
+      expires_at: t.arg({ type: 'DateTime' }),
+    },
+    resolve: (_, args, ctx) => accounts.createApiKey(ctx, args),
+  }),
+);
+
+builder.mutationField('revokeApiKey', (t) =>
+  t.prismaField({
+    type: ApiKey,
+    description: 'Revokes a key: its next request gets 401.',
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (query, _, args, ctx) => accounts.revokeApiKey(ctx, args.id, query),
+  }),
+);
+
+builder.mutationField('deleteApiKey', (t) =>
+  t.boolean({
+    description: 'Deletes a key: its next request gets 401.',
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: (_, args, ctx) => accounts.deleteApiKey(ctx, args.id),
+  }),
+);

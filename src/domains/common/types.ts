@@ -1,0 +1,31 @@
+// Small shapes shared by several domains.
+import { builder } from '../../schema/builder.js';
+
+export const Success = builder
+  .objectRef<{ success: true }>('Success')
+  .implement({ description: 'Acknowledges an operation that returns no resource.', fields: (t) => ({ success: t.exposeBoolean('success') }) });
+
+export const OffsetPagination = builder
+  .objectRef<{ total: number; limit: number; offset: number; has_more: boolean }>('OffsetPagination')
+  .implement({
+    description: 'Offset pagination of envelope-style lists.',
+    fields: (t) => ({
+      total: t.exposeInt('total', { description: 'Items matching the filters.' }),
+      limit: t.exposeInt('limit'),
+      offset: t.exposeInt('offset'),
+      has_more: t.exposeBoolean('has_more'),
+    }),
+  });
+
+export const SUCCESS = { success: true } as const;
+
+/** limit/offset with the API's defaults: limit 1..max (default 20), offset ≥ 0. */
+export function offsetWindow(limit: number | null | undefined, offset: number | null | undefined, max = 100) {
+  const l = limit == null || limit < 1 || limit > max ? 20 : limit;
+  const o = offset == null || offset < 0 ? 0 : offset;
+  return { limit: l, offset: o };
+}
+
+export function offsetPagination(total: number, window: { limit: number; offset: number }) {
+  return { total, limit: window.limit, offset: window.offset, has_more: window.offset + window.limit < total };
+}

@@ -1,0 +1,103 @@
+import { builder } from '../../schema/builder.js';
+import { SUCCESS, Success } from '../common/types.js';
+import { Lead, LeadPage, LeadStatus, Tag } from './types.js';
+import * as leads from './service.js';
+
+const id = () => builder.args((t) => ({ id: t.field({ type: 'UUID', required: true }) }));
+
+const leadArgs = (create: boolean) =>
+  builder.args((t) => ({
+    name: t.string({ required: create, description: 'Required on create.' }),
+    surname: t.string(),
+    phone: t.string({ required: create, description: 'E.164 with country code, e.g. +5511999998888.' }),
+    email: t.string(),
+    company: t.string(),
+    avatar_url: t.string(),
+    status_id: t.field({ type: 'UUID', description: 'A lead status of the organisation.' }),
+    tag_ids: t.field({ type: ['UUID'], description: create ? 'Tags to attach.' : 'Replaces the lead’s tags; [] removes all.' }),
+    custom_fields: t.field({ type: 'JSONObject', description: 'Custom field values.' }),
+  }));
+
+builder.queryField('leads', (t) =>
+  t.field({
+    type: LeadPage,
+    description: 'Leads, newest first. `search` matches name, company, email or phone.',
+    args: { search: t.arg.string(), limit: t.arg.int({ description: '1 to 100, default 20.' }), offset: t.arg.int({ description: 'Default 0.' }) },
+    resolve: (_, args, ctx) => leads.leadPage(ctx, args),
+  }),
+);
+
+builder.queryField('lead', (t) =>
+  t.prismaField({ type: Lead, args: id(), description: 'One lead.', resolve: (query, _, args, ctx) => leads.getLead(ctx, args.id, query) }),
+);
+
+builder.mutationField('createLead', (t) =>
+  t.prismaField({
+    type: Lead,
+    description: 'Creates a lead. A phone already used in the organisation is a conflict.',
+    args: leadArgs(true),
+    resolve: (query, _, args, ctx) => leads.createLead(ctx, args, query),
+  }),
+);
+
+builder.mutationField('updateLead', (t) =>
+  t.prismaField({
+    type: Lead,
+    description: 'Updates a lead; omitted fields are unchanged.',
+    args: { ...id(), ...leadArgs(false) },
+    resolve: (query, _, args, ctx) => leads.updateLead(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteLead', (t) =>
+  t.field({
+    type: Success,
+    description: 'Deletes a lead. A lead that has deals cannot be deleted (409).',
+    args: id(),
+    resolve: async (_, args, ctx) => (await leads.deleteLead(ctx, args.id), SUCCESS),
+  }),
+);
+
+builder.queryField('leadStatuses', (t) =>
+  t.prismaField({ type: [LeadStatus], description: 'Lead statuses of the organisation.', resolve: (query, _, __, ctx) => leads.listLeadStatuses(ctx, query) }),
+);
+
+builder.mutationField('createLeadStatus', (t) =>
+  t.prismaField({
+    type: LeadStatus,
+    args: { name: t.arg.string({ required: true }), color: t.arg.string({ required: true, description: 'Hexadecimal color.' }) },
+    description: 'Adds a lead status.',
+    resolve: (query, _, args, ctx) => leads.createLeadStatus(ctx, args, query),
+  }),
+);
+
+builder.queryField('tags', (t) =>
+  t.prismaField({ type: [Tag], description: 'The organisation’s tag catalog, by name.', resolve: (query, _, __, ctx) => leads.listTags(ctx, query) }),
+);
+
+builder.mutationField('createTag', (t) =>
+  t.prismaField({
+    type: Tag,
+    args: { name: t.arg.string({ required: true }), color: t.arg.string({ required: true, description: 'Hexadecimal color.' }) },
+    description: 'Adds a tag to the catalog.',
+    resolve: (query, _, args, ctx) => leads.createTag(ctx, args, query),
+  }),
+);
+
+builder.mutationField('updateTag', (t) =>
+  t.prismaField({
+    type: Tag,
+    args: { ...id(), name: t.arg.string(), color: t.arg.string({ description: 'Hexadecimal color.' }) },
+    description: 'Renames or recolors a tag; omitted fields are unchanged.',
+    resolve: (query, _, args, ctx) => leads.updateTag(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteTag', (t) =>
+  t.field({
+    type: Success,
+    args: id(),
+    description: 'Deletes a tag and removes it from leads and deals.',
+    resolve: async (_, args, ctx) => (await leads.deleteTag(ctx, args.id), SUCCESS),
+  }),
+);

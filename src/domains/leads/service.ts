@@ -1,0 +1,183 @@
+// Leads, lead statuses and tags (envelope-style endpoints). Lead rules: E.164 phone unique per
+// organisation (409 ALREADY_EXISTS), unknown status or tag 404 NOT_FOUND, bad input 400 VALIDATION_ERROR.
+import type { Prisma } from '../../generated/prisma/client.js';
+import { requireTenant } from '../../auth/viewer.js';
+import { AppError, conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import type { Context } from '../../http/context.js';
+import type { TenantDb } from '../../db/tenant-scope.js';
+import { offsetWindow } from '../common/types.js';
+import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
+
+type Selection = Record<string, unknown>;
+
+export interface LeadInput {
+  name?: string | null;
+  surname?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  company?: string | null;
+  avatar_url?: string | null;
+  status_id?: string | null;
+  tag_ids?: string[] | null;
+  custom_fields?: Record<string, unknown> | null;
+}
+
+const E164 = /^\+[1-9]\d{7,14}$/;
+
+export function normalizePhone(phone: string | null | undefined): string {
+  const raw = phone?.trim();
+  if (!raw) throw invalidInput('O campo phone é obrigatório');
+  const compact = raw.replace(/[\s().-]/g, '');
+  if (!E164.test(compact)) throw invalidInput('O campo phone deve estar no formato E.164, com código do país (ex.: +5511999998888)');
+  return compact;
+}
+
+async function assertStatusExists(db: TenantDb, statusId: string) {
+  if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
+}
+
+async function assertTagsExist(db: TenantDb, tagIds: string[]) {
+  const unique = [...new Set(tagIds)];
+  const found = await db.tag.count({ where: { id: { in: unique } } });
+  if (found !== unique.length) throw notFound('Tag');
+  return unique;
+}
+
+function leadData(input: LeadInput) {
+  return {
+    surname: optionalText('surname', input.surname, 255),
+    email: optionalEmail(input.email),
+    company: optionalText('company', input.company, 255),
+    avatar_url: optionalText('avatar_url', input.avatar_url, 2000),
+    custom_fields: input.custom_fields === null ? {} : (input.custom_fields as Prisma.InputJsonValue | undefined),
+  };
+}
+
+/** Creates a lead inside an existing transaction (deal creation with `new_lead` reuses it). */
+export async function insertLead(db: TenantDb, input: LeadInput) {
+  const name = requiredText('name', input.name, 255);
+  const phone = normalizePhone(input.phone);
+  const data = leadData(input);
+  if (input.status_id) await assertStatusExists(db, input.status_id);
+  const tagIds = input.tag_ids?.length ? await assertTagsExist(db, input.tag_ids) : [];
+  if (await db.lead.findFirst({ where: { phone }, select: { id: true } })) throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
+  try {
+    const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } as never });
+    if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: lead.id, tag_id })) as never });
+    return lead;
+  } catch (e) {
+    throw fromDatabaseError(e, 'Lead com este telefone');
+  }
+}
+
+export async function createLead(ctx: Context, input: LeadInput, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  const lead = await ctx.db.$transaction((tx) => insertLead(tx as TenantDb, input));
+  return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id: lead.id } });
+}
+
+export async function updateLead(ctx: Context, id: string, input: LeadInput, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  await ctx.db.$transaction(async (tx) => {
+    const db = tx as TenantDb;
+    const existing = await db.lead.findUnique({ where: { id }, select: { id: true } });
+    if (!existing) throw notFound('Lead');
+    const data: Record<string, unknown> = { ...leadData(input) };
+    if (input.name !== undefined) data.name = requiredText('name', input.name, 255);
+    if (input.phone !== undefined) {
+      data.phone = normalizePhone(input.phone);
+      if (await db.lead.findFirst({ where: { phone: data.phone as string, id: { not: id } }, select: { id: true } }))
+        throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
+    }
+    if (input.status_id !== undefined) {
+      if (input.status_id) await assertStatusExists(db, input.status_id);
+      data.status_id = input.status_id || null;
+    }
+    for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
+    try {
+      await db.lead.update({ where: { id }, data });
+    } catch (e) {
+      throw fromDatabaseError(e, 'Lead com este telefone');
+    }
+    if (input.tag_ids != null) {
+      const tagIds = input.tag_ids.length ? await assertTagsExist(db, input.tag_ids) : [];
+      await db.leadTag.deleteMany({ where: { lead_id: id } });
+      if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) as never });
+    }
+  });
+  return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+export async function getLead(ctx: Context, id: string, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  const lead = await ctx.db.lead.findUnique({ ...query, where: { id } });
+  if (!lead) throw notFound('Lead');
+  return lead;
+}
+
+export function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null }) {
+  requireTenant(ctx.viewer);
+  const search = args.search?.trim();
+  const where: Prisma.LeadWhereInput = search
+    ? {
+        OR: [
+          { name: { contains: search, mode: 'insensitive' } },
+          { company: { contains: search, mode: 'insensitive' } },
+          { email: { contains: search, mode: 'insensitive' } },
+          { phone: { contains: search.replace(/[\s().-]/g, '') } },
+        ],
+      }
+    : {};
+  return { where, ...offsetWindow(args.limit, args.offset) };
+}
+
+export async function deleteLead(ctx: Context, id: string) {
+  requireTenant(ctx.viewer);
+  await ctx.db.$transaction(async (tx) => {
+    const db = tx as TenantDb;
+    if (!(await db.lead.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Lead');
+    if (await db.deal.findFirst({ where: { lead_id: id }, select: { id: true } })) throw conflict('O lead possui negócios e não pode ser excluído');
+    await db.lead.delete({ where: { id } });
+  });
+  return true;
+}
+
+// Lead statuses
+
+export function listLeadStatuses(ctx: Context, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  return ctx.db.leadStatus.findMany({ ...query, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+}
+
+export function createLeadStatus(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  return ctx.db.leadStatus.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } as never });
+}
+
+// Tags
+
+export function listTags(ctx: Context, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  return ctx.db.tag.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+}
+
+export function createTag(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  return ctx.db.tag.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } as never });
+}
+
+export async function updateTag(ctx: Context, id: string, input: { name?: string | null; color?: string | null }, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  const data: { name?: string; color?: string } = {};
+  if (input.name != null) data.name = requiredText('name', input.name, 100);
+  if (input.color != null) data.color = hexColor(input.color);
+  const { count } = await ctx.db.tag.updateMany({ where: { id }, data });
+  if (count === 0) throw notFound('Tag');
+  return ctx.db.tag.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+export async function deleteTag(ctx: Context, id: string) {
+  requireTenant(ctx.viewer);
+  const { count } = await ctx.db.tag.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('Tag');
+}

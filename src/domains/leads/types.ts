@@ -1,0 +1,75 @@
+import { builder } from '../../schema/builder.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { OffsetPagination, offsetPagination } from '../common/types.js';
+
+export const Tag = builder.prismaObject('Tag', {
+  description: 'A label for leads and deals: one catalog per organisation.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    color: t.exposeString('color', { description: 'Hexadecimal color, e.g. #22c55e.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  }),
+});
+
+export const LeadStatus = builder.prismaObject('LeadStatus', {
+  description: 'A stage of a lead’s life cycle, defined by the organisation.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    color: t.exposeString('color', { description: 'Hexadecimal color, e.g. #3b82f6.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  }),
+});
+
+export const Lead = builder.prismaObject('Lead', {
+  description: 'A contact. Deals point to leads and read contact data from them at read time.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    surname: t.exposeString('surname', { nullable: true }),
+    phone: t.exposeString('phone', { description: 'E.164: + and 8 to 15 digits. Unique in the organisation.' }),
+    email: t.exposeString('email', { nullable: true }),
+    company: t.exposeString('company', { nullable: true }),
+    avatar_url: t.exposeString('avatar_url', { nullable: true }),
+    status: t.relation('status', { nullable: true, description: 'The lead’s status, if any.' }),
+    tags: t.field({
+      type: [Tag],
+      description: 'Tags on the lead.',
+      select: { lead_tags: { select: { tag: true }, orderBy: { tag: { name: 'asc' } } } },
+      resolve: (lead) => lead.lead_tags.map((lt) => lt.tag),
+    }),
+    custom_fields: t.field({
+      type: 'JSONObject',
+      description: 'Organisation-defined field values.',
+      select: { custom_fields: true },
+      resolve: (lead) => (lead.custom_fields ?? {}) as Record<string, unknown>,
+    }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  }),
+});
+
+/** A page of leads: `data` runs with the selection Pothos plans, so relations load in batches. */
+export interface LeadPageSource {
+  where: Prisma.LeadWhereInput;
+  limit: number;
+  offset: number;
+}
+
+export const LeadPage = builder.objectRef<LeadPageSource>('LeadPage').implement({
+  description: 'A page of leads.',
+  fields: (t) => ({
+    data: t.prismaField({
+      type: [Lead],
+      resolve: (query, page, _args, ctx) =>
+        ctx.db.lead.findMany({ ...query, where: page.where, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+    }),
+    pagination: t.field({
+      type: OffsetPagination,
+      resolve: async (page, _args, ctx) => offsetPagination(await ctx.db.lead.count({ where: page.where }), page),
+    }),
+  }),
+});

@@ -1,0 +1,104 @@
+// One error type for both transports. Services throw AppError; GraphQL carries its kind and status in
+// extensions; the REST layer projects it into the route's bare or envelope shape (rest/envelope.ts).
+import { GraphQLError } from 'graphql';
+import { Prisma } from './generated/prisma/client.js';
+
+export type ErrorKind =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'INVALID_INPUT'
+  | 'CONFLICT'
+  | 'ALREADY_EXISTS'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'INVALID_PHONE'
+  | 'CHANNEL_ERROR'
+  | 'INTERNAL';
+
+const STATUS: Record<ErrorKind, number> = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  INVALID_INPUT: 400,
+  CONFLICT: 409,
+  ALREADY_EXISTS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  INVALID_PHONE: 400,
+  CHANNEL_ERROR: 502,
+  INTERNAL: 500,
+};
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Extra fields the response carries next to code and message (e.g. pipeline_count). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = STATUS[kind];
+  }
+
+  toGraphQLError(): GraphQLError {
+    return new GraphQLError(this.message, {
+      originalError: this,
+      extensions: { code: this.kind, status: this.status, ...this.extra },
+    });
+  }
+}
+
+export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} não encontrado(a)`);
+export const invalidInput = (message: string, extra?: Record<string, unknown>) => new AppError('INVALID_INPUT', message, extra);
+export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('CONFLICT', message, extra);
+
+/**
+ * Translates what the database refuses into AppErrors, so a constraint is the last line of defence and
+ * never a 500: unique → 409, foreign key → 409 (or 404 when the caller pointed at a missing row), missing row → 404.
+ */
+export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    switch (error.code) {
+      case 'P2002':
+        return new AppError('ALREADY_EXISTS', `${what} já existe`);
+      case 'P2003':
+        return new AppError('CONFLICT', `${what} está em uso por outros registros`);
+      case 'P2025':
+        return notFound(what);
+    }
+  }
+  return error;
+}
+
+/** Finds the AppError behind a GraphQL error, if any. */
+export function appErrorOf(error: unknown): AppError | undefined {
+  let current: unknown = error;
+  for (let i = 0; i < 5 && current; i++) {
+    if (current instanceof AppError) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
+
+/**
+ * The one place that decides what an error means to a client, for both transports: AppErrors as they
+ * are, database refusals translated, GraphQL request errors (bad variables, invalid values) as invalid
+ * input; anything else is internal and its details stay in the log.
+ */
+export function normalizeError(error: unknown): { error: AppError; internal?: unknown } {
+  const app = appErrorOf(error);
+  if (app) return { error: app };
+  const original = (error as { originalError?: unknown })?.originalError ?? error;
+  const translated = fromDatabaseError(original);
+  if (translated instanceof AppError) return { error: translated };
+  if (error instanceof GraphQLError && !error.originalError && !error.path) {
+    // Parse and validation errors, and variables the schema refused.
+    return { error: new AppError('INVALID_INPUT', `Entrada inválida: ${error.message}`) };
+  }
+  if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) return normalizeError(error.originalError);
+  if (error instanceof GraphQLError && (error.extensions?.http as { status?: number } | undefined)?.status === 400) {
+    return { error: new AppError('INVALID_INPUT', `Entrada inválida: ${error.message}`) };
+  }
+  return { error: new AppError('INTERNAL', 'Erro interno do servidor'), internal: original };
+}

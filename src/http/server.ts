@@ -1,0 +1,66 @@
+// The Node HTTP(S) server around the app's fetch handler: optional TLS, optional refusal of plain HTTP,
+// an early 413 for oversized declared bodies, and a graceful close that lets in-flight requests finish.
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { createServerAdapter } from '@whatwg-node/server';
+import type { App } from '../app.js';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import { MAX_BODY_BYTES } from '../rest/body.js';
+import { errorResponse } from '../rest/envelope.js';
+
+export interface RunningServer {
+  server: http.Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(app: App, config: Config): Promise<RunningServer> {
+  const adapter = createServerAdapter((request: Request) => {
+    if (config.requireHttps) {
+      const proto = config.trustProxy ? request.headers.get('x-forwarded-proto') : new URL(request.url).protocol.replace(':', '');
+      if (proto !== 'https' && !config.tlsCertFile) {
+        return errorResponse('envelope', new AppError('FORBIDDEN', 'HTTPS é obrigatório'));
+      }
+    }
+    return app.fetch(request);
+  });
+
+  const listener: http.RequestListener = (req, res) => {
+    // Refuse before reading a byte of a body declared too large.
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      const style = req.url?.startsWith('/backend/') && !/^\/backend\/(leads|lead-statuses|tags|conversations|messages|channels|webhooks|users|api-keys)/.test(req.url) ? 'bare' : 'envelope';
+      const body = style === 'bare'
+        ? { code: 'ERR_PAYLOAD_TOO_LARGE', message: 'Arquivo ou corpo da requisição excede 10 MB' }
+        : { success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: 'Arquivo ou corpo da requisição excede 10 MB' } };
+      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify(body));
+      req.destroy();
+      return;
+    }
+    adapter(req, res);
+  };
+
+  const server = config.tlsCertFile
+    ? https.createServer({ cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
+    : http.createServer(listener);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `${config.tlsCertFile ? 'https' : 'http'}://${config.host}:${port}`;
+  return {
+    server,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets.
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,61 @@
+// `npm start`: validate the environment, open (and migrate) the database, make sure an organisation
+// exists, serve, and shut down cleanly on SIGTERM/SIGINT.
+import path from 'node:path';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { bootstrapOrganisation } from './domains/accounts/service.js';
+import { listen } from './http/server.js';
+import { log, setLogLevel } from './log.js';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  setLogLevel(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db') });
+  const boot = await bootstrapOrganisation(db.prisma, config.bootstrapApiKey);
+  if (boot?.generated) {
+    console.log(`\nCreated organisation "Default". Owner API key (shown only this once):\n\n    ${boot.api_key}\n`);
+  } else if (boot) {
+    log.info('created organisation "Default" with BOOTSTRAP_API_KEY');
+  }
+  const app = createApp(config, db);
+  const server = await listen(app, config);
+  console.log(
+    [
+      `Funil is listening on ${server.url} (${db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
+      `  GraphQL + GraphiQL  ${server.url}/graphql`,
+      `  REST API            ${server.url}/backend`,
+      `  OpenAPI document    ${server.url}/backend/openapi.json`,
+      `  Swagger UI          ${server.url}/backend/docs`,
+      `  Health              ${server.url}/health, ${server.url}/ready`,
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await server.close();
+    await db.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((e) => {
+  log.error('failed to start', { error: String(e?.stack ?? e) });
+  process.exit(1);
+});

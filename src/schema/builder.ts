@@ -1,0 +1,52 @@
+// The Pothos builder: plugins and scalars only. Types live in domains/*/types.ts.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
+import { DateTimeResolver, JSONObjectResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import type PrismaTypes from '../generated/pothos-prisma-types.js';
+import { getDatamodel } from '../generated/pothos-prisma-types.js';
+import type { Context } from '../http/context.js';
+
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: Context;
+  DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+  Scalars: {
+    UUID: { Input: string; Output: string };
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+  };
+}>({
+  plugins: [PrismaPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // Every Prisma query Pothos plans runs on the request's tenant-scoped client.
+    client: (ctx) => ctx.db,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: process.env.NODE_ENV === 'production' ? null : 'warn',
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+  },
+});
+
+builder.addScalarType('UUID', UUIDResolver);
+builder.addScalarType('DateTime', DateTimeResolver);
+builder.addScalarType('JSON', JSONResolver);
+builder.addScalarType('JSONObject', JSONObjectResolver);
+
+builder.queryType({ description: 'Reads. Every root field is scoped to the caller’s organisation.' });
+builder.mutationType({ description: 'Writes. Every root field is scoped to the caller’s organisation.' });
+
+/**
+ * Marks a field as part of the graph only: it is served on /graphql but pruned from the schema the REST
+ * layer is generated from, so REST answers keep exactly the spec's shapes (rest/schema.ts).
+ */
+export const GRAPH_ONLY = { graphOnly: true } as const;
