@@ -68,6 +68,12 @@ export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
         return notFound(what);
     }
   }
+  // pglite-prisma-adapter reports constraint failures as raw SQLSTATEs rather than Prisma's kinds.
+  const cause = (error as { name?: string; cause?: { kind?: string; code?: string } })?.cause;
+  if ((error as { name?: string })?.name === 'DriverAdapterError' && cause?.kind === 'postgres') {
+    if (cause.code === '23505') return new AppError('ALREADY_EXISTS', `${what} já existe`);
+    if (cause.code === '23503') return new AppError('CONFLICT', `${what} está em uso por outros registros`);
+  }
   return error;
 }
 

@@ -4,13 +4,24 @@ import { timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from '../errors.js';
 import { hashApiKey, isWellFormedKey } from './keys.js';
-import { effectivePermissions } from './permissions.js';
+import { effectivePermissions, type RoleName } from './permissions.js';
 import type { Viewer } from './viewer.js';
 
 /** last_used_at is a hint for people, not an audit log: write it at most this often per key. */
 const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
 
 const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  permissions: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  user_id: string;
+  role: RoleName;
+}
 
 export function bearerToken(header: string | null): string | null {
   if (!header) return null;
@@ -33,10 +44,11 @@ export async function authenticate(
   if (token === null) throw unauthorized('Cabeçalho Authorization ausente');
   if (options.adminToken && token && sameSecret(token, options.adminToken)) return { kind: 'admin' };
   if (!token || !isWellFormedKey(token)) throw unauthorized('Chave de API malformada');
-  const key = await prisma.apiKey.findUnique({
-    where: { key_hash: hashApiKey(token) },
-    select: { id: true, tenant_id: true, permissions: true, expires_at: true, revoked_at: true, last_used_at: true, user: { select: { id: true, role: true } } },
-  });
+  // One statement on the hot path of every request: the key with its user's role.
+  const [key] = await prisma.$queryRaw<KeyRow[]>`
+    SELECT k.id, k.tenant_id, k.permissions, k.expires_at, k.revoked_at, k.last_used_at, u.id AS user_id, u.role::text AS role
+    FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
+    WHERE k.key_hash = ${hashApiKey(token)}`;
   if (!key) throw unauthorized('Chave de API inválida');
   const now = options.now ?? new Date();
   if (key.revoked_at) throw unauthorized('Chave de API revogada');
@@ -47,9 +59,9 @@ export async function authenticate(
   return {
     kind: 'user',
     tenantId: key.tenant_id,
-    userId: key.user.id,
-    role: key.user.role,
+    userId: key.user_id,
+    role: key.role,
     apiKeyId: key.id,
-    permissions: effectivePermissions(key.user.role, key.permissions),
+    permissions: effectivePermissions(key.role, key.permissions),
   };
 }

@@ -23,16 +23,18 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** PGlite data directory; undefined means in memory (tests). */
   pgliteDir?: string;
+  /** In-memory PGlite started from a dump of an already-migrated database (tests: skips initdb). */
+  pgliteTemplate?: Blob;
   poolSize?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize) : openPGlite(options.pgliteDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize) : openPGlite(options.pgliteDir, options.pgliteTemplate);
 }
 
-async function openPGlite(dir?: string): Promise<Database> {
+async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const lite = dir ? new PGlite(dir) : new PGlite();
+  const lite = dir ? new PGlite(dir) : new PGlite(template ? { loadDataDir: template } : {});
   await lite.waitReady;
   const sql: SqlRunner = {
     script: async (s) => void (await lite.exec(s)),

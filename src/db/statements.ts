@@ -14,7 +14,11 @@ export function countStatementsIn<T>(counter: StatementCounter, fn: () => T): T 
   return scope.run(counter, fn);
 }
 
-function record() {
+/** FUNIL_LOG_SQL=1 prints every statement: handy when a count goes up. */
+const logSql = process.env.FUNIL_LOG_SQL === '1';
+
+function record(query?: unknown) {
+  if (logSql) console.log('[sql]', (query as { sql?: string } | undefined)?.sql);
   totalStatements.count++;
   const current = scope.getStore();
   if (current) current.count++;
@@ -29,7 +33,7 @@ function countingQueryable<T extends object>(target: T): T {
       if (typeof value !== 'function') return value;
       if (COUNTED.has(prop as string)) {
         return (...args: unknown[]) => {
-          record();
+          record(args[0]);
           return value.apply(obj, args);
         };
       }

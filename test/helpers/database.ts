@@ -1,17 +1,22 @@
 // The database a test file runs on: in-memory PGlite by default, or a fresh schema of the local
-// PostgreSQL server when TEST_DATABASE=postgres.
+// PostgreSQL server when TEST_DATABASE=postgres. PGlite files start from a dump of a migrated database
+// made once per run (global-setup.ts), which skips initdb in every file.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 
-export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { POSTGRES_URL, testDatabaseKind } from './env.js';
 
-export function testDatabaseKind(): 'pglite' | 'postgres' {
-  return process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'pglite';
-}
+export { POSTGRES_URL, testDatabaseKind };
 
 export async function openTestDatabase(): Promise<Database & { url?: string }> {
-  if (testDatabaseKind() === 'pglite') return openDatabase({});
+  if (testDatabaseKind() === 'pglite') {
+    const file = inject('pgliteTemplate');
+    const template = file && fs.existsSync(file) ? new Blob([fs.readFileSync(file)]) : undefined;
+    return openDatabase({ pgliteTemplate: template });
+  }
   const schema = `funil_test_${randomBytes(6).toString('hex')}`;
   const url = `${POSTGRES_URL}?schema=${schema}`;
   const db = await openDatabase({ databaseUrl: url, poolSize: 20 });

@@ -1,17 +1,36 @@
-// Before the suite: print which database it runs on, and on PostgreSQL drop schemas left by runs that
-// were killed before their own clean-up.
+// Before the suite: on PGlite, migrate one database and dump it for every test file to start from; on
+// PostgreSQL, drop schemas left by runs that were killed before their own clean-up.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
-import { testDatabaseKind, POSTGRES_URL } from './database.js';
+import type { TestProject } from 'vitest/node';
+import { PGlite } from '@electric-sql/pglite';
+import { migrate } from '../../src/db/migrate.js';
+import { testDatabaseKind, POSTGRES_URL } from './env.js';
 
-export default async function setup() {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
   const kind = testDatabaseKind();
   console.log(`[funil tests] database: ${kind}`);
-  if (kind !== 'postgres') return;
+  if (kind === 'pglite') {
+    const lite = new PGlite();
+    await migrate({ script: async (s) => void (await lite.exec(s)), query: async (s, p) => (await lite.query(s, p)).rows as never[] });
+    const dump = await lite.dumpDataDir('none');
+    await lite.close();
+    const file = path.join(os.tmpdir(), `funil-pglite-template-${process.pid}.tar`);
+    fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+    project.provide('pgliteTemplate', file);
+    return () => fs.rmSync(file, { force: true });
+  }
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
-  const { rows } = await client.query(
-    `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'funil_test_%'`,
-  );
+  const { rows } = await client.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'funil_test_%'`);
   for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
   await client.end();
 }

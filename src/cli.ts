@@ -1,0 +1,96 @@
+// `npm run cli -- <command>`: admin tasks while the server is stopped (PGlite is single-process), or
+// against PostgreSQL at any time. Uses the same services as the API.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { displayPrefix, generateApiKey, hashApiKey } from './auth/keys.js';
+import { createOrganisation } from './domains/accounts/service.js';
+import { setLogLevel } from './log.js';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  create-tenant --name NAME [--owner-name N] [--owner-email E]   organisation + Owner + API key
+  list-tenants                                                   organisations
+  create-key --tenant ID [--user ID] [--name N] [--permissions a,b] [--expires-at ISO]
+  list-keys --tenant ID                                          keys (no secrets)
+  revoke-key --id KEY_ID                                         next request with it gets 401
+  delete-key --id KEY_ID
+`;
+
+async function main() {
+  const [command, ...rest] = process.argv.slice(2);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' }, 'owner-name': { type: 'string' }, 'owner-email': { type: 'string' },
+      tenant: { type: 'string' }, user: { type: 'string' }, permissions: { type: 'string' },
+      'expires-at': { type: 'string' }, id: { type: 'string' },
+    },
+  });
+  if (!command || command === 'help' || command === '--help') {
+    console.log(USAGE);
+    return;
+  }
+  setLogLevel('warn');
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db') });
+  const { prisma } = db;
+  const need = (name: keyof typeof values) => {
+    const v = values[name];
+    if (!v) throw new Error(`--${name} is required for ${command}\n\n${USAGE}`);
+    return v;
+  };
+  try {
+    switch (command) {
+      case 'create-tenant': {
+        const r = await createOrganisation(prisma, { name: need('name'), owner_name: values['owner-name'], owner_email: values['owner-email'] });
+        const { id, name, created_at } = r.tenant;
+        const user = { id: r.user.id, name: r.user.name, email: r.user.email, role: r.user.role };
+        console.log(JSON.stringify({ tenant: { id, name, created_at }, user, api_key: r.api_key }, null, 2));
+        break;
+      }
+      case 'list-tenants':
+        console.log(JSON.stringify(await prisma.tenant.findMany({ select: { id: true, name: true, created_at: true }, orderBy: { created_at: 'asc' } }), null, 2));
+        break;
+      case 'create-key': {
+        const tenantId = need('tenant');
+        const owner = values.user
+          ? await prisma.user.findFirst({ where: { id: values.user, tenant_id: tenantId } })
+          : await prisma.user.findFirst({ where: { tenant_id: tenantId, role: 'owner' }, orderBy: { created_at: 'asc' } });
+        if (!owner) throw new Error('No such user in that organisation');
+        const key = generateApiKey();
+        const row = await prisma.apiKey.create({
+          data: {
+            tenant_id: tenantId, user_id: owner.id, name: values.name ?? 'CLI key', prefix: displayPrefix(key), key_hash: hashApiKey(key),
+            permissions: values.permissions ? values.permissions.split(',').map((p) => p.trim()) : [],
+            expires_at: values['expires-at'] ? new Date(values['expires-at']) : null,
+          },
+        });
+        console.log(JSON.stringify({ id: row.id, key, prefix: row.prefix, user_id: row.user_id }, null, 2));
+        break;
+      }
+      case 'list-keys':
+        console.log(JSON.stringify(await prisma.apiKey.findMany({ where: { tenant_id: need('tenant') }, omit: { key_hash: true } }), null, 2));
+        break;
+      case 'revoke-key':
+        await prisma.apiKey.update({ where: { id: need('id') }, data: { revoked_at: new Date() } });
+        console.log('revoked');
+        break;
+      case 'delete-key':
+        await prisma.apiKey.delete({ where: { id: need('id') } });
+        console.log('deleted');
+        break;
+      default:
+        throw new Error(`Unknown command "${command}"\n\n${USAGE}`);
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
