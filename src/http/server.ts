@@ -7,7 +7,8 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-import { MAX_BODY_BYTES } from '../rest/body.js';
+import { MAX_BODY_BYTES, tooLarge } from '../rest/body.js';
+import { styleOfRequestPath } from '../rest/handler.js';
 import { errorResponse } from '../rest/envelope.js';
 
 export interface RunningServer {
@@ -18,7 +19,9 @@ export interface RunningServer {
 
 export async function listen(app: App, config: Config): Promise<RunningServer> {
   const adapter = createServerAdapter((request: Request) => {
-    if (config.requireHttps) {
+    // Load balancers probe health over plain HTTP; everything else must arrive over HTTPS when required.
+    const probe = /^\/(health|ready)$/.test(new URL(request.url).pathname);
+    if (config.requireHttps && !probe) {
       const proto = config.trustProxy ? request.headers.get('x-forwarded-proto') : new URL(request.url).protocol.replace(':', '');
       if (proto !== 'https' && !config.tlsCertFile) {
         return errorResponse('envelope', new AppError('FORBIDDEN', 'HTTPS é obrigatório'));
@@ -30,13 +33,12 @@ export async function listen(app: App, config: Config): Promise<RunningServer> {
   const listener: http.RequestListener = (req, res) => {
     // Refuse before reading a byte of a body declared too large.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      const style = req.url?.startsWith('/backend/') && !/^\/backend\/(leads|lead-statuses|tags|conversations|messages|channels|webhooks|users|api-keys)/.test(req.url) ? 'bare' : 'envelope';
-      const body = style === 'bare'
-        ? { code: 'ERR_PAYLOAD_TOO_LARGE', message: 'Arquivo ou corpo da requisição excede 10 MB' }
-        : { success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: 'Arquivo ou corpo da requisição excede 10 MB' } };
-      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      res.end(JSON.stringify(body));
-      req.destroy();
+      const refusal = errorResponse(styleOfRequestPath((req.url ?? '/').split('?')[0]), tooLarge());
+      void refusal.text().then((body) => {
+        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+        res.end(body);
+        req.destroy();
+      });
       return;
     }
     adapter(req, res);

@@ -18,9 +18,15 @@ export const BASE_PATH = '/backend';
 /** Areas whose endpoints use the {success, data} envelope (decisions.md). */
 const ENVELOPE_AREAS = ['leads', 'lead-statuses', 'tags', 'conversations', 'messages', 'channels', 'webhooks', 'users', 'api-keys', 'admin'];
 
-function styleOfPath(path: string): ResponseStyle {
+/** The response style of a path below /backend, for answers given before a route is known. */
+export function styleOfPath(path: string): ResponseStyle {
   const area = path.split('/')[1] ?? '';
   return ENVELOPE_AREAS.includes(area) ? 'envelope' : 'bare';
+}
+
+/** The same for a full request path: /backend areas by their style, everything else the envelope. */
+export function styleOfRequestPath(pathname: string): ResponseStyle {
+  return pathname.startsWith(BASE_PATH + '/') ? styleOfPath(pathname.slice(BASE_PATH.length)) : 'envelope';
 }
 
 interface CompiledRoute {
