@@ -13,7 +13,22 @@ import { errorResponse } from './rest/envelope.js';
 import { BASE_PATH, createRestHandler } from './rest/handler.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
-import { MAX_BODY_BYTES, tooLarge } from './rest/body.js';
+import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './rest/body.js';
+
+/**
+ * GraphQL bodies get the same 10 MB bound as REST: a declared length is checked by readLimitedBody's
+ * caller (http/server.ts) or here; a streamed body is read under the limit before Yoga sees it.
+ */
+async function withBoundedBody(request: Request): Promise<Request> {
+  if (!request.body) return request;
+  const declared = request.headers.get('content-length');
+  if (declared !== null) {
+    if (Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+    return request;
+  }
+  const body = await readLimitedBody(request);
+  return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
+}
 
 export interface App {
   fetch(request: Request): Promise<Response>;
@@ -40,10 +55,9 @@ export function createApp(config: Config, db: Database): App {
     if (pathname === '/graphql') {
       const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
-      if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return errorResponse('envelope', tooLarge());
       try {
         const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken });
-        return await yoga.fetch(request, { viewer, requestId });
+        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId });
       } catch (e) {
         if (e instanceof AppError) return errorResponse('envelope', e);
         throw e;
