@@ -141,6 +141,10 @@ describe('API keys', () => {
     expect(listed).not.toHaveProperty('key');
     expect(listed.last_used_at).not.toBeNull();
     expect(listed.revoked_at).toBeNull();
+    // Within a few minutes, further use does not write again.
+    await api.rest('GET', '/backend/tags', { key: created.body.data.key });
+    const again = await api.db.prisma.apiKey.findUniqueOrThrow({ where: { id: created.body.data.id } });
+    expect(again.last_used_at!.toISOString()).toBe(listed.last_used_at);
   });
 
   it('stores no plaintext key anywhere', async () => {
