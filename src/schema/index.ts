@@ -5,5 +5,7 @@ import '../domains/accounts/fields.js';
 import '../domains/leads/fields.js';
 import '../domains/pipelines/types.js';
 import '../domains/products/types.js';
+import '../domains/pipelines/fields.js';
+import '../domains/deals/fields.js';
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -17,7 +17,8 @@ export async function openTestDatabase(): Promise<Database & { url?: string }> {
     const template = file && fs.existsSync(file) ? new Blob([fs.readFileSync(file)]) : undefined;
     return openDatabase({ pgliteTemplate: template });
   }
-  const schema = `funil_test_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run tell abandoned schemas from ones in use.
+  const schema = `funil_test_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const url = `${POSTGRES_URL}?schema=${schema}`;
   const db = await openDatabase({ databaseUrl: url, poolSize: 20 });
   return {

@@ -30,7 +30,11 @@ export default async function setup(project: TestProject) {
   }
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
-  const { rows } = await client.query(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'funil_test_%'`);
-  for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+  // Only schemas older than two hours: a run going on in parallel keeps its own.
+  const { rows } = await client.query(`SELECT nspname FROM pg_namespace WHERE nspname ~ '^funil_test_[0-9]+_'`);
+  const cutoff = Date.now() / 1000 - 2 * 3600;
+  for (const { nspname } of rows) {
+    if (Number(nspname.split('_')[2]) < cutoff) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
+  }
   await client.end();
 }

@@ -44,3 +44,40 @@ export const PipelineGroup = builder.prismaObject('PipelineGroup', {
     pipelines: t.relation('pipelines', { query: { orderBy: { position: 'asc' } }, extensions: GRAPH_ONLY, description: 'Pipelines of the group, ordered by position.' }),
   }),
 });
+
+/** A stage of the transactional save (`PUT /backend/pipelines/{id}`): its place in the array is its position. */
+export const ConfigStageInput = builder.inputType('ConfigStage', {
+  description: 'A stage in a pipeline save. With `id` it updates that stage; without, it creates a regular stage. The array order is the board order.',
+  fields: (t) => ({
+    id: t.field({ type: 'UUID', description: 'An existing stage of this pipeline; omit to create a stage.' }),
+    name: t.string({ required: true, description: 'Column title.' }),
+    color: t.string({ description: 'HSL triple "H S% L%". New stages default to `215 16% 47%`; omitted on an existing stage keeps its color.' }),
+    kind: t.field({
+      type: StageKindEnum,
+      description: 'Ignored for existing stages (their kind never changes). A new stage can only be regular: won or lost is refused.',
+    }),
+    position: t.int({ description: 'Ignored: the order of the array defines positions. Accepted so stages read from the API can be sent back.' }),
+    pipeline_id: t.field({ type: 'UUID', description: 'Ignored. Accepted so stages read from the API can be sent back.' }),
+  }),
+});
+
+/** `GET /backend/pipelines` and the reorder answer: groups and pipelines, each ordered by position. */
+export const PipelineListing = builder.objectRef<Record<string, never>>('PipelineListing').implement({
+  description: 'All groups and all pipelines of the organisation, each ordered by position (pipelines by group position, then position).',
+  fields: (t) => ({
+    groups: t.prismaField({
+      type: [PipelineGroup],
+      description: 'Groups ordered by position.',
+      resolve: (query, _root, _args, ctx) => ctx.db.pipelineGroup.findMany({ ...query, orderBy: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] }),
+    }),
+    pipelines: t.prismaField({
+      type: [Pipeline],
+      description: 'Pipelines ordered by their group’s position, then by their position in the group. Each carries `group_id`.',
+      resolve: (query, _root, _args, ctx) =>
+        ctx.db.pipeline.findMany({
+          ...query,
+          orderBy: [{ group: { position: 'asc' } }, { group_id: 'asc' }, { position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
+        }),
+    }),
+  }),
+});

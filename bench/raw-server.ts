@@ -1,0 +1,118 @@
+// (c) The baseline: a hand-written HTTP handler answering the same two routes with the same JSON, using
+// `pg` and SQL directly (PostgreSQL builds the JSON). It authenticates the key like the app does.
+import http from 'node:http';
+import pg from 'pg';
+import { hashApiKey } from '../src/auth/keys.js';
+
+export interface RawServer {
+  url: string;
+  statements: { count: number };
+  close(): Promise<void>;
+}
+
+const ts = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const DEAL_JSON = `json_build_object(
+  'id', d.id, 'number', d.number, 'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'lead_id', d.lead_id, 'owner_id', d.owner_id,
+  'value', d.value::float8, 'total', d.total::float8, 'origin', d.origin, 'loss_reason', d.loss_reason, 'note', d.note,
+  'won_at', ${ts('d.won_at')}, 'lost_at', ${ts('d.lost_at')}, 'created_at', ${ts('d.created_at')}, 'updated_at', ${ts('d.updated_at')},
+  'lead_name', l.name, 'lead_surname', l.surname, 'lead_company', l.company, 'lead_email', l.email, 'lead_phone', l.phone,
+  'lead_avatar', l.avatar_url, 'lead_status_id', l.status_id,
+  'products', COALESCE((SELECT json_agg(json_build_object('id', p.id, 'product_id', p.product_id, 'name', p.name, 'price', p.price::float8,
+      'qty', p.qty, 'custom', p.custom, 'total', (p.price * p.qty)::float8) ORDER BY p.position, p.created_at, p.id)
+    FROM deal_products p WHERE p.tenant_id = d.tenant_id AND p.deal_id = d.id), '[]'),
+  'tags', COALESCE((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color, 'created_at', ${ts('t.created_at')},
+      'updated_at', ${ts('t.updated_at')}) ORDER BY t.name, t.id)
+    FROM deal_tags dt JOIN tags t ON t.tenant_id = dt.tenant_id AND t.id = dt.tag_id WHERE dt.tenant_id = d.tenant_id AND dt.deal_id = d.id), '[]'),
+  'pending_todos', (SELECT count(*) FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done),
+  'overdue_todos', (SELECT count(*) FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done AND a.due_at < now()))`;
+
+const LIST_SQL = `
+  WITH page AS (SELECT * FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4)
+  SELECT (SELECT count(*) FROM deals WHERE tenant_id = $1 AND pipeline_id = $2)::int AS total_count,
+         COALESCE((SELECT json_agg(${DEAL_JSON} ORDER BY d.created_at DESC, d.id DESC)
+                   FROM page d JOIN leads l ON l.tenant_id = d.tenant_id AND l.id = d.lead_id), '[]')::text AS data`;
+
+const PIPELINE_SQL = `
+  SELECT json_build_object('id', p.id, 'group_id', p.group_id, 'name', p.name, 'description', p.description, 'position', p.position,
+    'stages', (SELECT json_agg(json_build_object('id', s.id, 'pipeline_id', s.pipeline_id, 'name', s.name, 'color', s.color, 'kind', s.kind,
+        'position', s.position) ORDER BY s.position, s.created_at, s.id) FROM stages s WHERE s.tenant_id = p.tenant_id AND s.pipeline_id = p.id),
+    'loss_reasons', to_json(p.loss_reasons), 'created_at', ${ts('p.created_at')})::text AS pipeline
+  FROM pipelines p WHERE p.tenant_id = $1 AND p.id = $2`;
+
+const BOARD_SQL = `
+  SELECT json_build_object('id', s.id, 'pipeline_id', s.pipeline_id, 'name', s.name, 'color', s.color, 'kind', s.kind, 'position', s.position)::text AS stage,
+         COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::float8 AS total, COALESCE(a.total, 0)::text AS exact
+  FROM stages s
+  LEFT JOIN (SELECT stage_id, count(*) AS deal_count, sum(total) AS total FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 GROUP BY stage_id) a ON a.stage_id = s.id
+  WHERE s.tenant_id = $1 AND s.pipeline_id = $2 ORDER BY s.position, s.created_at, s.id`;
+
+export async function startRawServer(connectionString: string, schema: string, poolSize: number): Promise<RawServer> {
+  const pool = new pg.Pool({ connectionString, max: poolSize, options: `-c search_path="${schema}"` });
+  const statements = { count: 0 };
+  const query = (sql: string, params: unknown[]) => {
+    statements.count++;
+    return pool.query(sql, params);
+  };
+  const send = (res: http.ServerResponse, status: number, body: string) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(body);
+  };
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://raw');
+      const token = /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const auth = token
+        ? await query(
+            `SELECT k.tenant_id FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
+             WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+            [hashApiKey(token)],
+          )
+        : { rows: [] };
+      if (!auth.rows.length) return send(res, 401, '{"success":false,"error":{"code":"UNAUTHORIZED","message":"Chave de API inválida"}}');
+      const tenantId = auth.rows[0].tenant_id as string;
+      const m = /^\/pipelines\/([0-9a-f-]{36})\/(deals|board)$/.exec(url.pathname);
+      if (!m) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Rota não encontrada"}');
+      const pipelineId = m[1];
+      if (m[2] === 'deals') {
+        const rawLimit = Number(url.searchParams.get('limit') ?? 20);
+        const limit = Number.isInteger(rawLimit) && rawLimit >= 1 && rawLimit <= 100 ? rawLimit : 20;
+        const rawPage = Number(url.searchParams.get('page') ?? 1);
+        const page = Number.isInteger(rawPage) && rawPage >= 1 ? rawPage : 1;
+        const { rows: [r] } = await query(LIST_SQL, [tenantId, pipelineId, limit, (page - 1) * limit]);
+        const total = r.total_count as number;
+        const pages = Math.ceil(total / limit);
+        return send(
+          res,
+          200,
+          `{"data":${r.data},"pagination":${JSON.stringify({ current_page: page, total_pages: pages, total_count: total, has_next: page < pages, has_prev: page > 1 })}}`,
+        );
+      }
+      const [pipeline, board] = await Promise.all([query(PIPELINE_SQL, [tenantId, pipelineId]), query(BOARD_SQL, [tenantId, pipelineId])]);
+      if (!pipeline.rows.length) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Pipeline não encontrado(a)"}');
+      let deals = 0;
+      let cents = 0n;
+      const stages = board.rows.map((s) => {
+        deals += s.deal_count;
+        const [whole, frac = ''] = String(s.exact).split('.');
+        cents += BigInt(whole) * 100n + BigInt((frac + '00').slice(0, 2));
+        return `{"stage":${s.stage},"deal_count":${s.deal_count},"total":${s.total}}`;
+      });
+      return send(res, 200, `{"pipeline":${pipeline.rows[0].pipeline},"stages":[${stages.join(',')}],"total_deals":${deals},"total_amount":${Number(cents) / 100}}`);
+    } catch (e) {
+      send(res, 500, JSON.stringify({ code: 'ERR_INTERNAL', message: String(e) }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    statements,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,249 @@
+// Deal rules, one function per operation (spec "Deals", "Deal stage moves", "Create deal body").
+// Every change runs in one transaction with its history events; the deal's `total` column is kept
+// here (Σ price × qty, or value without lines) so the board can aggregate it.
+import type { Deal as DealRow, Prisma } from '../../generated/prisma/client.js';
+import { requirePermission } from '../../auth/viewer.js';
+import type { TenantDb } from '../../db/tenant-scope.js';
+import { invalidInput, notFound } from '../../errors.js';
+import type { Context } from '../../http/context.js';
+import { optionalText } from '../common/validate.js';
+import { insertLead } from '../leads/service.js';
+import { recordEvents, type DealEventInput } from './history.js';
+import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
+import { money, toNumber } from './money.js';
+
+export interface NewLeadInput {
+  name?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  company?: string | null;
+}
+
+export interface CreateDealInput {
+  pipeline_id: string;
+  stage_id: string;
+  lead_id?: string | null;
+  new_lead?: NewLeadInput | null;
+  owner_id?: string | null;
+  loss_reason?: string | null;
+  lead_status_id?: string | null;
+  products?: DealProductInput[] | null;
+  tag_ids?: string[] | null;
+  origin?: string | null;
+  value?: number | null;
+  note?: string | null;
+}
+
+export interface UpdateDealInput {
+  owner_id?: string | null;
+  value?: number | null;
+  note?: string | null;
+  origin?: string | null;
+  products?: DealProductInput[] | null;
+}
+
+/** Creation holds the organisation's number counter until commit; give waiting creations room. */
+const CREATE_TX = { maxWait: 20_000, timeout: 30_000 };
+
+function lossReason(reason: string | null | undefined): string {
+  const r = reason?.trim();
+  if (!r) throw invalidInput('O campo loss_reason é obrigatório para a etapa de perda');
+  if (r.length > 500) throw invalidInput('O campo loss_reason aceita no máximo 500 caracteres');
+  return r;
+}
+
+const origin = (value: string | null | undefined) => optionalText('origin', value, 100) || 'manual';
+const note = (value: string | null | undefined) => optionalText('note', value, 10_000);
+
+async function assertUser(db: TenantDb, userId: string) {
+  if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
+}
+
+async function assertTags(db: TenantDb, tagIds: string[]): Promise<string[]> {
+  const unique = [...new Set(tagIds)];
+  if (!unique.length) return unique;
+  if ((await db.tag.count({ where: { id: { in: unique } } })) !== unique.length) throw notFound('Tag');
+  return unique;
+}
+
+async function insertLines(db: TenantDb, dealId: string, lines: LineData[]) {
+  if (lines.length) await db.dealProduct.createMany({ data: lines.map((l) => ({ ...l, deal_id: dealId })) as never });
+}
+
+/** The deal's stage transition (spec state table): clear won/lost, then apply the destination. */
+function stageState(kind: string | null, reason: string | null | undefined, now: Date) {
+  return {
+    won_at: kind === 'won' ? now : null,
+    lost_at: kind === 'lost' ? now : null,
+    loss_reason: kind === 'lost' ? lossReason(reason) : null,
+  };
+}
+
+export async function createDeal(ctx: Context, input: CreateDealInput): Promise<DealRow> {
+  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.create');
+  if (!input.lead_id && !input.new_lead) throw invalidInput('Informe lead_id ou new_lead');
+  if (input.lead_id && input.new_lead) throw invalidInput('Informe apenas um entre lead_id e new_lead');
+  const value = money('value', input.value);
+  const fields = { origin: origin(input.origin), note: note(input.note) ?? null };
+  const dealId = await ctx.db.$transaction(async (tx) => {
+    const db = tx as TenantDb;
+    if (!(await db.pipeline.findUnique({ where: { id: input.pipeline_id }, select: { id: true } }))) throw notFound('Pipeline');
+    const stage = await db.stage.findFirst({ where: { id: input.stage_id, pipeline_id: input.pipeline_id } });
+    if (!stage) throw invalidInput('A etapa não pertence ao pipeline');
+    const now = new Date();
+    const state = stageState(stage.kind, input.loss_reason, now);
+    if (input.owner_id) await assertUser(db, input.owner_id);
+    if (input.lead_status_id && !(await db.leadStatus.findUnique({ where: { id: input.lead_status_id }, select: { id: true } }))) throw notFound('Status');
+    const tagIds = await assertTags(db, input.tag_ids ?? []);
+    const lines = await buildLines(db, input.products ?? []);
+    let leadId: string;
+    if (input.lead_id) {
+      if (!(await db.lead.findUnique({ where: { id: input.lead_id }, select: { id: true } }))) throw notFound('Lead');
+      leadId = input.lead_id;
+    } else {
+      leadId = (await insertLead(db, { ...input.new_lead })).id;
+    }
+    if (input.lead_status_id) await db.lead.update({ where: { id: leadId }, data: { status_id: input.lead_status_id } });
+    // The counter row stays locked until commit: concurrent creations get consecutive, distinct numbers.
+    const [{ n }] = await db.$queryRaw<{ n: number }[]>`
+      UPDATE tenants SET deal_number_seq = deal_number_seq + 1 WHERE id = ${viewer.tenantId}::uuid RETURNING deal_number_seq AS n`;
+    const deal = await db.deal.create({
+      data: {
+        number: Number(n),
+        pipeline_id: input.pipeline_id,
+        stage_id: stage.id,
+        lead_id: leadId,
+        owner_id: input.owner_id ?? null,
+        value,
+        total: dealTotal(lines, value),
+        ...fields,
+        ...state,
+      } as never,
+      select: { id: true },
+    });
+    await insertLines(db, deal.id, lines);
+    if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) as never });
+    await recordEvents(db, viewer, deal.id, [
+      {
+        type: 'created',
+        to_stage_id: stage.id,
+        data: { stage_name: stage.name, total: toNumber(dealTotal(lines, value)), ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
+      },
+    ]);
+    return deal.id;
+  }, CREATE_TX);
+  return ctx.db.deal.findUniqueOrThrow({ where: { id: dealId } });
+}
+
+export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
+  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  await ctx.db.$transaction(async (tx) => {
+    const db = tx as TenantDb;
+    const deal = await db.deal.findUnique({ where: { id } });
+    if (!deal) throw notFound('Negócio');
+    const data: Prisma.DealUncheckedUpdateInput = {};
+    const events: DealEventInput[] = [];
+    const changed: string[] = [];
+    if (input.owner_id !== undefined && input.owner_id !== deal.owner_id) {
+      if (input.owner_id) await assertUser(db, input.owner_id);
+      data.owner_id = input.owner_id;
+      changed.push('owner_id');
+    }
+    if (input.note !== undefined) {
+      const v = note(input.note) ?? null;
+      if (v !== deal.note) (data.note = v), changed.push('note');
+    }
+    if (input.origin !== undefined) {
+      const v = origin(input.origin);
+      if (v !== deal.origin) (data.origin = v), changed.push('origin');
+    }
+    let value = deal.value;
+    if (input.value !== undefined) {
+      value = money('value', input.value, toNumber(deal.value));
+      if (!value.equals(deal.value)) {
+        data.value = value;
+        events.push({ type: 'value_changed', data: { from: toNumber(deal.value), to: toNumber(value) } });
+      }
+    }
+    let total = deal.total;
+    if (input.products != null) {
+      const existing = await db.dealProduct.findMany({ where: { deal_id: id } });
+      const lines = await buildLines(db, input.products, existing);
+      await db.dealProduct.deleteMany({ where: { deal_id: id } });
+      await insertLines(db, id, lines);
+      total = dealTotal(lines, value);
+      events.push({
+        type: 'products_changed',
+        data: { from_lines: existing.length, to_lines: lines.length, from_total: toNumber(deal.total), to_total: toNumber(total) },
+      });
+    } else if (data.value !== undefined) {
+      const lineCount = await db.dealProduct.count({ where: { deal_id: id } });
+      if (lineCount === 0) total = value;
+    }
+    if (!total.equals(deal.total)) data.total = total;
+    if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
+    if (Object.keys(data).length || input.products != null) await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } });
+    await recordEvents(db, viewer, id, events);
+  });
+  return ctx.db.deal.findUniqueOrThrow({ where: { id } });
+}
+
+export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
+  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  await ctx.db.$transaction(async (tx) => {
+    const db = tx as TenantDb;
+    const deal = await db.deal.findUnique({ where: { id } });
+    if (!deal) throw notFound('Negócio');
+    const stages = await db.stage.findMany({ where: { id: { in: [input.stage_id, deal.stage_id] } } });
+    const to = stages.find((s) => s.id === input.stage_id);
+    if (!to || to.pipeline_id !== deal.pipeline_id) throw invalidInput('A etapa de destino não pertence ao pipeline do negócio');
+    const from = stages.find((s) => s.id === deal.stage_id);
+    const state = stageState(to.kind, input.loss_reason, new Date());
+    await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
+    await recordEvents(db, viewer, id, [
+      {
+        type: to.kind === 'won' ? 'won' : to.kind === 'lost' ? 'lost' : 'stage_changed',
+        from_stage_id: deal.stage_id,
+        to_stage_id: to.id,
+        data: { from_stage_name: from?.name ?? null, to_stage_name: to.name, ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
+      },
+    ]);
+  });
+  return ctx.db.deal.findUniqueOrThrow({ where: { id } });
+}
+
+export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
+  requirePermission(ctx.viewer, 'pipeline.view');
+  const deal = await ctx.db.deal.findUnique({ where: { id } });
+  if (!deal) throw notFound('Negócio');
+  return deal;
+}
+
+/** Deletes the deal with its lines, tags, activities and history (cascades); the lead is kept. */
+export async function deleteDeal(ctx: Context, id: string): Promise<void> {
+  requirePermission(ctx.viewer, 'pipeline.deals.delete');
+  const { count } = await ctx.db.deal.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('Negócio');
+}
+
+async function dealAndTag(db: TenantDb, id: string, tagId: string) {
+  const [deal, tag] = await Promise.all([
+    db.deal.findUnique({ where: { id }, select: { id: true } }),
+    db.tag.findUnique({ where: { id: tagId }, select: { id: true } }),
+  ]);
+  if (!deal) throw notFound('Negócio');
+  if (!tag) throw notFound('Tag');
+}
+
+export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
+  requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  await dealAndTag(ctx.db, id, tagId);
+  await ctx.db.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }] as never, skipDuplicates: true });
+}
+
+export async function removeDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
+  requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  await dealAndTag(ctx.db, id, tagId);
+  await ctx.db.dealTag.deleteMany({ where: { deal_id: id, tag_id: tagId } });
+}
+

@@ -1,0 +1,242 @@
+// GraphQL types of deals: Deal (contact fields read from the lead at read time, through dataloaders),
+// product lines, the board summary, the list page, activities and history. Graph-only edges
+// (Deal.lead, Stage.deals, Lead.deals…) carry GRAPH_ONLY so REST answers keep the spec's shapes.
+import { resolveCursorConnection } from '@pothos/plugin-relay';
+import { builder, GRAPH_ONLY } from '../../schema/builder.js';
+import type { Deal as DealRow, Stage as StageRow } from '../../generated/prisma/client.js';
+import { User } from '../accounts/types.js';
+import { Lead, Tag } from '../leads/types.js';
+import { Pipeline, Stage } from '../pipelines/types.js';
+import { dealExtras, extrasOf, leadById, stageById, userById, type DealLeadFields } from './loaders.js';
+import type { Context } from '../../http/context.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { selectsAny } from './selection.js';
+import { Decimal, toNumber } from './money.js';
+import { dealCursor, stageDeals } from './stage-deals.js';
+
+export const DealSort = builder.enumType('DealSort', {
+  description: 'Order of deals: `recent` (newest first, the default) or `oldest`.',
+  values: { recent: { value: 'recent' }, oldest: { value: 'oldest' } } as const,
+});
+
+export const DealDateMode = builder.enumType('DealDateMode', {
+  description: 'Which date the period filter uses: `created` (default), `won` or `lost`.',
+  values: { created: { value: 'created' }, won: { value: 'won' }, lost: { value: 'lost' } } as const,
+});
+
+export const DealProduct = builder.prismaObject('DealProduct', {
+  description: 'A product line of a deal: name and price copied when the line was added.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    product_id: t.expose('product_id', { type: 'UUID', nullable: true, description: 'Null for one-off lines.' }),
+    name: t.exposeString('name'),
+    price: t.float({ description: 'Unit price.', resolve: (l) => toNumber(l.price) }),
+    qty: t.exposeInt('qty', { description: 'Quantity, at least 1.' }),
+    custom: t.exposeBoolean('custom', { description: 'True for a one-off line that never enters the catalog.' }),
+    total: t.float({ description: 'price × qty.', resolve: (l) => toNumber(new Decimal(l.price).times(l.qty)) }),
+  }),
+});
+
+const leadField = <K extends keyof DealLeadFields>(key: K) =>
+  (deal: DealRow, _args: object, ctx: Context) => extrasOf(ctx, deal.id, (e) => e.lead?.[key] ?? null);
+
+/** Fields of Deal read from `dealExtras`; a list whose selection has any of them primes the page. */
+const EXTRAS_FIELDS = new Set(['lead_name', 'lead_surname', 'lead_company', 'lead_email', 'lead_phone', 'lead_avatar', 'lead_status_id', 'products', 'tags', 'pending_todos', 'overdue_todos']);
+
+/** Loads the extras of a page of deals in one batch before their fields resolve, when they are selected. */
+export async function primeExtras(ctx: Context, info: GraphQLResolveInfo, deals: DealRow[], deep = false): Promise<DealRow[]> {
+  if (deals.length && selectsAny(info, EXTRAS_FIELDS, deep)) await dealExtras(ctx).loadMany(deals.map((d) => d.id));
+  return deals;
+}
+
+export const Deal = builder.prismaObject('Deal', {
+  description: 'An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    number: t.exposeInt('number', { description: 'Sequential per organisation, from 1.' }),
+    pipeline_id: t.expose('pipeline_id', { type: 'UUID' }),
+    stage_id: t.expose('stage_id', { type: 'UUID', description: 'Current stage.' }),
+    lead_id: t.expose('lead_id', { type: 'UUID', description: 'Linked lead.' }),
+    owner_id: t.expose('owner_id', { type: 'UUID', nullable: true, description: 'Responsible user.' }),
+    value: t.float({ description: 'Manual value, used when the deal has no product lines.', resolve: (d) => toNumber(d.value) }),
+    total: t.float({ description: 'Σ price × qty over the lines, or value when there are none.', resolve: (d) => toNumber(d.total) }),
+    origin: t.exposeString('origin', { description: 'Default `manual`.' }),
+    loss_reason: t.exposeString('loss_reason', { nullable: true, description: 'Present only on lost deals.' }),
+    note: t.exposeString('note', { nullable: true }),
+    won_at: t.expose('won_at', { type: 'DateTime', nullable: true, description: 'Set when the deal enters the won stage.' }),
+    lost_at: t.expose('lost_at', { type: 'DateTime', nullable: true, description: 'Set when the deal enters the lost stage.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+    lead_name: t.string({ nullable: true, description: 'The lead’s name.', resolve: leadField('name') }),
+    lead_surname: t.string({ nullable: true, description: 'The lead’s surname.', resolve: leadField('surname') }),
+    lead_company: t.string({ nullable: true, description: 'The lead’s company.', resolve: leadField('company') }),
+    lead_email: t.string({ nullable: true, description: 'The lead’s email.', resolve: leadField('email') }),
+    lead_phone: t.string({ nullable: true, description: 'The lead’s phone (E.164).', resolve: leadField('phone') }),
+    lead_avatar: t.string({ nullable: true, description: 'Avatar URL of the lead.', resolve: leadField('avatar_url') }),
+    lead_status_id: t.field({ type: 'UUID', nullable: true, description: 'Status of the lead.', resolve: leadField('status_id') }),
+    products: t.field({ type: [DealProduct], description: 'Product lines, in order.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.products) }),
+    tags: t.field({ type: [Tag], description: 'Tags, by name.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.tags) }),
+    pending_todos: t.int({ description: 'Activities not done.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.pending) }),
+    overdue_todos: t.int({ description: 'Activities not done whose due date has passed.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.overdue) }),
+    lead: t.field({
+      type: Lead,
+      extensions: GRAPH_ONLY,
+      description: 'The linked lead.',
+      resolve: async (d, _, ctx) => (await leadById(ctx).load(d.lead_id))!,
+    }),
+    stage: t.field({ type: Stage, extensions: GRAPH_ONLY, description: 'The current stage.', resolve: async (d, _, ctx) => (await stageById(ctx).load(d.stage_id))! }),
+    owner: t.field({
+      type: User,
+      nullable: true,
+      extensions: GRAPH_ONLY,
+      description: 'The responsible user.',
+      resolve: (d, _, ctx) => (d.owner_id ? userById(ctx).load(d.owner_id) : null),
+    }),
+  }),
+});
+
+// Graph edges added to other domains' types.
+
+builder.prismaObjectField('Stage', 'deals', (t) =>
+  t.connection({
+    type: Deal,
+    extensions: GRAPH_ONLY,
+    description: 'Deals in this column, filtered like the board; at most 100 per page (default 20).',
+    args: {
+      search: t.arg.string({ description: 'Deal number, or text in the lead’s name or company.' }),
+      sort: t.arg({ type: DealSort, description: 'Default recent.' }),
+      mode: t.arg({ type: DealDateMode, description: 'Date the period filter uses. Default created.' }),
+      period: t.arg.string({ description: '7d, 30d, 1y or custom.' }),
+      from: t.arg.string({ description: 'Start (inclusive, ISO 8601) with period=custom.' }),
+      to: t.arg.string({ description: 'End (inclusive, ISO 8601) with period=custom.' }),
+    },
+    resolve: (stage: StageRow, args, ctx, info) =>
+      resolveCursorConnection<Promise<DealRow[]>>({ args, toCursor: (d) => dealCursor(d), defaultSize: 20, maxSize: 100 }, async ({ after, before, limit, inverted }) => {
+        const deals = await stageDeals(ctx).load({
+          stageId: stage.id,
+          pipelineId: stage.pipeline_id,
+          args: { search: args.search, sort: args.sort, mode: args.mode, period: args.period, from: args.from, to: args.to },
+          after,
+          before,
+          limit,
+          inverted,
+        });
+        return primeExtras(ctx, info, deals, true);
+      }),
+  }),
+);
+
+builder.prismaObjectField('Lead', 'deals', (t) =>
+  t.relatedConnection('deals', {
+    cursor: 'id',
+    extensions: GRAPH_ONLY,
+    description: 'Deals linked to this lead, newest first (at most 100 per page).',
+    maxSize: 100,
+    defaultSize: 20,
+    query: { orderBy: [{ created_at: 'desc' }, { id: 'desc' }] },
+  }),
+);
+
+export interface StageSummarySource {
+  stage: StageRow;
+  deal_count: number;
+  total: number;
+}
+
+export const BoardStage = builder.objectRef<StageSummarySource>('BoardStageSummary').implement({
+  description: 'One board column: the stage, how many deals match the filters in it and the sum of their totals.',
+  fields: (t) => ({
+    stage: t.field({ type: Stage, resolve: (s) => s.stage }),
+    deal_count: t.exposeInt('deal_count'),
+    total: t.exposeFloat('total', { description: 'Σ of the deals’ totals.' }),
+  }),
+});
+
+export interface BoardSource {
+  pipelineId: string;
+  stages: StageSummarySource[];
+  total_deals: number;
+  total_amount: number;
+}
+
+export const Board = builder.objectRef<BoardSource>('PipelineBoard').implement({
+  description: 'A pipeline board: per-stage counts and totals, computed by the database. No deals are returned.',
+  fields: (t) => ({
+    pipeline: t.prismaField({
+      type: Pipeline,
+      description: 'The pipeline with its stages and loss reasons.',
+      resolve: (query, board, _args, ctx) => ctx.db.pipeline.findUniqueOrThrow({ ...query, where: { id: board.pipelineId } }),
+    }),
+    stages: t.field({ type: [BoardStage], description: 'Columns in board order.', resolve: (b) => b.stages }),
+    total_deals: t.exposeInt('total_deals', { description: 'Deals matching the filters.' }),
+    total_amount: t.exposeFloat('total_amount', { description: 'Σ of their totals.' }),
+  }),
+});
+
+export interface PageInfoSource {
+  current_page: number;
+  total_pages: number;
+  total_count: number;
+  has_next: boolean;
+  has_prev: boolean;
+}
+
+export const DealPagination = builder.objectRef<PageInfoSource>('DealPagination').implement({
+  description: 'Page-number pagination of the deals list.',
+  fields: (t) => ({
+    current_page: t.exposeInt('current_page'),
+    total_pages: t.exposeInt('total_pages', { description: '0 when nothing matches.' }),
+    total_count: t.exposeInt('total_count', { description: 'Deals matching the filters.' }),
+    has_next: t.exposeBoolean('has_next'),
+    has_prev: t.exposeBoolean('has_prev'),
+  }),
+});
+
+export const DealPage = builder.objectRef<{ data: DealRow[]; pagination: PageInfoSource }>('DealPage').implement({
+  description: 'A page of deals.',
+  fields: (t) => ({
+    data: t.field({ type: [Deal], resolve: (p, _, ctx, info) => primeExtras(ctx, info, p.data) }),
+    pagination: t.field({ type: DealPagination, resolve: (p) => p.pagination }),
+  }),
+});
+
+export const Activity = builder.prismaObject('Activity', {
+  description: 'A todo of a deal. Pending ones feed pending_todos and overdue_todos.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    deal_id: t.expose('deal_id', { type: 'UUID' }),
+    title: t.exposeString('title'),
+    due_at: t.expose('due_at', { type: 'DateTime', nullable: true }),
+    done: t.exposeBoolean('done'),
+    overdue: t.boolean({
+      description: 'Not done and past its due date.',
+      resolve: (a) => !a.done && !!a.due_at && a.due_at.getTime() < Date.now(),
+    }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  }),
+});
+
+export const DealEvent = builder.prismaObject('DealEvent', {
+  description:
+    'An entry of a deal’s timeline: `created`, `stage_changed`, `won`, `lost`, `value_changed`, `products_changed` or `updated`.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    deal_id: t.expose('deal_id', { type: 'UUID' }),
+    type: t.exposeString('type'),
+    from_stage_id: t.expose('from_stage_id', { type: 'UUID', nullable: true, description: 'Stage moves: where the deal was.' }),
+    to_stage_id: t.expose('to_stage_id', { type: 'UUID', nullable: true, description: 'Created and stage moves: where the deal went.' }),
+    data: t.field({
+      type: 'JSONObject',
+      description: 'Details: stage names, loss_reason, from/to values, line counts, changed fields.',
+      resolve: (e) => (e.data ?? {}) as Record<string, unknown>,
+    }),
+    actor_id: t.expose('actor_id', { type: 'UUID', nullable: true, description: 'The user who made the change.' }),
+    actor_name: t.string({
+      nullable: true,
+      description: 'That user’s name.',
+      resolve: async (e, _, ctx) => (e.actor_id ? ((await userById(ctx).load(e.actor_id))?.name ?? null) : null),
+    }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});

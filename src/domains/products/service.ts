@@ -1,0 +1,66 @@
+// The product catalog: global per organisation, shared by every pipeline. Deal lines copy a product's
+// name and price when they are added (catalogSnapshot), so catalog edits never touch existing lines;
+// deleting a product turns its lines into one-off lines (custom, no product_id) with the same name,
+// price and qty, so deal totals do not change.
+import { requirePermission } from '../../auth/viewer.js';
+import { invalidInput, notFound } from '../../errors.js';
+import type { Context } from '../../http/context.js';
+import type { TenantDb } from '../../db/tenant-scope.js';
+import { requiredText } from '../common/validate.js';
+
+type Selection = Record<string, unknown>;
+
+const NAME_MAX = 255;
+/** Decimal(14, 2). */
+const PRICE_MAX = 999_999_999_999.99;
+
+export function productPrice(value: number, field = 'price'): number {
+  if (!Number.isFinite(value) || value < 0) throw invalidInput(`O campo ${field} não pode ser negativo`);
+  if (value > PRICE_MAX) throw invalidInput(`O campo ${field} excede o valor máximo permitido`);
+  return Math.round(value * 100) / 100;
+}
+
+export function listProducts(ctx: Context, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'pipeline.view');
+  return ctx.db.product.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+}
+
+export function createProduct(ctx: Context, input: { name: string; price?: number | null }, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'pipeline.products.manage');
+  const name = requiredText('name', input.name, NAME_MAX);
+  const price = input.price == null ? 0 : productPrice(input.price);
+  return ctx.db.product.create({ ...query, data: { name, price } as never });
+}
+
+export async function updateProduct(ctx: Context, id: string, input: { name: string; price?: number | null }, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'pipeline.products.manage');
+  const data: { name: string; price?: number } = { name: requiredText('name', input.name, NAME_MAX) };
+  if (input.price != null) data.price = productPrice(input.price);
+  const { count } = await ctx.db.product.updateMany({ where: { id }, data });
+  if (count === 0) throw notFound('Produto');
+  return ctx.db.product.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+export async function deleteProduct(ctx: Context, id: string) {
+  requirePermission(ctx.viewer, 'pipeline.products.manage');
+  await ctx.db.$transaction(async (tx) => {
+    const db = tx as TenantDb;
+    if (!(await db.product.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Produto');
+    // Lines keep their copied name, price and qty: totals are unchanged.
+    await db.dealProduct.updateMany({ where: { product_id: id }, data: { product_id: null, custom: true } });
+    await db.product.delete({ where: { id }, select: { id: true } });
+  });
+  return true;
+}
+
+/**
+ * For the deals service: the name and price to copy into new deal lines, by product id, read inside the
+ * caller's transaction. An unknown id (or another organisation's) is 404.
+ */
+export async function catalogSnapshot(db: TenantDb, productIds: string[]): Promise<Map<string, { name: string; price: number }>> {
+  const unique = [...new Set(productIds)];
+  if (!unique.length) return new Map();
+  const rows = await db.product.findMany({ where: { id: { in: unique } }, select: { id: true, name: true, price: true } });
+  if (rows.length !== unique.length) throw notFound('Produto');
+  return new Map(rows.map((p) => [p.id, { name: p.name, price: Number(p.price) }]));
+}
