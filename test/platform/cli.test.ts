@@ -1,0 +1,55 @@
+// `npm run cli -- …`: the admin tasks while the server is stopped, against the configured database.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { hashApiKey } from '../../src/auth/keys.js';
+
+const run = promisify(execFile);
+const schema = `funil_test_${Math.floor(Date.now() / 1000)}_cli${randomBytes(3).toString('hex')}`;
+const env: Record<string, string> =
+  testDatabaseKind() === 'postgres'
+    ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` }
+    : { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-cli-')) };
+
+async function cli(...args: string[]) {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { ...process.env, ...env } });
+  return stdout;
+}
+
+afterAll(async () => {
+  if (testDatabaseKind() !== 'postgres') return;
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
+
+describe('admin CLI', () => {
+  it('creates an organisation and keys, lists them without secrets, revokes', async () => {
+    const created = JSON.parse(await cli('create-tenant', '--name', 'Acme', '--owner-email', 'ana@acme.test'));
+    expect(created).toEqual({
+      tenant: { id: expect.any(String), name: 'Acme', created_at: expect.any(String) },
+      user: { id: expect.any(String), name: 'Owner', email: 'ana@acme.test', role: 'owner' },
+      api_key: expect.stringMatching(/^fnl_/),
+    });
+    const key = JSON.parse(await cli('create-key', '--tenant', created.tenant.id, '--name', 'ci', '--permissions', 'pipeline.view'));
+    expect(key).toMatchObject({ id: expect.any(String), key: expect.stringMatching(/^fnl_/), user_id: created.user.id });
+    const listOut = await cli('list-keys', '--tenant', created.tenant.id);
+    const listed = JSON.parse(listOut);
+    expect(listed.map((k: any) => k.name).sort()).toEqual(['Owner key', 'ci']);
+    expect(listOut).not.toContain(key.key);
+    expect(listOut).not.toContain(hashApiKey(key.key));
+    expect(await cli('revoke-key', '--id', key.id)).toContain('revoked');
+    expect(JSON.parse(await cli('list-keys', '--tenant', created.tenant.id)).find((k: any) => k.id === key.id).revoked_at).not.toBeNull();
+  });
+
+  it('explains a missing option and exits non-zero', async () => {
+    await expect(cli('create-key')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--tenant is required') });
+  });
+});
