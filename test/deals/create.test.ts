@@ -1,22 +1,23 @@
 // POST /backend/pipeline/deals: every create rule and error code, permissions, and numbering under
 // concurrent creation.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp, type Org } from '../helpers/app.js';
-import { createDeal, makeLead, makePipeline, makeProduct, makeStatus, makeTag, nextPhone, type PipelineFixture } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.js';
+import {
+  createDeal,
+  dealRequests,
+  makeLead,
+  makePipeline,
+  makeProduct,
+  makeStatus,
+  makeTag,
+  nextPhone,
+  useOrgWithPipeline,
+} from '../helpers/factories.js';
 
 const api = useTestApp();
 
-let org: Org;
-let p: PipelineFixture;
-let lead: { id: string };
-
-beforeAll(async () => {
-  org = await api.newOrg();
-  p = await makePipeline(api, org);
-  lead = await makeLead(api, org, { name: 'Ana', company: 'ACME' });
-});
-
-const base = () => ({ pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id });
+const { org, p, lead } = useOrgWithPipeline(api, { name: 'Ana', company: 'ACME' });
+const { base } = dealRequests(api, { org, p, lead });
 
 describe('create deal', () => {
   it('creates a deal with defaults, lead fields resolved from the lead and 201', async () => {

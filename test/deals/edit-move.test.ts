@@ -1,29 +1,13 @@
 // PUT /backend/pipeline/deals/{id}, PUT …/stage (every row of the state table), tags, delete, and
 // catalog edits/deletes after lines exist.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp, type Org } from '../helpers/app.js';
-import { createDeal, makeLead, makePipeline, makeProduct, makeTag, type PipelineFixture } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.js';
+import { dealRequests, makePipeline, makeProduct, makeTag, useOrgWithPipeline } from '../helpers/factories.js';
 
 const api = useTestApp();
 
-let org: Org;
-let p: PipelineFixture;
-let lead: { id: string };
-
-beforeAll(async () => {
-  org = await api.newOrg();
-  p = await makePipeline(api, org);
-  lead = await makeLead(api, org, { name: 'Ana' });
-});
-
-async function newDeal(extra: Record<string, unknown> = {}) {
-  const r = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, ...extra });
-  expect(r.status).toBe(201);
-  return r.body;
-}
-const get = async (id: string) => (await api.rest('GET', `/backend/pipeline/deals/${id}`, { key: org.key })).body;
-const put = (id: string, body: unknown, key = org.key) => api.rest('PUT', `/backend/pipeline/deals/${id}`, { key, body });
-const move = (id: string, body: unknown, key = org.key) => api.rest('PUT', `/backend/pipeline/deals/${id}/stage`, { key, body });
+const { org, p, lead } = useOrgWithPipeline(api, { name: 'Ana' });
+const { newDeal, get, put, move } = dealRequests(api, { org, p, lead });
 
 describe('edit deal', () => {
   it('changes only the fields sent', async () => {

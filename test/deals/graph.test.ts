@@ -3,9 +3,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../gql/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { createDeal, makeLead, makePipeline, makeTag, type PipelineFixture } from './fixtures.js';
+import { createDeal, makeLead, makePipeline, makeTag, type PipelineFixture } from '../helpers/factories.js';
 
 const api = useTestApp();
+
+// The page info every column query selects.
+graphql(`
+  fragment DealsPageInfo on PageInfo {
+    hasNextPage
+    hasPreviousPage
+    endCursor
+    startCursor
+  }
+`);
 
 const BoardGql = graphql(`
   query DealsBoard($id: UUID!, $first: Int, $search: String) {
@@ -47,10 +57,7 @@ const BoardGql = graphql(`
               }
             }
             pageInfo {
-              hasNextPage
-              hasPreviousPage
-              endCursor
-              startCursor
+              ...DealsPageInfo
             }
           }
         }
@@ -72,10 +79,7 @@ const ColumnGql = graphql(`
               }
             }
             pageInfo {
-              hasNextPage
-              hasPreviousPage
-              endCursor
-              startCursor
+              ...DealsPageInfo
             }
           }
         }

@@ -2,7 +2,7 @@
 // permissions, and the SQL statement count of a page (constant whatever its size).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { createDeal, makeLead, makePipeline, type PipelineFixture } from './fixtures.js';
+import { createDeal, makeLead, makePipeline, makeTag, type PipelineFixture } from '../helpers/factories.js';
 
 const api = useTestApp();
 
@@ -180,7 +180,7 @@ describe('board', () => {
     const r = await board();
     expect(r.status).toBe(200);
     expect(r.body.pipeline).toMatchObject({ id: p.id, name: 'Vendas', loss_reasons: expect.any(Array) });
-    expect(r.body.pipeline.stages.map((s: any) => s.id)).toEqual(p.stages);
+    expect(r.body.pipeline.stages.map((s: any) => s.id)).toEqual(p.stages.map((s) => s.id));
     expect(r.body.stages.map((s: any) => [s.stage.id, s.deal_count, s.total])).toEqual([
       [p.entrada, 2, 100.5],
       [p.andamento, 1, 300],
@@ -235,13 +235,13 @@ describe('statement counts', () => {
     const db = api.db.prisma;
     const leads: { id: string }[] = [];
     for (let i = 0; i < 10; i++) leads.push(await makeLead(api, org, { name: `Big ${i}` }));
-    const tag = (await api.rest('POST', '/backend/tags', { key: org.key, body: { name: 'big', color: '#000000' } })).body.data;
+    const tag = await makeTag(api, org, 'big', '#000000');
     const start = 100_000;
     await db.deal.createMany({
       data: Array.from({ length: 120 }, (_, i) => ({
         tenant_id: org.tenantId,
         pipeline_id: big.id,
-        stage_id: big.stages[i % 4],
+        stage_id: big.stages[i % 4].id,
         lead_id: leads[i % 10].id,
         number: start + i,
         value: i,

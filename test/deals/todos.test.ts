@@ -1,27 +1,14 @@
 // Activities (todos) and history, as decisions.md lists them: they feed pending_todos/overdue_todos
 // and the timeline.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp, type Org } from '../helpers/app.js';
-import { createDeal, makeLead, makePipeline, type PipelineFixture } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.js';
+import { dealRequests, useOrgWithPipeline } from '../helpers/factories.js';
 
 const api = useTestApp();
 
-let org: Org;
-let p: PipelineFixture;
-let lead: { id: string };
+const { org, p, lead } = useOrgWithPipeline(api, { name: 'Ana' });
+const { newDeal, get } = dealRequests(api, { org, p, lead });
 
-beforeAll(async () => {
-  org = await api.newOrg();
-  p = await makePipeline(api, org);
-  lead = await makeLead(api, org, { name: 'Ana' });
-});
-
-async function newDeal(extra: Record<string, unknown> = {}) {
-  const r = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, ...extra });
-  expect(r.status).toBe(201);
-  return r.body;
-}
-const get = async (id: string) => (await api.rest('GET', `/backend/pipeline/deals/${id}`, { key: org.key })).body;
 const addActivity = (dealId: string, body: unknown, key = org.key) => api.rest('POST', `/backend/pipeline/deals/${dealId}/activities`, { key, body });
 
 describe('activities', () => {

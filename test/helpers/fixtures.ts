@@ -1,14 +1,10 @@
-// Raw fixture inserts on the unscoped client (tenant_id passed explicitly), for tests that need leads,
-// deals and deal lines without going through their APIs.
+// Raw inserts on the unscoped client (tenant_id passed explicitly), for the few states the API will not
+// create; everything else comes from the API through ./factories.ts. Used for:
+// - deals inserted concurrently with a stage deletion, to show that the database itself (the composite
+//   foreign key) refuses a deal on a deleted stage, which the API's own checks would hide;
+// - deals without history (the API writes a 'created' event for every deal), and their lines, where a
+//   test counts events exactly.
 import type { PrismaClient } from '../../src/generated/prisma/client.js';
-
-let phoneSeq = 0;
-
-export async function insertLead(db: PrismaClient, tenantId: string, overrides: { name?: string; phone?: string; company?: string } = {}) {
-  phoneSeq++;
-  const phone = overrides.phone ?? `+55119${String(Date.now() % 1e4).padStart(4, '0')}${String(phoneSeq).padStart(4, '0')}`;
-  return db.lead.create({ data: { tenant_id: tenantId, name: overrides.name ?? `Lead ${phoneSeq}`, phone, company: overrides.company ?? null } });
-}
 
 /** The next deal number of the organisation (max + 1); pass `number` explicitly when inserting concurrently. */
 export async function nextDealNumber(db: PrismaClient, tenantId: string): Promise<number> {

@@ -1,12 +1,15 @@
-// Shared helpers of the pipeline tests: quick creation through the API and a raw snapshot of an
-// organisation's pipeline data, to prove a refused request changed nothing.
+// Shared helpers of the pipeline tests: the usual starting point (created through the API, see
+// ../helpers/factories.ts) and a raw snapshot of an organisation's pipeline data, to prove a refused
+// request changed nothing.
 import { expect } from 'vitest';
 import type { TestClient } from '../helpers/app.js';
+import { makeOrgWithPipeline } from '../helpers/factories.js';
 
-export async function newPipeline(api: TestClient, key: string, body: Record<string, unknown> = {}) {
-  const r = await api.rest('POST', '/backend/pipelines', { key, body: { name: 'Vendas', new_group_name: 'Comercial', ...body } });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body as { id: string; group_id: string; stages: { id: string; name: string; kind: string | null; position: number; color: string }[]; loss_reasons: string[] };
+/** A new organisation with a pipeline, its four default stages as answered by the API, and a lead. */
+export async function pipelineSetup(api: TestClient) {
+  const { org, p, lead } = await makeOrgWithPipeline(api);
+  const [entrada, andamento, ganho, perdido] = p.stages;
+  return { org, p, entrada, andamento, ganho, perdido, lead };
 }
 
 /** Everything pipeline-related of one organisation, in a stable order. */

@@ -2,9 +2,10 @@
 // and the GraphQL graph (groups → pipelines → stages in one request).
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { insertDeal, insertDealLine, insertLead } from '../helpers/fixtures.js';
+import { makeDeal, makeLead, makePipeline, makeProduct, makeTag } from '../helpers/factories.js';
+import { insertDeal, insertDealLine } from '../helpers/fixtures.js';
 import { graphql } from '../gql/index.js';
-import { expectDense, newPipeline, snapshot } from './helpers.js';
+import { expectDense, snapshot } from './helpers.js';
 
 const api = useTestApp();
 
@@ -107,8 +108,8 @@ describe('groups', () => {
 
   it('deleting a group that holds pipelines is 409 with the count and changes nothing; an empty group is deleted', async () => {
     const org = await api.newOrg();
-    const p1 = await newPipeline(api, org.key, { new_group_name: 'Cheio' });
-    await newPipeline(api, org.key, { new_group_name: undefined, group_id: p1.group_id, name: 'Outro' });
+    const p1 = await makePipeline(api, org, { new_group_name: 'Cheio' });
+    await makePipeline(api, org, { new_group_name: undefined, group_id: p1.group_id, name: 'Outro' });
     const empty = await api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: { name: 'Vazio' } });
     const last = await api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: { name: 'Último' } });
 
@@ -156,8 +157,8 @@ describe('pipelines', () => {
 
   it('appends pipelines to an existing group; requires exactly one of group_id or new_group_name', async () => {
     const org = await api.newOrg();
-    const first = await newPipeline(api, org.key);
-    const second = await newPipeline(api, org.key, { new_group_name: undefined, group_id: first.group_id, name: 'Pós-venda' });
+    const first = await makePipeline(api, org);
+    const second = await makePipeline(api, org, { new_group_name: undefined, group_id: first.group_id, name: 'Pós-venda' });
     expect(second).toMatchObject({ group_id: first.group_id, position: 1, description: '' });
 
     const before = await snapshot(api, org.tenantId);
@@ -179,9 +180,9 @@ describe('pipelines', () => {
 
   it('GET /backend/pipelines lists groups and pipelines by position, each pipeline with group_id and stages', async () => {
     const org = await api.newOrg();
-    const a1 = await newPipeline(api, org.key, { name: 'A1', new_group_name: 'A' });
-    const b1 = await newPipeline(api, org.key, { name: 'B1', new_group_name: 'B' });
-    const a2 = await newPipeline(api, org.key, { name: 'A2', new_group_name: undefined, group_id: a1.group_id });
+    const a1 = await makePipeline(api, org, { name: 'A1', new_group_name: 'A' });
+    const b1 = await makePipeline(api, org, { name: 'B1', new_group_name: 'B' });
+    const a2 = await makePipeline(api, org, { name: 'A2', new_group_name: undefined, group_id: a1.group_id });
     const r = await api.rest('GET', '/backend/pipelines', { key: org.key });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['groups', 'pipelines']);
@@ -198,10 +199,10 @@ describe('pipelines', () => {
 
   it('the listing costs the same number of statements for 1 or 6 pipelines', async () => {
     const org = await api.newOrg();
-    const first = await newPipeline(api, org.key);
+    const first = await makePipeline(api, org);
     await api.rest('GET', '/backend/pipelines', { key: org.key }); // warm up
     const one = await api.countStatements(() => api.rest('GET', '/backend/pipelines', { key: org.key }));
-    for (let i = 0; i < 5; i++) await newPipeline(api, org.key, { name: `P${i}`, new_group_name: i % 2 ? `G${i}` : undefined, group_id: i % 2 ? undefined : first.group_id });
+    for (let i = 0; i < 5; i++) await makePipeline(api, org, { name: `P${i}`, new_group_name: i % 2 ? `G${i}` : undefined, group_id: i % 2 ? undefined : first.group_id });
     let count = 0;
     const six = await api.countStatements(async () => {
       const r = await api.rest('GET', '/backend/pipelines', { key: org.key });
@@ -233,11 +234,11 @@ describe('pipelines', () => {
 
   it('reorder moves a pipeline within and across groups; positions stay 0..n-1', async () => {
     const org = await api.newOrg();
-    const p1 = await newPipeline(api, org.key, { name: 'P1', new_group_name: 'G1' });
+    const p1 = await makePipeline(api, org, { name: 'P1', new_group_name: 'G1' });
     const g1 = p1.group_id;
-    const p2 = await newPipeline(api, org.key, { name: 'P2', new_group_name: undefined, group_id: g1 });
-    const p3 = await newPipeline(api, org.key, { name: 'P3', new_group_name: undefined, group_id: g1 });
-    const q1 = await newPipeline(api, org.key, { name: 'Q1', new_group_name: 'G2' });
+    const p2 = await makePipeline(api, org, { name: 'P2', new_group_name: undefined, group_id: g1 });
+    const p3 = await makePipeline(api, org, { name: 'P3', new_group_name: undefined, group_id: g1 });
+    const q1 = await makePipeline(api, org, { name: 'Q1', new_group_name: 'G2' });
     const g2 = q1.group_id;
 
     const order = (body: any) => body.pipelines.map((p: any) => `${p.name}@${p.group_id === g1 ? 'G1' : 'G2'}:${p.position}`);
@@ -278,20 +279,22 @@ describe('pipelines', () => {
 
   it('deleting a pipeline removes its stages, deals, lines, tags, activities and history, and nothing else', async () => {
     const org = await api.newOrg();
-    const doomed = await newPipeline(api, org.key, { name: 'Doomed', new_group_name: 'G' });
-    const kept = await newPipeline(api, org.key, { name: 'Kept', new_group_name: undefined, group_id: doomed.group_id });
-    const third = await newPipeline(api, org.key, { name: 'Third', new_group_name: undefined, group_id: doomed.group_id });
-    const product = await api.rest('POST', '/backend/pipeline/products', { key: org.key, body: { name: 'Plano', price: 100 } });
-    const tag = await api.rest('POST', '/backend/tags', { key: org.key, body: { name: 'vip', color: '#ff0000' } });
-    const lead = await insertLead(api.db.prisma, org.tenantId);
+    const doomed = await makePipeline(api, org, { name: 'Doomed', new_group_name: 'G' });
+    const kept = await makePipeline(api, org, { name: 'Kept', new_group_name: undefined, group_id: doomed.group_id });
+    const third = await makePipeline(api, org, { name: 'Third', new_group_name: undefined, group_id: doomed.group_id });
+    const product = await makeProduct(api, org, 'Plano', 100);
+    const tag = await makeTag(api, org, 'vip', '#ff0000');
+    const lead = await makeLead(api, org);
     const p = api.db.prisma;
-    const doomedDeal = await insertDeal(p, { tenantId: org.tenantId, pipelineId: doomed.id, stageId: doomed.stages[0].id, leadId: lead.id, total: 100 });
-    await insertDealLine(p, { tenantId: org.tenantId, dealId: doomedDeal.id, productId: product.body.id, name: 'Plano', price: 100 });
-    await p.dealTag.create({ data: { tenant_id: org.tenantId, deal_id: doomedDeal.id, tag_id: tag.body.data.id } });
-    await p.activity.create({ data: { tenant_id: org.tenantId, deal_id: doomedDeal.id, title: 'Ligar' } });
-    await p.dealEvent.create({ data: { tenant_id: org.tenantId, deal_id: doomedDeal.id, type: 'created' } });
+    // The doomed deal through the API: a catalog line, a tag, an activity and its 'created' event.
+    const doomedDeal = await makeDeal(api, org, { pipeline_id: doomed.id, stage_id: doomed.stages[0].id, lead_id: lead.id, products: [{ product_id: product.id }], tag_ids: [tag.id] });
+    const activity = await api.rest('POST', `/backend/pipeline/deals/${doomedDeal.id}/activities`, { key: org.key, body: { title: 'Ligar' } });
+    expect(activity.status).toBe(201);
+    expect(await p.dealEvent.count({ where: { deal_id: doomedDeal.id } })).toBe(1);
+    // The kept deal raw: a deal without history (the API always writes a 'created' event), so that no
+    // event at all is left once the doomed deal's history is gone.
     const keptDeal = await insertDeal(p, { tenantId: org.tenantId, pipelineId: kept.id, stageId: kept.stages[1].id, leadId: lead.id, total: 50 });
-    await insertDealLine(p, { tenantId: org.tenantId, dealId: keptDeal.id, productId: product.body.id, name: 'Plano', price: 50 });
+    await insertDealLine(p, { tenantId: org.tenantId, dealId: keptDeal.id, productId: product.id, name: 'Plano', price: 50 });
 
     const r = await api.rest('DELETE', `/backend/pipelines/${doomed.id}`, { key: org.key });
     expect(r.status).toBe(200);
@@ -322,7 +325,7 @@ describe('pipelines', () => {
 describe('permissions and tenant isolation', () => {
   it('operators and keys without pipeline.manage cannot write; pipeline.view is needed to read', async () => {
     const org = await api.newOrg();
-    const p = await newPipeline(api, org.key);
+    const p = await makePipeline(api, org);
     const operator = await api.keyFor(org, 'operator');
     const viewOnly = await api.keyFor(org, 'admin', ['pipeline.view']);
     const noView = await api.keyFor(org, 'admin', ['pipeline.manage']);
@@ -365,8 +368,8 @@ describe('permissions and tenant isolation', () => {
   it('ids of another organisation are 404 and change nothing', async () => {
     const a = await api.newOrg('A');
     const b = await api.newOrg('B');
-    const pb = await newPipeline(api, b.key);
-    const pa = await newPipeline(api, a.key);
+    const pb = await makePipeline(api, b);
+    const pa = await makePipeline(api, a);
     const beforeB = await snapshot(api, b.tenantId);
     const beforeA = await snapshot(api, a.tenantId);
     const key = a.key;
@@ -404,7 +407,7 @@ describe('GraphQL', () => {
     expect(created.errors).toBeUndefined();
     expect(created.data?.createPipeline.group.name).toBe('Comercial');
     const p1 = created.data!.createPipeline;
-    await newPipeline(api, org.key, { name: 'Suporte', new_group_name: 'Atendimento' });
+    await makePipeline(api, org, { name: 'Suporte', new_group_name: 'Atendimento' });
     await api.rest('GET', '/backend/pipelines', { key: org.key });
 
     let result: Awaited<ReturnType<typeof api.gql<any, any>>> | undefined;

@@ -1,9 +1,9 @@
 // The product catalog: CRUD, permissions, tenant isolation, and what catalog changes do to deal lines.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { insertDeal, insertDealLine, insertLead } from '../helpers/fixtures.js';
+import { makeDeal, makeLead, makePipeline, makeProduct } from '../helpers/factories.js';
 import { graphql } from '../gql/index.js';
-import { newPipeline, snapshot } from './helpers.js';
+import { snapshot } from './helpers.js';
 
 const api = useTestApp();
 
@@ -110,27 +110,27 @@ describe('product catalog', () => {
 
   it('editing a product leaves existing lines alone; deleting it turns its lines into one-off lines with totals unchanged', async () => {
     const org = await api.newOrg();
-    const p = await newPipeline(api, org.key);
-    const lead = await insertLead(api.db.prisma, org.tenantId);
+    const p = await makePipeline(api, org);
+    const lead = await makeLead(api, org);
     const db = api.db.prisma;
-    const product = await api.rest('POST', '/backend/pipeline/products', { key: org.key, body: { name: 'Licença', price: 100 } });
-    const other = await api.rest('POST', '/backend/pipeline/products', { key: org.key, body: { name: 'Suporte', price: 30 } });
-    // Lines as the deals service writes them: name and price copied from the catalog at add time.
-    const deal = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: p.stages[0].id, leadId: lead.id, total: 230 });
-    const line = await insertDealLine(db, { tenantId: org.tenantId, dealId: deal.id, productId: product.body.id, name: 'Licença', price: 100, qty: 2 });
-    const keep = await insertDealLine(db, { tenantId: org.tenantId, dealId: deal.id, productId: other.body.id, name: 'Suporte', price: 30 });
+    const product = await makeProduct(api, org, 'Licença', 100);
+    const other = await makeProduct(api, org, 'Suporte', 30);
+    // Lines written by the deals service: name and price copied from the catalog at add time.
+    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: [{ product_id: product.id, qty: 2 }, { product_id: other.id }] });
+    const [line, keep] = deal.products;
+    expect([line.product_id, line.name, line.price, line.qty, keep.product_id, deal.total]).toEqual([product.id, 'Licença', 100, 2, other.id, 230]);
 
-    await api.rest('PUT', `/backend/pipeline/products/${product.body.id}`, { key: org.key, body: { name: 'Licença 2027', price: 150 } });
+    await api.rest('PUT', `/backend/pipeline/products/${product.id}`, { key: org.key, body: { name: 'Licença 2027', price: 150 } });
     const afterEdit = await db.dealProduct.findUniqueOrThrow({ where: { id: line.id } });
-    expect([afterEdit.name, Number(afterEdit.price), afterEdit.qty, afterEdit.product_id, afterEdit.custom]).toEqual(['Licença', 100, 2, product.body.id, false]);
+    expect([afterEdit.name, Number(afterEdit.price), afterEdit.qty, afterEdit.product_id, afterEdit.custom]).toEqual(['Licença', 100, 2, product.id, false]);
 
-    const r = await api.rest('DELETE', `/backend/pipeline/products/${product.body.id}`, { key: org.key });
+    const r = await api.rest('DELETE', `/backend/pipeline/products/${product.id}`, { key: org.key });
     expect(r.status).toBe(200);
     const afterDelete = await db.dealProduct.findUniqueOrThrow({ where: { id: line.id } });
     expect([afterDelete.name, Number(afterDelete.price), afterDelete.qty, afterDelete.product_id, afterDelete.custom]).toEqual(['Licença', 100, 2, null, true]);
     const untouched = await db.dealProduct.findUniqueOrThrow({ where: { id: keep.id } });
-    expect([untouched.product_id, untouched.custom]).toEqual([other.body.id, false]);
+    expect([untouched.product_id, untouched.custom]).toEqual([other.id, false]);
     expect(Number((await db.deal.findUniqueOrThrow({ where: { id: deal.id } })).total)).toBe(230);
-    expect(await db.product.count({ where: { id: product.body.id } })).toBe(0);
+    expect(await db.product.count({ where: { id: product.id } })).toBe(0);
   });
 });

@@ -2,9 +2,9 @@
 // all-or-nothing refusals, and concurrent saves keeping positions dense.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { insertDeal, insertLead } from '../helpers/fixtures.js';
+import { makeDeal, makePipeline } from '../helpers/factories.js';
 import { graphql } from '../gql/index.js';
-import { expectDense, newPipeline, snapshot, storedStages } from './helpers.js';
+import { expectDense, pipelineSetup, snapshot, storedStages } from './helpers.js';
 
 const api = useTestApp();
 
@@ -25,13 +25,7 @@ const SaveGql = graphql(`
 
 const save = (key: string, id: string, body: Record<string, unknown>) => api.rest('PUT', `/backend/pipelines/${id}`, { key, body });
 
-async function setup() {
-  const org = await api.newOrg();
-  const p = await newPipeline(api, org.key);
-  const [entrada, andamento, ganho, perdido] = p.stages;
-  const lead = await insertLead(api.db.prisma, org.tenantId);
-  return { org, p, entrada, andamento, ganho, perdido, lead };
-}
+const setup = () => pipelineSetup(api);
 
 describe('transactional save', () => {
   it('order defines positions; entries without id create stages; name, description and loss reasons are saved', async () => {
@@ -94,8 +88,8 @@ describe('transactional save', () => {
   it('missing stages are deleted; their deals move to the reallocation target that remains', async () => {
     const { org, p, entrada, andamento, ganho, perdido, lead } = await setup();
     const db = api.db.prisma;
-    const d1 = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
-    const d2 = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
+    const d1 = await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
+    const d2 = await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
     const r = await save(org.key, p.id, {
       name: 'V',
       stages: [{ id: andamento.id, name: 'Em andamento' }, { id: ganho.id, name: 'Ganho' }, { id: perdido.id, name: 'Perdido' }],
@@ -118,7 +112,7 @@ describe('transactional save', () => {
   it('reallocation into the won stage marks the deals won', async () => {
     const { org, p, entrada, andamento, ganho, perdido, lead } = await setup();
     const db = api.db.prisma;
-    const d = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: andamento.id, leadId: lead.id });
+    const d = await makeDeal(api, org, { pipeline_id: p.id, stage_id: andamento.id, lead_id: lead.id });
     const r = await save(org.key, p.id, {
       name: 'V',
       stages: [entrada, ganho, perdido].map((s) => ({ id: s.id, name: s.name })),
@@ -133,9 +127,8 @@ describe('transactional save', () => {
 
   it('refusals leave everything exactly as before', async () => {
     const { org, p, entrada, andamento, ganho, perdido, lead } = await setup();
-    const db = api.db.prisma;
-    await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
-    const other = await newPipeline(api, org.key, { name: 'Outro', new_group_name: 'Outro' });
+    await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
+    const other = await makePipeline(api, org, { name: 'Outro', new_group_name: 'Outro' });
     const rest = [andamento, ganho, perdido].map((s) => ({ id: s.id, name: `${s.name}!` }));
     const before = await snapshot(api, org.tenantId);
 
@@ -176,7 +169,7 @@ describe('transactional save', () => {
 
   it('the same rules over GraphQL', async () => {
     const { org, p, entrada, andamento, ganho, perdido, lead } = await setup();
-    await insertDeal(api.db.prisma, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
+    await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
     const stages = [andamento, ganho, perdido].map((s) => ({ id: s.id, name: s.name }));
     const refused = await api.gql(SaveGql, { id: p.id, name: 'G', stages }, org.key);
     expect(refused.errors?.[0].extensions).toMatchObject({ code: 'CONFLICT', status: 409 });

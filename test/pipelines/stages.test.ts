@@ -4,10 +4,11 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { testDatabaseKind } from '../helpers/database.js';
-import { insertDeal, insertLead, nextDealNumber } from '../helpers/fixtures.js';
+import { makeDeal, makePipeline } from '../helpers/factories.js';
+import { insertDeal, nextDealNumber } from '../helpers/fixtures.js';
 import { graphql } from '../gql/index.js';
 import { isForeignKeyViolation } from '../../src/domains/pipelines/foreign-key.js';
-import { expectDense, newPipeline, snapshot, storedStages } from './helpers.js';
+import { expectDense, pipelineSetup, snapshot, storedStages } from './helpers.js';
 
 const api = useTestApp();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -20,13 +21,7 @@ const DeleteStageGql = graphql(`
   }
 `);
 
-async function setup() {
-  const org = await api.newOrg();
-  const p = await newPipeline(api, org.key);
-  const [entrada, andamento, ganho, perdido] = p.stages;
-  const lead = await insertLead(api.db.prisma, org.tenantId);
-  return { org, p, entrada, andamento, ganho, perdido, lead };
-}
+const setup = () => pipelineSetup(api);
 
 describe('add stage', () => {
   it('adds a regular stage at the end with the default or given color', async () => {
@@ -118,6 +113,8 @@ describe('delete stage', () => {
   it('rule 1: a stage with deals and no target is 409 and nothing changes; with a target its deals move', async () => {
     const { org, p, entrada, andamento, lead } = await setup();
     const db = api.db.prisma;
+    // Raw deals, without history (the API writes a 'created' event for each), so that the events read
+    // below are exactly what the deletion wrote.
     const d1 = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id, value: 10 });
     const d2 = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id, value: 20 });
     const before = await snapshot(api, org.tenantId);
@@ -144,8 +141,8 @@ describe('delete stage', () => {
   it('moving deals into the won stage marks them won; into the lost stage is refused', async () => {
     const { org, p, entrada, andamento, ganho, perdido, lead } = await setup();
     const db = api.db.prisma;
-    const d = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
-    await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: andamento.id, leadId: lead.id });
+    const d = await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
+    await makeDeal(api, org, { pipeline_id: p.id, stage_id: andamento.id, lead_id: lead.id });
     const before = await snapshot(api, org.tenantId);
     const lost = await api.rest('DELETE', `/backend/pipeline/stages/${andamento.id}?target_stage_id=${perdido.id}`, { key: org.key });
     expect(lost.status).toBe(400);
@@ -159,8 +156,8 @@ describe('delete stage', () => {
 
   it('rule 2: a target in another pipeline or equal to the stage is 400; rule 3: won/lost cannot be deleted; nothing changes', async () => {
     const { org, p, entrada, andamento, ganho, perdido, lead } = await setup();
-    await insertDeal(api.db.prisma, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
-    const other = await newPipeline(api, org.key, { name: 'Outro', new_group_name: 'Outro' });
+    await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
+    const other = await makePipeline(api, org, { name: 'Outro', new_group_name: 'Outro' });
     const before = await snapshot(api, org.tenantId);
     const cases: [string, number, string][] = [
       [`${entrada.id}?target_stage_id=${other.stages[0].id}`, 400, 'ERR_INVALID_INPUT'],
@@ -195,7 +192,7 @@ describe('delete stage', () => {
 
   it('the database itself refuses to delete a stage that has deals', async () => {
     const { org, p, entrada, lead } = await setup();
-    await insertDeal(api.db.prisma, { tenantId: org.tenantId, pipelineId: p.id, stageId: entrada.id, leadId: lead.id });
+    await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
     const error = await api.db.prisma.stage.delete({ where: { id: entrada.id } }).catch((e) => e);
     expect(isForeignKeyViolation(error), String(error)).toBe(true);
     expect(await api.db.prisma.stage.count({ where: { id: entrada.id } })).toBe(1);
@@ -208,6 +205,8 @@ describe('delete stage', () => {
     for (let round = 0; round < 8; round++) {
       const stage = await api.rest('POST', `/backend/pipelines/${p.id}/stages`, { key: org.key, body: { name: `Corrida ${round}` } });
       const target = round % 2 ? `?target_stage_id=${andamento.id}` : '';
+      // Raw inserts, not the API: the point is that the database itself (the composite foreign key)
+      // refuses a deal on a stage being deleted, which the API's own checks would hide.
       // Staggered so that some inserts land before the deletion, some during and some after it.
       const inserts = [0, 5, 15, 30, 60].map((delay) =>
         sleep(delay + round).then(() => insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: stage.body.id, leadId: lead.id, number: number++ })).then(
@@ -241,7 +240,7 @@ describe('delete stage', () => {
   it.skipIf(testDatabaseKind() !== 'postgres')('a deal moved into the stage while it is being deleted makes the deletion 409, not 500', async () => {
     const { org, p, entrada, andamento, ganho, lead } = await setup();
     const db = api.db.prisma;
-    const deal = await insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: ganho.id, leadId: lead.id });
+    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: ganho.id, lead_id: lead.id });
     const url = new URL((api.db as unknown as { url: string }).url);
     const schema = url.searchParams.get('schema')!;
     url.searchParams.delete('schema');
