@@ -1,4 +1,5 @@
 import { builder } from '../../schema/builder.js';
+import { idArg } from '../common/args.js';
 import { ApiKey, CreatedApiKey, CreatedTenant, RoleEnum, User } from './types.js';
 import * as accounts from './service.js';
 
@@ -46,7 +47,7 @@ builder.mutationField('revokeApiKey', (t) =>
   t.prismaField({
     type: ApiKey,
     description: 'Revokes a key: its next request gets 401.',
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: idArg('The API key.'),
     resolve: (query, _, args, ctx) => accounts.revokeApiKey(ctx, args.id, query),
   }),
 );
@@ -54,7 +55,7 @@ builder.mutationField('revokeApiKey', (t) =>
 builder.mutationField('deleteApiKey', (t) =>
   t.boolean({
     description: 'Deletes a key: its next request gets 401.',
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    args: idArg('The API key.'),
     resolve: (_, args, ctx) => accounts.deleteApiKey(ctx, args.id),
   }),
 );

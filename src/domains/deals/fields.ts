@@ -1,5 +1,6 @@
 // Root queries and mutations of deals: thin, the rules live in service.ts, board.ts, activities.ts
 // and history.ts.
+import { idArg } from '../common/args.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import * as activities from './activities.js';
@@ -8,7 +9,6 @@ import { dealHistory } from './history.js';
 import * as deals from './service.js';
 import { Activity, Board, Deal, DealDateMode, DealEvent, DealPage, DealSort } from './types.js';
 
-const id = (description = 'The deal.') => builder.args((t) => ({ id: t.field({ type: 'UUID', required: true, description }) }));
 
 export const DealProductInput = builder.inputType('DealProductInput', {
   description: 'A product line. With product_id, name and price are copied from the catalog now; otherwise (or with custom) it is a one-off line.',
@@ -46,7 +46,7 @@ builder.queryField('pipelineBoard', (t) =>
   t.field({
     type: Board,
     description: 'A pipeline’s board: deal count and total per stage under the filters. No deals.',
-    args: { ...id('The pipeline.'), ...filterArgs },
+    args: { ...idArg('The pipeline.'), ...filterArgs },
     resolve: (_, { id, ...args }, ctx) => pipelineBoard(ctx, id, args),
   }),
 );
@@ -56,7 +56,7 @@ builder.queryField('pipelineDeals', (t) =>
     type: DealPage,
     description: 'A page of a pipeline’s deals under the board filters.',
     args: {
-      ...id('The pipeline.'),
+      ...idArg('The pipeline.'),
       ...filterArgs,
       page: t.arg.int({ description: 'Default 1.' }),
       limit: t.arg.int({ description: '1 to 100; any other value means 20.' }),
@@ -66,7 +66,7 @@ builder.queryField('pipelineDeals', (t) =>
 );
 
 builder.queryField('deal', (t) =>
-  t.field({ type: Deal, args: id(), description: 'One deal with its lines, tags and lead fields.', resolve: (_, args, ctx) => deals.getDeal(ctx, args.id) }),
+  t.field({ type: Deal, args: idArg('The deal.'), description: 'One deal with its lines, tags and lead fields.', resolve: (_, args, ctx) => deals.getDeal(ctx, args.id) }),
 );
 
 builder.mutationField('createDeal', (t) =>
@@ -96,7 +96,7 @@ builder.mutationField('updateDeal', (t) =>
     type: Deal,
     description: 'Edits a deal; omitted fields are unchanged. products replaces the lines ([] removes all). The stage is not changed here.',
     args: {
-      ...id(),
+      ...idArg('The deal.'),
       owner_id: t.arg({ type: 'UUID', description: 'Responsible user.' }),
       value: t.arg.float({ description: 'Not negative.' }),
       note: t.arg.string(),
@@ -112,7 +112,7 @@ builder.mutationField('moveDeal', (t) =>
     type: Deal,
     description: 'Moves a deal to another stage of its pipeline: won/lost dates and the loss reason follow the destination.',
     args: {
-      ...id(),
+      ...idArg('The deal.'),
       stage_id: t.arg({ type: 'UUID', required: true, description: 'Destination stage, in the same pipeline.' }),
       loss_reason: t.arg.string({ description: 'Required when the destination is the lost stage.' }),
     },
@@ -123,13 +123,13 @@ builder.mutationField('moveDeal', (t) =>
 builder.mutationField('deleteDeal', (t) =>
   t.field({
     type: Success,
-    args: id(),
+    args: idArg('The deal.'),
     description: 'Deletes a deal with its lines, tags, activities and history. The lead is kept.',
     resolve: async (_, args, ctx) => (await deals.deleteDeal(ctx, args.id), SUCCESS),
   }),
 );
 
-const tagArgs = () => builder.args((t) => ({ ...id(), tag_id: t.field({ type: 'UUID', required: true, description: 'The tag.' }) }));
+const tagArgs = () => builder.args((t) => ({ ...idArg('The deal.'), tag_id: t.field({ type: 'UUID', required: true, description: 'The tag.' }) }));
 
 builder.mutationField('addDealTag', (t) =>
   t.field({
@@ -152,7 +152,7 @@ builder.mutationField('removeDealTag', (t) =>
 builder.queryField('dealActivities', (t) =>
   t.prismaField({
     type: [Activity],
-    args: id(),
+    args: idArg('The deal.'),
     description: 'A deal’s todos: pending first, by due date.',
     resolve: (query, _, args, ctx) => activities.listActivities(ctx, args.id, query),
   }),
@@ -163,7 +163,7 @@ builder.mutationField('createDealActivity', (t) =>
     type: Activity,
     description: 'Adds a todo to a deal.',
     args: {
-      ...id(),
+      ...idArg('The deal.'),
       title: t.arg.string({ required: true }),
       due_at: t.arg({ type: 'DateTime', description: 'When it is due.' }),
       done: t.arg.boolean({ description: 'Default false.' }),
@@ -176,7 +176,7 @@ builder.mutationField('updateActivity', (t) =>
   t.prismaField({
     type: Activity,
     description: 'Edits a todo; omitted fields are unchanged.',
-    args: { ...id('The activity.'), title: t.arg.string(), due_at: t.arg({ type: 'DateTime' }), done: t.arg.boolean() },
+    args: { ...idArg('The activity.'), title: t.arg.string(), due_at: t.arg({ type: 'DateTime' }), done: t.arg.boolean() },
     resolve: (query, _, { id, ...args }, ctx) => activities.updateActivity(ctx, id, args, query),
   }),
 );
@@ -184,7 +184,7 @@ builder.mutationField('updateActivity', (t) =>
 builder.mutationField('deleteActivity', (t) =>
   t.field({
     type: Success,
-    args: id('The activity.'),
+    args: idArg('The activity.'),
     description: 'Deletes a todo.',
     resolve: async (_, args, ctx) => (await activities.deleteActivity(ctx, args.id), SUCCESS),
   }),
@@ -193,7 +193,7 @@ builder.mutationField('deleteActivity', (t) =>
 builder.queryField('dealHistory', (t) =>
   t.prismaField({
     type: [DealEvent],
-    args: id(),
+    args: idArg('The deal.'),
     description: 'A deal’s timeline, oldest first: creation, stage moves, won/lost, value and product changes, with actor and time.',
     resolve: (query, _, args, ctx) => dealHistory(ctx, args.id, query),
   }),

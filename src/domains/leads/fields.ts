@@ -1,9 +1,9 @@
+import { idArg } from '../common/args.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { Lead, LeadPage, LeadStatus, Tag } from './types.js';
 import * as leads from './service.js';
 
-const id = () => builder.args((t) => ({ id: t.field({ type: 'UUID', required: true }) }));
 
 const leadArgs = (create: boolean) =>
   builder.args((t) => ({
@@ -28,7 +28,7 @@ builder.queryField('leads', (t) =>
 );
 
 builder.queryField('lead', (t) =>
-  t.prismaField({ type: Lead, args: id(), description: 'One lead.', resolve: (query, _, args, ctx) => leads.getLead(ctx, args.id, query) }),
+  t.prismaField({ type: Lead, args: idArg('The lead.'), description: 'One lead.', resolve: (query, _, args, ctx) => leads.getLead(ctx, args.id, query) }),
 );
 
 builder.mutationField('createLead', (t) =>
@@ -44,7 +44,7 @@ builder.mutationField('updateLead', (t) =>
   t.prismaField({
     type: Lead,
     description: 'Updates a lead; omitted fields are unchanged.',
-    args: { ...id(), ...leadArgs(false) },
+    args: { ...idArg('The lead.'), ...leadArgs(false) },
     resolve: (query, _, args, ctx) => leads.updateLead(ctx, args.id, args, query),
   }),
 );
@@ -53,7 +53,7 @@ builder.mutationField('deleteLead', (t) =>
   t.field({
     type: Success,
     description: 'Deletes a lead. A lead that has deals cannot be deleted (409).',
-    args: id(),
+    args: idArg('The lead.'),
     resolve: async (_, args, ctx) => (await leads.deleteLead(ctx, args.id), SUCCESS),
   }),
 );
@@ -87,7 +87,7 @@ builder.mutationField('createTag', (t) =>
 builder.mutationField('updateTag', (t) =>
   t.prismaField({
     type: Tag,
-    args: { ...id(), name: t.arg.string(), color: t.arg.string({ description: 'Hexadecimal color.' }) },
+    args: { ...idArg('The tag.'), name: t.arg.string(), color: t.arg.string({ description: 'Hexadecimal color.' }) },
     description: 'Renames or recolors a tag; omitted fields are unchanged.',
     resolve: (query, _, args, ctx) => leads.updateTag(ctx, args.id, args, query),
   }),
@@ -96,7 +96,7 @@ builder.mutationField('updateTag', (t) =>
 builder.mutationField('deleteTag', (t) =>
   t.field({
     type: Success,
-    args: id(),
+    args: idArg('The tag.'),
     description: 'Deletes a tag and removes it from leads and deals.',
     resolve: async (_, args, ctx) => (await leads.deleteTag(ctx, args.id), SUCCESS),
   }),

@@ -1,4 +1,5 @@
 // Root fields of the pipeline configuration: groups, pipelines, the transactional save, reorder, stages.
+import { idArg } from '../common/args.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import '../products/fields.js';
@@ -8,7 +9,6 @@ import * as pipelines from './pipelines.js';
 import { savePipeline } from './save.js';
 import * as stages from './stages.js';
 
-const id = (description: string) => builder.args((t) => ({ id: t.field({ type: 'UUID', required: true, description }) }));
 
 // Groups
 
@@ -34,7 +34,7 @@ builder.mutationField('updatePipelineGroup', (t) =>
     type: PipelineGroup,
     description: 'Renames a group, and optionally moves it to `position` (the other groups shift) (pipeline.manage).',
     args: {
-      ...id('The group.'),
+      ...idArg('The group.'),
       name: t.arg.string({ required: true, description: 'Group name.' }),
       position: t.arg.int({ description: 'New 0-based position among the groups.' }),
     },
@@ -46,7 +46,7 @@ builder.mutationField('deletePipelineGroup', (t) =>
   t.field({
     type: Success,
     description: 'Deletes an empty group (pipeline.manage). A group that still holds pipelines is a conflict (409, with pipeline_count).',
-    args: id('The group.'),
+    args: idArg('The group.'),
     resolve: async (_root, args, ctx) => (await groups.deleteGroup(ctx, args.id), SUCCESS),
   }),
 );
@@ -65,7 +65,7 @@ builder.queryField('pipeline', (t) =>
   t.prismaField({
     type: Pipeline,
     description: 'One pipeline with its stages and loss reasons (pipeline.view).',
-    args: id('The pipeline.'),
+    args: idArg('The pipeline.'),
     resolve: (query, _root, args, ctx) => pipelines.getPipeline(ctx, args.id, query),
   }),
 );
@@ -91,7 +91,7 @@ builder.mutationField('updatePipeline', (t) =>
     description:
       'Transactional save of a pipeline and its whole stage list (pipeline.manage): array order is board order, entries without id create stages, stages left out are deleted and their deals move to `reallocation_targets`. All or nothing.',
     args: {
-      ...id('The pipeline.'),
+      ...idArg('The pipeline.'),
       name: t.arg.string({ required: true, description: 'Pipeline name.' }),
       description: t.arg.string({ description: 'Free text; omitted keeps it.' }),
       stages: t.arg({ type: [ConfigStageInput], required: true, description: 'Every stage of the pipeline, in board order.' }),
@@ -122,7 +122,7 @@ builder.mutationField('deletePipeline', (t) =>
   t.field({
     type: Success,
     description: 'Deletes a pipeline with its stages and deals, and the deals’ lines, tags, activities and history (pipeline.manage). Irreversible.',
-    args: id('The pipeline.'),
+    args: idArg('The pipeline.'),
     resolve: async (_root, args, ctx) => (await pipelines.deletePipeline(ctx, args.id), SUCCESS),
   }),
 );
@@ -148,7 +148,7 @@ builder.mutationField('updateStage', (t) =>
     type: Stage,
     description: 'Renames, recolors or moves a stage; the other stages shift (pipeline.manage). A stage’s kind never changes.',
     args: {
-      ...id('The stage.'),
+      ...idArg('The stage.'),
       name: t.arg.string({ description: 'Column title.' }),
       color: t.arg.string({ description: 'HSL triple "H S% L%".' }),
       position: t.arg.int({ description: 'New 0-based position in the pipeline.' }),
@@ -163,7 +163,7 @@ builder.mutationField('deleteStage', (t) =>
     description:
       'Deletes a regular stage (pipeline.manage). Its deals move to `target_stage_id`, which is required when it has deals (409 otherwise). Won and lost stages, and the last stage, cannot be deleted.',
     args: {
-      ...id('The stage.'),
+      ...idArg('The stage.'),
       target_stage_id: t.arg({ type: 'UUID', description: 'A stage of the same pipeline that receives the deals.' }),
     },
     resolve: async (_root, args, ctx) => (await stages.deleteStage(ctx, args.id, args.target_stage_id), SUCCESS),

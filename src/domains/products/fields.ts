@@ -1,10 +1,10 @@
 // Root fields of the product catalog.
+import { idArg } from '../common/args.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { Product } from './types.js';
 import * as products from './service.js';
 
-const id = () => builder.args((t) => ({ id: t.field({ type: 'UUID', required: true, description: 'The product.' }) }));
 
 builder.queryField('products', (t) =>
   t.prismaField({
@@ -31,7 +31,7 @@ builder.mutationField('updateProduct', (t) =>
     type: Product,
     description: 'Updates a product (pipeline.products.manage). Existing deal lines keep their copied name and price.',
     args: {
-      ...id(),
+      ...idArg('The product.'),
       name: t.arg.string({ required: true, description: 'Product name.' }),
       price: t.arg.float({ description: 'Default unit price; not negative; omitted keeps it.' }),
     },
@@ -43,7 +43,7 @@ builder.mutationField('deleteProduct', (t) =>
   t.field({
     type: Success,
     description: 'Deletes a product (pipeline.products.manage). Its deal lines become one-off lines (custom, no product_id) with the same name and price; totals do not change.',
-    args: id(),
+    args: idArg('The product.'),
     resolve: async (_root, args, ctx) => (await products.deleteProduct(ctx, args.id), SUCCESS),
   }),
 );
