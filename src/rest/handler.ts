@@ -69,6 +69,7 @@ export function createRestHandler(schema: GraphQLSchema, routes: RestRoute[], de
 
       let body: string | undefined;
       let files: Map<string, File> | undefined;
+      let nullKeys: string[] = [];
       if (request.method === 'POST' || request.method === 'PUT') {
         const bytes = await readLimitedBody(request);
         const contentType = request.headers.get('content-type') ?? '';
@@ -78,13 +79,15 @@ export function createRestHandler(schema: GraphQLSchema, routes: RestRoute[], de
           files = form.files;
         } else if (bytes.byteLength > 0) {
           body = Buffer.from(bytes).toString('utf8');
-          if (!isJsonObject(body)) throw new AppError('INVALID_INPUT', 'O corpo da requisição deve ser um objeto JSON');
+          const parsed = parseJsonObject(body);
+          if (!parsed) throw new AppError('INVALID_INPUT', 'O corpo da requisição deve ser um objeto JSON');
+          nullKeys = Object.keys(parsed).filter((k) => parsed[k] === null);
         }
       }
 
       const inner = new Request(url, { method: request.method, headers: { 'content-type': 'application/json' }, body });
       const response = await sofa.fetch(inner, {
-        buildContext: () => createContext(deps, { viewer, requestId, files }),
+        buildContext: () => ({ ...createContext(deps, { viewer, requestId, files }), restNullKeys: nullKeys }),
       });
       const text = await response.text();
       if (response.ok) return successResponse(route, text);
@@ -99,11 +102,11 @@ export function createRestHandler(schema: GraphQLSchema, routes: RestRoute[], de
   };
 }
 
-function isJsonObject(text: string): boolean {
+function parseJsonObject(text: string): Record<string, unknown> | null {
   try {
     const value = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
   } catch {
-    return false;
+    return null;
   }
 }

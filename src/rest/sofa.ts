@@ -1,7 +1,7 @@
 // Generates the REST API from the GraphQL schema with sofa-api. sofa is given a copy of the schema
 // pruned to what REST serves: root fields of the route table, and no graph-only fields (GRAPH_ONLY),
 // so each route selects exactly the spec's shape. Resolvers are the very same functions.
-import { execute, isObjectType, type GraphQLSchema } from 'graphql';
+import { execute, isObjectType, Kind, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
 import { normalizeError } from '../errors.js';
@@ -18,8 +18,19 @@ export function restSchema(schema: GraphQLSchema, routes: RestRoute[]): GraphQLS
   return pruneSchema(mapped);
 }
 
-export interface SofaRequestContext {
-  build(): unknown;
+/**
+ * sofa treats a JSON `null` like an absent key, so a REST client could never clear a field. The
+ * dispatcher passes the keys that were sent as null; they become null variables here when the
+ * operation declares them, exactly as a GraphQL client sending null would.
+ */
+function executeWithNulls(args: ExecutionArgs) {
+  const nullKeys = (args.contextValue as { restNullKeys?: string[] } | undefined)?.restNullKeys;
+  if (!nullKeys?.length) return execute(args);
+  const operation = args.document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const declared = new Set(operation?.kind === Kind.OPERATION_DEFINITION ? operation.variableDefinitions?.map((v) => v.variable.name.value) : []);
+  const variableValues = { ...args.variableValues };
+  for (const key of nullKeys) if (declared.has(key) && !(key in variableValues)) variableValues[key] = null;
+  return execute({ ...args, variableValues });
 }
 
 export function createSofaRouter(schema: GraphQLSchema, routes: RestRoute[], basePath: string) {
@@ -29,7 +40,7 @@ export function createSofaRouter(schema: GraphQLSchema, routes: RestRoute[], bas
   return useSofa({
     basePath,
     schema,
-    execute,
+    execute: executeWithNulls as typeof execute,
     // Embedded objects (tags, stages, products…) are returned whole, not reduced to {id}.
     ignore: objectTypes,
     depthLimit: 2,

@@ -22,6 +22,14 @@ describe('edit deal', () => {
     expect(empty.body).toMatchObject({ note: 'n2', owner_id: org.userId, origin: 'indicação', value: 100 });
   });
 
+  it('clears owner and note when REST sends null, as GraphQL null does', async () => {
+    const d = await newDeal({ value: 10, note: 'to clear', owner_id: org.userId });
+    const r = await put(d.id, { owner_id: null, note: null });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ owner_id: null, note: null, value: 10 });
+    expect((await get(d.id)).owner_id).toBeNull();
+  });
+
   it('total follows value while there are no lines', async () => {
     const d = await newDeal({ value: 100 });
     const r = await put(d.id, { value: 250.25 });

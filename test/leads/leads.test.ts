@@ -118,6 +118,12 @@ describe('lead reads and changes', () => {
     const r = await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { company: 'Nova', status_id: statusId, tag_ids: [] } });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ name: 'A', email: 'a@example.com', company: 'Nova', status: { id: statusId }, tags: [] });
+    const cleared = await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { email: null, status_id: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.data).toMatchObject({ name: 'A', email: null, company: 'Nova', status: null });
+    const nullName = await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { name: null } });
+    expect(nullName.status).toBe(400);
+    expect(nullName.body.error.code).toBe('VALIDATION_ERROR');
     const dup = await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { phone: '+5511922222222' } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('ALREADY_EXISTS');
