@@ -78,7 +78,7 @@ export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
 }
 
 /** Finds the AppError behind a GraphQL error, if any. */
-export function appErrorOf(error: unknown): AppError | undefined {
+function appErrorOf(error: unknown): AppError | undefined {
   let current: unknown = error;
   for (let i = 0; i < 5 && current; i++) {
     if (current instanceof AppError) return current;

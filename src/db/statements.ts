@@ -1,18 +1,12 @@
-// Counts the SQL statements Prisma sends, per request: the test suite and the benchmark use it to prove
-// that a page of deals costs the same number of statements whatever its size (no N+1).
-import { AsyncLocalStorage } from 'node:async_hooks';
-
+// Counts the SQL statements Prisma sends: the test suite and the benchmark use it to prove that a page
+// of deals costs the same number of statements whatever its size (no N+1). Requests measured this way
+// run one at a time.
 export interface StatementCounter {
   count: number;
 }
 
-const scope = new AsyncLocalStorage<StatementCounter>();
-/** Process-wide total, for tests that measure around a request made in-process. */
+/** Process-wide total; measure a request by the difference before and after it. */
 export const totalStatements: StatementCounter = { count: 0 };
-
-export function countStatementsIn<T>(counter: StatementCounter, fn: () => T): T {
-  return scope.run(counter, fn);
-}
 
 /** FUNIL_LOG_SQL=1 prints every statement: handy when a count goes up. */
 const logSql = process.env.FUNIL_LOG_SQL === '1';
@@ -20,8 +14,6 @@ const logSql = process.env.FUNIL_LOG_SQL === '1';
 function record(query?: unknown) {
   if (logSql) console.log('[sql]', (query as { sql?: string } | undefined)?.sql);
   totalStatements.count++;
-  const current = scope.getStore();
-  if (current) current.count++;
 }
 
 const COUNTED = new Set(['queryRaw', 'executeRaw']);

@@ -22,7 +22,7 @@ function scopeArgs(operation: string, args: Record<string, any>, tenant_id: stri
   throw new Error(`Operation ${operation} is not tenant-scoped; use the scoped client's supported operations`);
 }
 
-export function scopeToTenant(prisma: PrismaClient, tenantId: string) {
+function scopeToTenant(prisma: PrismaClient, tenantId: string) {
   return prisma.$extends({
     name: 'tenant-scope',
     query: {

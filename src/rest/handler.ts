@@ -19,7 +19,7 @@ export const BASE_PATH = '/backend';
 const ENVELOPE_AREAS = ['leads', 'lead-statuses', 'tags', 'conversations', 'messages', 'channels', 'webhooks', 'users', 'api-keys', 'admin'];
 
 /** The response style of a path below /backend, for answers given before a route is known. */
-export function styleOfPath(path: string): ResponseStyle {
+function styleOfPath(path: string): ResponseStyle {
   const area = path.split('/')[1] ?? '';
   return ENVELOPE_AREAS.includes(area) ? 'envelope' : 'bare';
 }

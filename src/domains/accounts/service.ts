@@ -7,6 +7,7 @@ import { requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
 import { fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
+import type { Selection } from '../common/types.js';
 
 export type RoleInput = 'owner' | 'admin' | 'operator';
 
@@ -38,9 +39,6 @@ export function createTenantAsAdmin(ctx: Context, input: NewOrganisation) {
   requirePlatformAdmin(ctx.viewer);
   return createOrganisation(ctx.prisma, { name: input.name, owner_name: input.owner_name, owner_email: input.owner_email });
 }
-
-/** `query` is the selection Pothos plans for the GraphQL/REST answer (includes, selects). */
-export type Selection = Record<string, unknown>;
 
 export function listUsers(ctx: Context, query: Selection = {}) {
   requireAdminRole(ctx.viewer);

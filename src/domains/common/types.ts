@@ -19,6 +19,9 @@ export const OffsetPagination = builder
 
 export const SUCCESS = { success: true } as const;
 
+/** The selection Pothos plans for a prismaField (include/select), spread into the service's query. */
+export type Selection = Record<string, unknown>;
+
 /** limit/offset with the API's defaults: limit 1..max (default 20), offset ≥ 0. */
 export function offsetWindow(limit: number | null | undefined, offset: number | null | undefined, max = 100) {
   const l = limit == null || limit < 1 || limit > max ? 20 : limit;

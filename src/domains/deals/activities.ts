@@ -5,8 +5,7 @@ import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import { requiredText } from '../common/validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 export interface ActivityInput {
   title?: string | null;

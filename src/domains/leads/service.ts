@@ -7,8 +7,7 @@ import type { Context } from '../../http/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 export interface LeadInput {
   name?: string | null;

@@ -7,8 +7,7 @@ import { requiredText } from '../common/validate.js';
 import { isForeignKeyViolation } from './foreign-key.js';
 import { BY_POSITION, compactGroups, layoutTransaction, moveTo, writePositions } from './positions.js';
 import { checkPosition, NAME_MAX } from './validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 export function listGroups(ctx: Context, query: Selection = {}) {
   requirePermission(ctx.viewer, 'pipeline.view');

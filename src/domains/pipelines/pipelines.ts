@@ -7,8 +7,7 @@ import { DEFAULT_LOSS_REASONS, DEFAULT_STAGE_COLOR, DEFAULT_STAGES } from './def
 import { insertGroup, requireGroup } from './groups.js';
 import { compactPipelines, layoutTransaction, lockPipeline, pipelinesInOrder, placeAt, writePositions } from './positions.js';
 import { DESCRIPTION_MAX, NAME_MAX } from './validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 /** The listing's fields (groups, pipelines) run their own planned queries; this checks access. */
 export function pipelineListing(ctx: Context): Record<string, never> {

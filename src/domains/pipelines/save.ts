@@ -10,8 +10,7 @@ import { stageInUse } from './foreign-key.js';
 import { configTransaction, lockPipeline, stagesInOrder } from './positions.js';
 import { reallocateDeals } from './reallocate.js';
 import { DESCRIPTION_MAX, lossReasons, NAME_MAX, STAGES_MAX, stageColor } from './validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 export interface ConfigStage {
   id?: string | null;

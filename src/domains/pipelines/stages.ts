@@ -9,8 +9,7 @@ import { stageInUse } from './foreign-key.js';
 import { configTransaction, lockPipeline, moveTo, stagesInOrder, writePositions } from './positions.js';
 import { reallocateDeals } from './reallocate.js';
 import { checkPosition, NAME_MAX, STAGES_MAX, stageColor } from './validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 export async function createStage(ctx: Context, pipelineId: string, input: { name: string; color?: string | null; kind?: StageKind | null }, query: Selection = {}) {
   const viewer = requirePermission(ctx.viewer, 'pipeline.manage');

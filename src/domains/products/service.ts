@@ -7,8 +7,7 @@ import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { requiredText } from '../common/validate.js';
-
-type Selection = Record<string, unknown>;
+import type { Selection } from '../common/types.js';
 
 const NAME_MAX = 255;
 /** Decimal(14, 2). */
