@@ -54,26 +54,29 @@ export const invalidInput = (message: string, extra?: Record<string, unknown>) =
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('CONFLICT', message, extra);
 
 /**
+ * Which constraint the database refused, whatever reported it: Prisma's known errors (P2002, P2003),
+ * a driver adapter's own kinds, or the raw SQLSTATEs pglite-prisma-adapter passes through (23505, 23503).
+ */
+export function constraintViolation(error: unknown): 'unique' | 'foreign_key' | null {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === 'P2002') return 'unique';
+    if (error.code === 'P2003') return 'foreign_key';
+  }
+  const cause = (error as { cause?: { kind?: string; code?: string } } | undefined)?.cause;
+  if (cause?.kind === 'UniqueConstraintViolation' || (cause?.kind === 'postgres' && cause.code === '23505')) return 'unique';
+  if (cause?.kind === 'ForeignKeyConstraintViolation' || (cause?.kind === 'postgres' && cause.code === '23503')) return 'foreign_key';
+  return null;
+}
+
+/**
  * Translates what the database refuses into AppErrors, so a constraint is the last line of defence and
- * never a 500: unique → 409, foreign key → 409 (or 404 when the caller pointed at a missing row), missing row → 404.
+ * never a 500: unique → 409, foreign key → 409, missing row → 404.
  */
 export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
-  if (error instanceof Prisma.PrismaClientKnownRequestError) {
-    switch (error.code) {
-      case 'P2002':
-        return new AppError('ALREADY_EXISTS', `${what} já existe`);
-      case 'P2003':
-        return new AppError('CONFLICT', `${what} está em uso por outros registros`);
-      case 'P2025':
-        return notFound(what);
-    }
-  }
-  // pglite-prisma-adapter reports constraint failures as raw SQLSTATEs rather than Prisma's kinds.
-  const cause = (error as { name?: string; cause?: { kind?: string; code?: string } })?.cause;
-  if ((error as { name?: string })?.name === 'DriverAdapterError' && cause?.kind === 'postgres') {
-    if (cause.code === '23505') return new AppError('ALREADY_EXISTS', `${what} já existe`);
-    if (cause.code === '23503') return new AppError('CONFLICT', `${what} está em uso por outros registros`);
-  }
+  const violated = constraintViolation(error);
+  if (violated === 'unique') return new AppError('ALREADY_EXISTS', `${what} já existe`);
+  if (violated === 'foreign_key') return new AppError('CONFLICT', `${what} está em uso por outros registros`);
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return notFound(what);
   return error;
 }
 

@@ -7,7 +7,7 @@ import { testDatabaseKind } from '../helpers/database.js';
 import { makeDeal, makePipeline } from '../helpers/factories.js';
 import { insertDeal, nextDealNumber } from '../helpers/fixtures.js';
 import { graphql } from '../gql/index.js';
-import { isForeignKeyViolation } from '../../src/domains/pipelines/foreign-key.js';
+import { constraintViolation } from '../../src/errors.js';
 import { expectDense, pipelineSetup, snapshot, storedStages } from './helpers.js';
 
 const api = useTestApp();
@@ -194,7 +194,7 @@ describe('delete stage', () => {
     const { org, p, entrada, lead } = await setup();
     await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
     const error = await api.db.prisma.stage.delete({ where: { id: entrada.id } }).catch((e) => e);
-    expect(isForeignKeyViolation(error), String(error)).toBe(true);
+    expect(constraintViolation(error), String(error)).toBe('foreign_key');
     expect(await api.db.prisma.stage.count({ where: { id: entrada.id } })).toBe(1);
   });
 
@@ -212,7 +212,7 @@ describe('delete stage', () => {
         sleep(delay + round).then(() => insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: stage.body.id, leadId: lead.id, number: number++ })).then(
           () => 'inserted' as const,
           (e) => {
-            expect(isForeignKeyViolation(e), String(e)).toBe(true);
+            expect(constraintViolation(e), String(e)).toBe('foreign_key');
             return 'refused' as const;
           },
         ),

@@ -1,10 +1,9 @@
 // Pipeline groups: an organisation's top-level layout, positions 0..n-1 under the layout lock.
 import { requirePermission } from '../../auth/viewer.js';
-import { AppError, conflict, notFound } from '../../errors.js';
+import { AppError, conflict, notFound, constraintViolation } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { requiredText } from '../common/validate.js';
-import { isForeignKeyViolation } from './foreign-key.js';
 import { BY_POSITION, compactGroups, layoutTransaction, moveTo, writePositions } from './positions.js';
 import { checkPosition, NAME_MAX } from './validate.js';
 import type { Selection } from '../common/types.js';
@@ -62,7 +61,7 @@ export async function deleteGroup(ctx: Context, id: string) {
     });
   } catch (e) {
     // The database's own refusal while pipelines still point to the group.
-    if (isForeignKeyViolation(e)) throw conflict('O grupo possui pipelines e não pode ser excluído');
+    if (constraintViolation(e) === 'foreign_key') throw conflict('O grupo possui pipelines e não pode ser excluído');
     throw e;
   }
   return true;
