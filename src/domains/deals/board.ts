@@ -6,7 +6,7 @@ import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import { dealConditions, dealOrder, parseDealFilter, type DealFilterArgs } from './filters.js';
-import { toNumber } from './money.js';
+import { toNumber } from '../common/money.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 
 type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null };

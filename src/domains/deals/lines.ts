@@ -3,7 +3,7 @@ import type { DealProduct } from '../../generated/prisma/client.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import { requiredText } from '../common/validate.js';
-import { assertStorable, Decimal, money, type Money } from './money.js';
+import { assertStorable, Decimal, money, type Money } from '../common/money.js';
 
 export interface DealProductInput {
   /** An existing line of the same deal (edits): keeps its copied name and price. */

@@ -7,10 +7,10 @@ import type { TenantDb } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import { optionalText } from '../common/validate.js';
-import { insertLead } from '../leads/service.js';
+import { assertTagsExist, insertLead } from '../leads/service.js';
 import { recordEvents, type DealEventInput } from './history.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
-import { money, toNumber } from './money.js';
+import { money, toNumber } from '../common/money.js';
 
 export interface NewLeadInput {
   name?: string | null;
@@ -59,13 +59,6 @@ async function assertUser(db: TenantDb, userId: string) {
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
 }
 
-async function assertTags(db: TenantDb, tagIds: string[]): Promise<string[]> {
-  const unique = [...new Set(tagIds)];
-  if (!unique.length) return unique;
-  if ((await db.tag.count({ where: { id: { in: unique } } })) !== unique.length) throw notFound('Tag');
-  return unique;
-}
-
 async function insertLines(db: TenantDb, dealId: string, lines: LineData[]) {
   if (lines.length) await db.dealProduct.createMany({ data: lines.map((l) => ({ ...l, deal_id: dealId })) as never });
 }
@@ -94,7 +87,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     const state = stageState(stage.kind, input.loss_reason, now);
     if (input.owner_id) await assertUser(db, input.owner_id);
     if (input.lead_status_id && !(await db.leadStatus.findUnique({ where: { id: input.lead_status_id }, select: { id: true } }))) throw notFound('Status');
-    const tagIds = await assertTags(db, input.tag_ids ?? []);
+    const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
     const lines = await buildLines(db, input.products ?? []);
     let leadId: string;
     if (input.lead_id) {

@@ -11,7 +11,7 @@ import { dealExtras, extrasOf, leadById, stageById, userById, type DealLeadField
 import type { Context } from '../../http/context.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectsAny } from './selection.js';
-import { Decimal, toNumber } from './money.js';
+import { Decimal, toNumber } from '../common/money.js';
 import { dealCursor, stageDeals } from './stage-deals.js';
 
 export const DealSort = builder.enumType('DealSort', {

@@ -35,10 +35,10 @@ async function assertStatusExists(db: TenantDb, statusId: string) {
   if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
 }
 
-async function assertTagsExist(db: TenantDb, tagIds: string[]) {
+/** The distinct tag ids, after checking every one is a tag of the organisation (404 otherwise). Deals use it too. */
+export async function assertTagsExist(db: TenantDb, tagIds: string[]): Promise<string[]> {
   const unique = [...new Set(tagIds)];
-  const found = await db.tag.count({ where: { id: { in: unique } } });
-  if (found !== unique.length) throw notFound('Tag');
+  if (unique.length && (await db.tag.count({ where: { id: { in: unique } } })) !== unique.length) throw notFound('Tag');
   return unique;
 }
 
@@ -58,7 +58,7 @@ export async function insertLead(db: TenantDb, input: LeadInput) {
   const phone = normalizePhone(input.phone);
   const data = leadData(input);
   if (input.status_id) await assertStatusExists(db, input.status_id);
-  const tagIds = input.tag_ids?.length ? await assertTagsExist(db, input.tag_ids) : [];
+  const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
   if (await db.lead.findFirst({ where: { phone }, select: { id: true } })) throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
   try {
     const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } as never });
@@ -99,7 +99,7 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       throw fromDatabaseError(e, 'Lead com este telefone');
     }
     if (input.tag_ids != null) {
-      const tagIds = input.tag_ids.length ? await assertTagsExist(db, input.tag_ids) : [];
+      const tagIds = await assertTagsExist(db, input.tag_ids);
       await db.leadTag.deleteMany({ where: { lead_id: id } });
       if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) as never });
     }

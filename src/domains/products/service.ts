@@ -3,21 +3,14 @@
 // deleting a product turns its lines into one-off lines (custom, no product_id) with the same name,
 // price and qty, so deal totals do not change.
 import { requirePermission } from '../../auth/viewer.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { Context } from '../../http/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
+import { money, type Money } from '../common/money.js';
 import { requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
 
 const NAME_MAX = 255;
-/** Decimal(14, 2). */
-const PRICE_MAX = 999_999_999_999.99;
-
-export function productPrice(value: number, field = 'price'): number {
-  if (!Number.isFinite(value) || value < 0) throw invalidInput(`O campo ${field} não pode ser negativo`);
-  if (value > PRICE_MAX) throw invalidInput(`O campo ${field} excede o valor máximo permitido`);
-  return Math.round(value * 100) / 100;
-}
 
 export function listProducts(ctx: Context, query: Selection = {}) {
   requirePermission(ctx.viewer, 'pipeline.view');
@@ -27,14 +20,14 @@ export function listProducts(ctx: Context, query: Selection = {}) {
 export function createProduct(ctx: Context, input: { name: string; price?: number | null }, query: Selection = {}) {
   requirePermission(ctx.viewer, 'pipeline.products.manage');
   const name = requiredText('name', input.name, NAME_MAX);
-  const price = input.price == null ? 0 : productPrice(input.price);
+  const price = input.price == null ? 0 : money('price', input.price);
   return ctx.db.product.create({ ...query, data: { name, price } as never });
 }
 
 export async function updateProduct(ctx: Context, id: string, input: { name: string; price?: number | null }, query: Selection = {}) {
   requirePermission(ctx.viewer, 'pipeline.products.manage');
-  const data: { name: string; price?: number } = { name: requiredText('name', input.name, NAME_MAX) };
-  if (input.price != null) data.price = productPrice(input.price);
+  const data: { name: string; price?: Money } = { name: requiredText('name', input.name, NAME_MAX) };
+  if (input.price != null) data.price = money('price', input.price);
   const { count } = await ctx.db.product.updateMany({ where: { id }, data });
   if (count === 0) throw notFound('Produto');
   return ctx.db.product.findUniqueOrThrow({ ...query, where: { id } });

@@ -1,5 +1,6 @@
-// Money on the wire is a number; in the database Decimal(14,2). Totals are computed with Decimal so
-// Σ price × qty never picks up binary floating-point noise.
+// Money on the wire is a number; in the database Decimal(14,2). One rule for every amount (catalog
+// prices, deal values, line prices); totals are computed with Decimal so Σ price × qty never picks up
+// binary floating-point noise.
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidInput } from '../../errors.js';
 
