@@ -1,23 +1,26 @@
-// The application as one fetch handler: /graphql (Yoga), /backend (REST via sofa), /health, /ready.
-// The Node server (http/server.ts) and the tests both drive this same handler.
+// The application as one fetch handler: /graphql (Yoga), /backend and the media proxy (the route table,
+// derived from the domains' manifests), /health, /ready. The Node server (http/server.ts) and the tests
+// drive this same handler.
 import { randomUUID } from 'node:crypto';
 import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';
+import type { ContextDeps } from './context/context.js';
 import type { Database } from './db/client.js';
 import { TenantClients } from './db/tenant-scope.js';
+import { domains, schema } from './domains/index.js';
+import type { ResponseStyle } from './domains/manifest.js';
 import { AppError } from './errors.js';
+import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './http/body.js';
+import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer } from './http/graphql.js';
-import type { ContextDeps } from './http/context.js';
+import { errorResponse } from './http/responses.js';
 import { log } from './log.js';
-import { errorResponse } from './rest/envelope.js';
-import { BASE_PATH, createRestHandler } from './rest/handler.js';
-import { restRoutes } from './rest/routes.js';
-import { schema } from './schema/index.js';
-import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './rest/body.js';
+import { createRestHandler } from './rest/handler.js';
+import { buildRouteTable } from './rest/route-table.js';
 
 /**
- * GraphQL bodies get the same 10 MB bound as REST: a declared length is checked by readLimitedBody's
- * caller (http/server.ts) or here; a streamed body is read under the limit before Yoga sees it.
+ * GraphQL bodies get the same 10 MB bound as REST: a declared length is checked by the Node server or
+ * here; a streamed body is read under the limit before Yoga sees it.
  */
 async function withBoundedBody(request: Request): Promise<Request> {
   if (!request.body) return request;
@@ -32,13 +35,16 @@ async function withBoundedBody(request: Request): Promise<Request> {
 
 export interface App {
   fetch(request: Request): Promise<Response>;
+  /** The error style of a path before any route matched it (answers the Node server gives itself). */
+  styleOf(pathname: string): ResponseStyle;
   deps: ContextDeps;
 }
 
 export function createApp(config: Config, db: Database): App {
   const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config };
   const yoga = createGraphQLServer(schema, deps);
-  const rest = createRestHandler(schema, restRoutes, deps);
+  const table = buildRouteTable(domains);
+  const rest = createRestHandler(schema, table, deps);
 
   async function route(request: Request, requestId: string): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -51,7 +57,6 @@ export function createApp(config: Config, db: Database): App {
         return Response.json({ status: 'unavailable' }, { status: 503 });
       }
     }
-    if (pathname === BASE_PATH || pathname.startsWith(BASE_PATH + '/')) return rest(request, requestId);
     if (pathname === '/graphql') {
       const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
@@ -63,29 +68,28 @@ export function createApp(config: Config, db: Database): App {
         throw e;
       }
     }
-    return errorResponse('bare', new AppError('NOT_FOUND', 'Rota não encontrada'));
+    return rest(request, requestId);
   }
+
+  const crossOrigin = (pathname: string) => pathname === '/graphql' || pathname === '/backend' || pathname.startsWith('/backend/');
 
   return {
     deps,
+    styleOf: table.styleOf,
     async fetch(request) {
       const requestId = request.headers.get('x-request-id')?.slice(0, 100) || randomUUID();
       const started = performance.now();
+      const { pathname } = new URL(request.url);
       let response: Response;
       try {
-        response = await route(request, requestId);
+        response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId));
       } catch (e) {
         log.error('unhandled error', { requestId, error: String((e as Error)?.stack ?? e) });
         response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
       }
+      if (crossOrigin(pathname)) response = withCors(request, response, config.corsOrigins);
       response.headers.set('x-request-id', requestId);
-      log.info('request', {
-        requestId,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-      });
+      log.info('request', { requestId, method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started) });
       return response;
     },
   };

@@ -18,6 +18,8 @@ export interface Config {
   trustProxy: boolean;
   production: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Origins allowed to call /graphql and /backend from a browser; empty = none. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
       production,
       logLevel,
+      corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
     };
   } catch (e) {
     problems.push((e as Error).message);

@@ -1,5 +1,5 @@
 // One error type for both transports. Services throw AppError; GraphQL carries its kind and status in
-// extensions; the REST layer projects it into the route's bare or envelope shape (rest/envelope.ts).
+// extensions; the REST layer projects it into the route's bare or envelope shape (http/responses.ts).
 import { GraphQLError } from 'graphql';
 import { Prisma } from './generated/prisma/client.js';
 

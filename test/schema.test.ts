@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
-import { schema } from '../src/schema/index.js';
-import { printedSchema, SCHEMA_FILE } from '../src/schema/print.js';
-import { restRoutes } from '../src/rest/routes.js';
+import { domains, schema } from '../src/domains/index.js';
+import { printedSchema, SCHEMA_FILE } from '../src/print-schema.js';
+import { buildRouteTable } from '../src/rest/route-table.js';
+import { isPermission } from '../src/auth/permissions.js';
 
 // Relay's connection types keep their standard camelCase names (pageInfo, hasNextPage…).
 const RELAY_TYPES = (name: string) => name === 'PageInfo' || name.endsWith('Connection') || name.endsWith('Edge');
@@ -33,7 +34,8 @@ describe('schema', () => {
   });
 
   it('every REST route points at an existing root field whose path params are arguments', () => {
-    for (const route of restRoutes) {
+    for (const { route } of buildRouteTable(domains).routes) {
+      if (!route.field) continue;
       const [typeName, fieldName] = route.field.split('.');
       const type = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
       const field = type?.getFields()[fieldName];
@@ -54,5 +56,35 @@ describe('schema', () => {
       for (const field of Object.values(root.getFields())) if (!field.description) undocumented.push(`${root.name}.${field.name}`);
     }
     expect(undocumented).toEqual([]);
+  });
+});
+
+describe('domain manifests', () => {
+  it('every route comes from a manifest, with its domain, style and access; the central lists derive from them', () => {
+    const table = buildRouteTable(domains);
+    const declared = domains.flatMap((d) => d.routes.map((r) => ({ domain: d.name, route: r })));
+    expect(table.routes).toHaveLength(declared.length);
+    const ACCESS = new Set(['public', 'platform', 'member', 'admin', 'admin:full']);
+    for (const c of table.routes) {
+      const origin = declared.find((d) => d.route === c.route);
+      expect(origin?.domain, `${c.route.method} ${c.fullPath}`).toBe(c.domain);
+      expect(['bare', 'envelope']).toContain(c.route.style);
+      expect(ACCESS.has(c.route.access) || isPermission(c.route.access), `${c.fullPath}: access ${c.route.access}`).toBe(true);
+      expect(Boolean(c.route.field) !== Boolean(c.route.handler), `${c.fullPath}: a field or a handler`).toBe(true);
+      // The style of an area (what unknown paths and early refusals answer in) is the style of its routes.
+      expect(table.styleOf(c.fullPath.replace(/:[^/]+/g, 'x'))).toBe(c.route.style);
+    }
+  });
+
+  it('permissions are defined by domains, each once, and held by owner and admin', () => {
+    const names = domains.flatMap((d) => (d.permissions ?? []).map((p) => p.name));
+    expect(new Set(names).size).toBe(names.length);
+    for (const d of domains) for (const p of d.permissions ?? []) expect(p.roles, p.name).toEqual(expect.arrayContaining(['owner', 'admin']));
+  });
+
+  it('refuses a table whose area mixes styles, or a route declared twice', () => {
+    const route = { method: 'GET', path: '/things', field: 'Query.things', style: 'bare', access: 'member' } as const;
+    expect(() => buildRouteTable([{ name: 'a', routes: [route] }, { name: 'b', routes: [{ ...route, path: '/things/:id', style: 'envelope' }] }])).toThrow(/mix/);
+    expect(() => buildRouteTable([{ name: 'a', routes: [route] }, { name: 'b', routes: [route] }])).toThrow(/twice/);
   });
 });

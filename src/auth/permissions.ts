@@ -1,29 +1,38 @@
-// Roles and permissions (decisions.md "Roles and permissions"). A key's own permission list, when set,
-// narrows its user's role to that subset; it never widens it.
-export const PERMISSIONS = [
-  'pipeline.view',
-  'pipeline.manage',
-  'pipeline.products.manage',
-  'pipeline.deals.create',
-  'pipeline.deals.edit',
-  'pipeline.deals.delete',
-] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
+// Roles and permissions (decisions.md "Roles and permissions"). Permissions are defined by the domains
+// (their manifests' `permissions`), registered once from the list of domains; a key's own permission
+// list, when set, narrows its user's role to that subset; it never widens it.
 export type RoleName = 'owner' | 'admin' | 'operator';
+export const ROLES: readonly RoleName[] = ['owner', 'admin', 'operator'];
 
-export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
-  owner: PERMISSIONS,
-  admin: PERMISSIONS,
-  operator: ['pipeline.view', 'pipeline.deals.create', 'pipeline.deals.edit'],
-};
+/** A permission name such as `pipeline.view`; the catalogue says which exist. */
+export type Permission = string;
 
-export function isPermission(value: string): value is Permission {
-  return (PERMISSIONS as readonly string[]).includes(value);
+const byRole = new Map<RoleName, Set<Permission>>(ROLES.map((r) => [r, new Set()]));
+const known = new Set<Permission>();
+
+/** Called once with every domain's permissions (domains/index.ts). */
+export function registerPermissions(specs: readonly { name: string; roles: readonly RoleName[] }[]) {
+  for (const spec of specs) {
+    if (known.has(spec.name)) throw new Error(`Permission ${spec.name} is defined twice`);
+    known.add(spec.name);
+    for (const role of spec.roles) byRole.get(role)!.add(spec.name);
+  }
+}
+
+export function isPermission(value: string): boolean {
+  return known.has(value);
+}
+
+export function allPermissions(): Permission[] {
+  return [...known];
+}
+
+export function rolePermissions(role: RoleName): ReadonlySet<Permission> {
+  return byRole.get(role) ?? new Set();
 }
 
 export function effectivePermissions(role: RoleName, keyPermissions: readonly string[]): Set<Permission> {
-  const fromRole = ROLE_PERMISSIONS[role];
+  const fromRole = rolePermissions(role);
   if (keyPermissions.length === 0) return new Set(fromRole);
-  return new Set(fromRole.filter((p) => keyPermissions.includes(p)));
+  return new Set([...fromRole].filter((p) => keyPermissions.includes(p)));
 }

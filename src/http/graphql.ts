@@ -9,7 +9,8 @@ import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-fi
 import type { Viewer } from '../auth/viewer.js';
 import { normalizeError } from '../errors.js';
 import { log } from '../log.js';
-import { createContext, type ContextDeps } from './context.js';
+import { createContext, type ContextDeps } from '../context/context.js';
+import { cleanInputPlugin } from './graphql-input.js';
 
 export interface GraphQLServerContext {
   viewer: Viewer | null;
@@ -21,6 +22,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // CORS is the app's (http/cors.ts), the same for /graphql and /backend.
+    cors: false,
     graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }) },
     logging: false,
     context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
@@ -39,6 +42,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       },
     },
     plugins: [
+      cleanInputPlugin(),
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),
       costLimitPlugin({ maxCost: 20000 }),

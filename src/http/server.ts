@@ -4,12 +4,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { createServerAdapter } from '@whatwg-node/server';
-import type { App } from '../app.js';
 import type { Config } from '../config.js';
+import type { ResponseStyle } from '../domains/manifest.js';
 import { AppError } from '../errors.js';
-import { MAX_BODY_BYTES, tooLarge } from '../rest/body.js';
-import { styleOfRequestPath } from '../rest/handler.js';
-import { errorResponse } from '../rest/envelope.js';
+import { MAX_BODY_BYTES, tooLarge } from './body.js';
+import { errorResponse } from './responses.js';
+
+/** What the server serves: the app's fetch handler, and the error style of a path for its own refusals. */
+export interface ServedApp {
+  fetch(request: Request): Promise<Response>;
+  styleOf(pathname: string): ResponseStyle;
+}
 
 export interface RunningServer {
   server: http.Server;
@@ -17,7 +22,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function listen(app: App, config: Config): Promise<RunningServer> {
+export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
   const adapter = createServerAdapter((request: Request) => {
     // Load balancers probe health over plain HTTP; everything else must arrive over HTTPS when required.
     const probe = /^\/(health|ready)$/.test(new URL(request.url).pathname);
@@ -33,7 +38,7 @@ export async function listen(app: App, config: Config): Promise<RunningServer> {
   const listener: http.RequestListener = (req, res) => {
     // Refuse before reading a byte of a body declared too large.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      const refusal = errorResponse(styleOfRequestPath((req.url ?? '/').split('?')[0]), tooLarge());
+      const refusal = errorResponse(app.styleOf((req.url ?? '/').split('?')[0]), tooLarge());
       void refusal.text().then((body) => {
         res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
         res.end(body);

@@ -1,99 +1,99 @@
-// The REST dispatcher under /backend: matches the route table, authenticates, reads the body (JSON or
-// multipart, size-limited), lets sofa run the route's root field, then dresses the answer in the
-// route's style. Unknown paths answer 404 in the shape of their area.
+// The REST dispatcher: matches the route table (derived from the domains' manifests), authenticates,
+// reads the body (JSON or multipart, size-limited), builds the field's variables strictly and lets
+// sofa run the route's root field, or calls a handler route; then dresses the answer in the route's
+// style. Unknown paths answer 404 in the shape of their area.
 import type { GraphQLSchema } from 'graphql';
 import { authenticate } from '../auth/authenticate.js';
 import type { Viewer } from '../auth/viewer.js';
+import { createContext, type ContextDeps } from '../context/context.js';
+import type { FieldRoute, RouteSpec } from '../domains/manifest.js';
 import { AppError, normalizeError } from '../errors.js';
-import { createContext, type ContextDeps } from '../http/context.js';
 import { log } from '../log.js';
-import { readLimitedBody } from './body.js';
-import { errorResponse, successResponse } from './envelope.js';
+import { assertCleanInput } from '../schema/clean-input.js';
+import { readLimitedBody } from '../http/body.js';
+import { errorResponse, successResponse } from '../http/responses.js';
 import { parseMultipart } from './multipart.js';
-import type { ResponseStyle, RestRoute } from './route-table.js';
-import { createSofaRouter, restSchema } from './sofa.js';
+import { BASE_PATH, type RouteTable } from './route-table.js';
+import { createSofaRouter, restSchema, type RestCall } from './sofa.js';
+import { restVariables, type RestInput } from './variables.js';
 
-export const BASE_PATH = '/backend';
+const notFoundRoute = () => new AppError('NOT_FOUND', 'Rota não encontrada');
 
-/** Areas whose endpoints use the {success, data} envelope (decisions.md). */
-const ENVELOPE_AREAS = ['leads', 'lead-statuses', 'tags', 'conversations', 'messages', 'channels', 'webhooks', 'users', 'api-keys', 'admin'];
+export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps: ContextDeps) {
+  const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => 'field' in r && !!r.field);
+  const sofa = createSofaRouter(restSchema(schema, fieldRoutes), fieldRoutes);
 
-/** The response style of a path below /backend, for answers given before a route is known. */
-function styleOfPath(path: string): ResponseStyle {
-  const area = path.split('/')[1] ?? '';
-  return ENVELOPE_AREAS.includes(area) ? 'envelope' : 'bare';
-}
+  function fieldArgs(route: FieldRoute) {
+    const [root, name] = route.field.split('.');
+    const type = root === 'Query' ? schema.getQueryType() : schema.getMutationType();
+    return type!.getFields()[name].args;
+  }
 
-/** The same for a full request path: /backend areas by their style, everything else the envelope. */
-export function styleOfRequestPath(pathname: string): ResponseStyle {
-  return pathname.startsWith(BASE_PATH + '/') ? styleOfPath(pathname.slice(BASE_PATH.length)) : 'envelope';
-}
+  /** Query parameters a route documents: every argument of a GET; a write's own `query` list. */
+  function documentedQuery(route: RouteSpec, url: URL): Map<string, string[]> {
+    const allowed = route.method === 'GET' ? null : new Set(route.query ?? []);
+    const query = new Map<string, string[]>();
+    for (const [k, v] of url.searchParams) {
+      if (allowed && !allowed.has(k)) continue;
+      query.set(k, [...(query.get(k) ?? []), v]);
+    }
+    return query;
+  }
 
-interface CompiledRoute {
-  route: RestRoute;
-  pattern: RegExp;
-  /** Literal segments count more than params, so /pipelines/reorder wins over /pipelines/:id. */
-  specificity: number;
-}
+  async function readInput(request: Request, route: FieldRoute, url: URL, params: Record<string, string>): Promise<RestInput> {
+    const input: RestInput = { params, query: documentedQuery(route, url) };
+    if (request.method !== 'POST' && request.method !== 'PUT') return input;
+    const bytes = await readLimitedBody(request);
+    const contentType = request.headers.get('content-type') ?? '';
+    if (contentType.startsWith('multipart/form-data')) {
+      const form = await parseMultipart(bytes, contentType);
+      input.form = form.fields;
+      input.files = form.files;
+    } else if (bytes.byteLength > 0) {
+      const parsed = parseJsonObject(Buffer.from(bytes).toString('utf8'));
+      if (!parsed) throw new AppError('INVALID_INPUT', 'O corpo da requisição deve ser um objeto JSON');
+      input.json = parsed;
+    }
+    return input;
+  }
 
-function compile(route: RestRoute): CompiledRoute {
-  const segments = route.path.split('/').filter(Boolean);
-  const source = segments.map((s) => (s.startsWith(':') ? '/[^/]+' : '/' + s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
-  return { route, pattern: new RegExp(`^${source || '/'}/?$`), specificity: segments.filter((s) => !s.startsWith(':')).length };
-}
-
-export function createRestHandler(schema: GraphQLSchema, routes: RestRoute[], deps: ContextDeps) {
-  const compiled = routes.map(compile).sort((a, b) => b.specificity - a.specificity);
-  const sofa = createSofaRouter(restSchema(schema, routes), routes, BASE_PATH);
-
-  function match(method: string, path: string) {
-    const candidates = compiled.filter((c) => c.pattern.test(path));
-    return { route: candidates.find((c) => c.route.method === method)?.route, pathExists: candidates.length > 0 };
+  async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
+    const input = await readInput(request, route, url, params);
+    const variables = restVariables(fieldArgs(route), input);
+    assertCleanInput(variables);
+    const restCall: RestCall = { variables, context: createContext(deps, { viewer, requestId }) };
+    // sofa matches the route by method and path; the variables come from restCall.
+    const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
+    const response = await sofa.fetch(inner, { restCall });
+    const text = await response.text();
+    if (response.ok) return successResponse(route, text);
+    const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
+    throw new AppError(neutral.kind ?? (response.status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
   }
 
   return async function handleRest(request: Request, requestId: string): Promise<Response> {
     const url = new URL(request.url);
-    const path = url.pathname.slice(BASE_PATH.length) || '/';
-    if (request.method === 'GET' && (path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/'))) {
+    if (request.method === 'GET' && (url.pathname === `${BASE_PATH}/openapi.json` || url.pathname === `${BASE_PATH}/docs` || url.pathname.startsWith(`${BASE_PATH}/docs/`))) {
       return sofa.fetch(request, {});
     }
-    const { route, pathExists } = match(request.method, path);
-    const style = route?.style ?? styleOfPath(path);
+    const { compiled, params, pathExists } = table.match(request.method, url.pathname);
+    const style = compiled?.route.style ?? table.styleOf(url.pathname);
     try {
-      if (!route) {
-        if (pathExists) throw new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${path}`);
-        throw new AppError('NOT_FOUND', 'Rota não encontrada');
+      const isAdminArea = url.pathname === `${BASE_PATH}/admin` || url.pathname.startsWith(`${BASE_PATH}/admin/`);
+      let viewer: Viewer | null = null;
+      if (isAdminArea) {
+        // The platform area is invisible without the admin token: every answer but a valid call is 404.
+        viewer = deps.config.adminToken ? await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken }).catch(() => null) : null;
+        if (viewer?.kind !== 'admin' || !compiled) throw notFoundRoute();
       }
-      if (route.admin && !deps.config.adminToken) throw new AppError('NOT_FOUND', 'Rota não encontrada');
-      const viewer: Viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken });
-
-      let body: string | undefined;
-      let files: Map<string, File> | undefined;
-      let nullKeys: string[] = [];
-      if (request.method === 'POST' || request.method === 'PUT') {
-        const bytes = await readLimitedBody(request);
-        const contentType = request.headers.get('content-type') ?? '';
-        if (contentType.startsWith('multipart/form-data')) {
-          const form = await parseMultipart(bytes, contentType);
-          body = JSON.stringify(form.body);
-          files = form.files;
-        } else if (bytes.byteLength > 0) {
-          body = Buffer.from(bytes).toString('utf8');
-          const parsed = parseJsonObject(body);
-          if (!parsed) throw new AppError('INVALID_INPUT', 'O corpo da requisição deve ser um objeto JSON');
-          nullKeys = Object.keys(parsed).filter((k) => parsed[k] === null);
-        }
+      if (!compiled) throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
+      const route = compiled.route;
+      if (route.access !== 'public' && !viewer) viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken });
+      if (route.handler) {
+        const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId }) });
+        return result instanceof Response ? result : successResponse(route, JSON.stringify(result ?? null));
       }
-
-      const inner = new Request(url, { method: request.method, headers: { 'content-type': 'application/json' }, body });
-      const response = await sofa.fetch(inner, {
-        buildContext: () => ({ ...createContext(deps, { viewer, requestId, files }), restNullKeys: nullKeys }),
-      });
-      const text = await response.text();
-      if (response.ok) return successResponse(route, text);
-      const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
-      if (!neutral.kind) throw new AppError(response.status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT', neutral.message ?? 'Requisição inválida');
-      return errorResponse(style, new AppError(neutral.kind, neutral.message ?? '', neutral.extra));
+      return await runField(route, request, url, params, viewer!, requestId);
     } catch (e) {
       const { error, internal } = normalizeError(e);
       if (internal) log.error('unhandled error', { requestId, error: String((internal as Error)?.stack ?? internal) });

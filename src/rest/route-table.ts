@@ -1,35 +1,95 @@
-// The shape of one REST route: which root field answers it and how the answer is dressed.
-// Domains declare their routes next to their resolvers (domains/*/routes.ts); rest/routes.ts joins them.
+// The REST route table, derived from the domains' manifests: each route with its domain, a compiled
+// matcher, and the response style of each area (the first path segment) for answers given before a
+// route is known (unknown paths, 401 before matching, 413 on the socket).
+import type { DomainManifest, ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export const BASE_PATH = '/backend';
 
-/**
- * bare: success is the field's value; errors are {code, message}.
- * envelope: success is {success: true, data: value}; errors are {success: false, error: {code, message}}.
- */
-export type ResponseStyle = 'bare' | 'envelope';
-
-export interface RestRoute {
-  method: HttpMethod;
-  /** Path below /backend, with :params named like the field's arguments. */
-  path: string;
-  /** Root field, e.g. 'Mutation.createLead'. */
-  field: `${'Query' | 'Mutation'}.${string}`;
-  style: ResponseStyle;
-  /** Success status; 204 answers with no body. Default 200. */
-  status?: 200 | 201 | 204;
-  /**
-   * How a success body is dressed in envelope style: 'data' wraps it as {success, data}; 'spread' merges
-   * a {data, pagination} result into {success, data, pagination}; 'none' sends it as it is.
-   * Default: 'data' for envelope routes, 'none' for bare ones.
-   */
-  wrap?: 'data' | 'spread' | 'none';
-  /** Platform routes authenticated by ADMIN_TOKEN instead of an API key. */
-  admin?: boolean;
-  /** A sentence for the OpenAPI document. */
-  description?: string;
+export interface CompiledRoute {
+  route: RouteSpec;
+  domain: string;
+  /** The full request path pattern (with /backend unless the route is absolute). */
+  fullPath: string;
+  pattern: RegExp;
+  paramNames: string[];
+  /** Literal segments count more than params, so /pipelines/reorder wins over /pipelines/:id. */
+  specificity: number;
 }
 
-export function route(r: RestRoute): RestRoute {
-  return r;
+export interface RouteTable {
+  routes: CompiledRoute[];
+  /** The route for a method and path (trailing slash ignored), with its params; `pathExists` for 404 wording. */
+  match(method: string, pathname: string): { compiled?: CompiledRoute; params: Record<string, string>; pathExists: boolean };
+  /** The style of a full request path, whether or not a route matches it. */
+  styleOf(pathname: string): ResponseStyle;
+}
+
+function compile(route: RouteSpec, domain: string): CompiledRoute {
+  const fullPath = route.absolute ? route.path : BASE_PATH + route.path;
+  const segments = fullPath.split('/').filter(Boolean);
+  const paramNames: string[] = [];
+  const source = segments
+    .map((s) => {
+      if (s === '*') {
+        paramNames.push('path');
+        return '/(.+)';
+      }
+      if (s.startsWith(':')) {
+        paramNames.push(s.slice(1));
+        return '/([^/]+)';
+      }
+      return '/' + s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+  return {
+    route,
+    domain,
+    fullPath,
+    pattern: new RegExp(`^${source}/?$`),
+    paramNames,
+    specificity: segments.filter((s) => !s.startsWith(':') && s !== '*').length,
+  };
+}
+
+const areaOf = (pathname: string) => {
+  const segments = pathname.split('/').filter(Boolean);
+  return segments[0] === BASE_PATH.slice(1) ? `${BASE_PATH}/${segments[1] ?? ''}` : `/${segments[0] ?? ''}`;
+};
+
+export function buildRouteTable(domains: readonly DomainManifest[]): RouteTable {
+  const routes = domains
+    .flatMap((d) => d.routes.map((r) => compile(r, d.name)))
+    .sort((a, b) => b.specificity - a.specificity);
+
+  // One style per area; a domain that mixes styles within an area is a mistake caught at start.
+  const areaStyles = new Map<string, ResponseStyle>();
+  for (const c of routes) {
+    const area = areaOf(c.fullPath);
+    const seen = areaStyles.get(area);
+    if (seen && seen !== c.route.style) throw new Error(`Routes under ${area} mix bare and envelope styles (${c.route.method} ${c.fullPath})`);
+    areaStyles.set(area, c.route.style);
+  }
+  const seen = new Set<string>();
+  for (const c of routes) {
+    const key = `${c.route.method} ${c.fullPath.replace(/:[^/]+/g, ':')}`;
+    if (seen.has(key)) throw new Error(`Route ${key} is declared twice`);
+    seen.add(key);
+  }
+
+  return {
+    routes,
+    match(method, pathname) {
+      const candidates = routes.filter((c) => c.pattern.test(pathname));
+      const wanted = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
+      const compiled = wanted.map((m) => candidates.find((c) => c.route.method === m)).find(Boolean);
+      const params: Record<string, string> = {};
+      if (compiled) {
+        const values = compiled.pattern.exec(pathname)!.slice(1);
+        compiled.paramNames.forEach((name, i) => (params[name] = values[i]));
+      }
+      return { compiled, params, pathExists: candidates.length > 0 };
+    },
+    // Unknown areas answer in the envelope style, like 401s.
+    styleOf: (pathname) => areaStyles.get(areaOf(pathname)) ?? (pathname.startsWith(BASE_PATH + '/') ? 'bare' : 'envelope'),
+  };
 }

@@ -1,14 +1,15 @@
 // Generates the REST API from the GraphQL schema with sofa-api. sofa is given a copy of the schema
 // pruned to what REST serves: root fields of the route table, and no graph-only fields (GRAPH_ONLY),
 // so each route selects exactly the spec's shape. Resolvers are the very same functions.
-import { execute, isObjectType, Kind, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, isObjectType, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
+import type { FieldRoute } from '../domains/manifest.js';
 import { normalizeError } from '../errors.js';
 import { log } from '../log.js';
-import type { RestRoute } from './route-table.js';
+import { BASE_PATH } from './route-table.js';
 
-export function restSchema(schema: GraphQLSchema, routes: RestRoute[]): GraphQLSchema {
+export function restSchema(schema: GraphQLSchema, routes: readonly FieldRoute[]): GraphQLSchema {
   const served = new Set(routes.map((r) => r.field));
   const mapped = mapSchema(schema, {
     [MapperKind.QUERY_ROOT_FIELD]: (field, name) => (served.has(`Query.${name}`) ? field : null),
@@ -18,36 +19,37 @@ export function restSchema(schema: GraphQLSchema, routes: RestRoute[]): GraphQLS
   return pruneSchema(mapped);
 }
 
-/**
- * sofa treats a JSON `null` like an absent key, so a REST client could never clear a field. The
- * dispatcher passes the keys that were sent as null; they become null variables here when the
- * operation declares them, exactly as a GraphQL client sending null would.
- */
-function executeWithNulls(args: ExecutionArgs) {
-  const nullKeys = (args.contextValue as { restNullKeys?: string[] } | undefined)?.restNullKeys;
-  if (!nullKeys?.length) return execute(args);
-  const operation = args.document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
-  const declared = new Set(operation?.kind === Kind.OPERATION_DEFINITION ? operation.variableDefinitions?.map((v) => v.variable.name.value) : []);
-  const variableValues = { ...args.variableValues };
-  for (const key of nullKeys) if (declared.has(key) && !(key in variableValues)) variableValues[key] = null;
-  return execute({ ...args, variableValues });
+/** What the REST dispatcher hands sofa for one call: the variables it built, and the context. */
+export interface RestCall {
+  variables: Record<string, unknown>;
+  context: unknown;
 }
 
-export function createSofaRouter(schema: GraphQLSchema, routes: RestRoute[], basePath: string) {
+/**
+ * sofa builds variables its own way (the query string wins over the body, values are coerced: 123 →
+ * "123", "yes" → false, a string wrapped into a list). The dispatcher builds them strictly instead
+ * (rest/variables.ts) and they replace sofa's here, so graphql-js sees exactly what the client sent.
+ */
+function executeWithRestVariables(args: ExecutionArgs) {
+  const call = (args.contextValue as { restCall: RestCall }).restCall;
+  return execute({ ...args, contextValue: call.context, variableValues: call.variables });
+}
+
+export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRoute[]) {
   const objectTypes = Object.values(schema.getTypeMap())
     .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
     .map((t) => t.name);
   return useSofa({
-    basePath,
+    basePath: BASE_PATH,
     schema,
-    execute: executeWithNulls as typeof execute,
+    execute: executeWithRestVariables as typeof execute,
     // Embedded objects (tags, stages, products…) are returned whole, not reduced to {id}.
     ignore: objectTypes,
     depthLimit: 2,
     routes: Object.fromEntries(
-      routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status === 204 ? 200 : (r.status ?? 200), description: r.description }]),
+      routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status === 204 ? 200 : (r.status ?? 200), description: r.summary }]),
     ),
-    context: (serverContext: any) => serverContext.buildContext(),
+    context: (serverContext: { restCall: RestCall }) => ({ restCall: serverContext.restCall }),
     // A neutral {kind, message, extra} the dispatcher re-dresses in the route's style.
     errorHandler: ((errors: readonly unknown[]) => {
       const { error, internal } = normalizeError(errors[0]);

@@ -1,11 +1,12 @@
 // The Pothos builder: plugins and scalars only. Types live in domains/*/types.ts.
+import { GraphQLError } from 'graphql';
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { DateTimeResolver, JSONObjectResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
-import type { Context } from '../http/context.js';
+import type { Context } from '../context/context.js';
 
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
@@ -17,6 +18,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    File: { Input: File; Output: never };
   };
 }>({
   plugins: [PrismaPlugin, RelayPlugin],
@@ -41,12 +43,26 @@ builder.addScalarType('UUID', UUIDResolver);
 builder.addScalarType('DateTime', DateTimeResolver);
 builder.addScalarType('JSON', JSONResolver);
 builder.addScalarType('JSONObject', JSONObjectResolver);
+builder.scalarType('File', {
+  description:
+    'A file sent with the request: a multipart/form-data part on REST, or per the GraphQL multipart request specification on /graphql. Input only.',
+  serialize: () => {
+    throw new Error('File is an input-only scalar');
+  },
+  parseValue: (value) => {
+    if (value instanceof File) return value;
+    throw new GraphQLError('Esperado um arquivo enviado como multipart/form-data');
+  },
+  parseLiteral: () => {
+    throw new GraphQLError('Um arquivo não pode ser escrito na consulta: envie-o como multipart/form-data');
+  },
+});
 
 builder.queryType({ description: 'Reads. Every root field is scoped to the caller’s organisation.' });
 builder.mutationType({ description: 'Writes. Every root field is scoped to the caller’s organisation.' });
 
 /**
  * Marks a field as part of the graph only: it is served on /graphql but pruned from the schema the REST
- * layer is generated from, so REST answers keep exactly the spec's shapes (rest/schema.ts).
+ * layer is generated from, so REST answers keep exactly the spec's shapes (rest/sofa.ts).
  */
 export const GRAPH_ONLY = { graphOnly: true } as const;

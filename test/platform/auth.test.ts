@@ -172,7 +172,12 @@ describe('API keys', () => {
     expect((await api.rest('GET', '/backend/users', { key: r.body.api_key })).body.data).toHaveLength(1);
     const withTenantKey = await api.rest('POST', '/backend/admin/tenants', { key: r.body.api_key, body: { name: 'X' } });
     expect(withTenantKey.status).toBe(404);
-    expect((await api.rest('POST', '/backend/admin/tenants', { body: { name: 'X' } })).status).toBe(401);
+    // decisions.md: with ADMIN_TOKEN set, a missing or wrong token answers 404 like an unknown path, whatever the method.
+    for (const [method, key] of [['POST', undefined], ['POST', 'wrong-admin-token-0123456789'], ['GET', undefined], ['GET', ADMIN_TOKEN], ['DELETE', ADMIN_TOKEN]] as const) {
+      const r = await api.rest(method, '/backend/admin/tenants', { key, body: method === 'POST' ? { name: 'X' } : undefined });
+      expect(r.status, `${method} with ${key ?? 'no key'}`).toBe(404);
+      expect(r.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'Rota não encontrada' } });
+    }
   });
 
   it('bootstraps an empty database with BOOTSTRAP_API_KEY, once', async () => {

@@ -5,7 +5,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/keys.js';
 import { isPermission } from '../../auth/permissions.js';
 import { requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
 import { fromDatabaseError, invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
 

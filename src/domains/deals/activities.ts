@@ -3,7 +3,7 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import { requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
 

@@ -4,7 +4,7 @@
 import { Prisma, type Deal as DealRow, type Stage as StageRow } from '../../generated/prisma/client.js';
 import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import { dealConditions, dealOrder, parseDealFilter, type DealFilterArgs } from './filters.js';
 import { toNumber } from '../common/money.js';
 import type { BoardSource, PageInfoSource } from './types.js';

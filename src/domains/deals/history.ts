@@ -5,7 +5,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { requirePermission, type TenantViewer } from '../../auth/viewer.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 
 export type DealEventType = 'created' | 'stage_changed' | 'won' | 'lost' | 'value_changed' | 'products_changed' | 'updated';
 

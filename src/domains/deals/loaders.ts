@@ -3,8 +3,8 @@
 import DataLoader from 'dataloader';
 import { Prisma, type DealProduct, type Lead, type Stage, type Tag, type User } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
-import type { Context } from '../../http/context.js';
-import { byKey, defineLoader } from '../../http/loaders.js';
+import type { Context } from '../../context/context.js';
+import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
 
 /** Raw SQL rather than a planned Prisma query: this runs on every page of deals, and a raw statement skips query planning. */
 export const leadById = defineLoader(
@@ -59,7 +59,8 @@ interface ExtrasRow extends Partial<DealLeadFields> {
 const EMPTY: DealExtras = { lead: null, products: [], tags: [], pending: 0, overdue: 0 };
 
 /** Extras already loaded in this request, readable synchronously (see `extrasOf`). */
-const settled = new WeakMap<Context, Map<string, DealExtras>>();
+const SETTLED = {};
+const settled = (ctx: Context) => perRequest(ctx, SETTLED, () => new Map<string, DealExtras>());
 
 export const dealExtras = defineLoader(
   (ctx) =>
@@ -101,8 +102,7 @@ export const dealExtras = defineLoader(
         (r) => r.deal_id,
         EMPTY,
       );
-      let known = settled.get(ctx);
-      if (!known) settled.set(ctx, (known = new Map()));
+      const known = settled(ctx);
       ids.forEach((id, i) => known.set(id, result[i]));
       return result;
     }),
@@ -113,6 +113,6 @@ export const dealExtras = defineLoader(
  * whole page at once, so a hundred deals do not cost thousands of promises), else through the loader.
  */
 export function extrasOf<T>(ctx: Context, dealId: string, pick: (e: DealExtras) => T): T | Promise<T> {
-  const hit = settled.get(ctx)?.get(dealId);
+  const hit = settled(ctx).get(dealId);
   return hit ? pick(hit) : dealExtras(ctx).load(dealId).then(pick);
 }

@@ -5,7 +5,7 @@ import type { Deal as DealRow, Prisma } from '../../generated/prisma/client.js';
 import { requirePermission } from '../../auth/viewer.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
 import { assertTagsExist, insertLead } from '../leads/service.js';
 import { recordEvents, type DealEventInput } from './history.js';

@@ -4,8 +4,8 @@ import DataLoader from 'dataloader';
 import { Prisma, type Deal } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { invalidInput } from '../../errors.js';
-import type { Context } from '../../http/context.js';
-import { groupByKey } from '../../http/loaders.js';
+import type { Context } from '../../context/context.js';
+import { defineLoader, groupByKey } from '../../context/loaders.js';
 import { dealConditions, parseDealFilter, type DealFilterArgs } from './filters.js';
 
 export interface StageDealsKey {
@@ -29,12 +29,9 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
   return { at: date, id };
 }
 
-const loaders = new WeakMap<Context, DataLoader<StageDealsKey, Deal[], string>>();
-
-export function stageDeals(ctx: Context): DataLoader<StageDealsKey, Deal[], string> {
-  let loader = loaders.get(ctx);
-  if (!loader) {
-    loader = new DataLoader<StageDealsKey, Deal[], string>(
+export const stageDeals = defineLoader(
+  (ctx) =>
+    new DataLoader<StageDealsKey, Deal[], string>(
       async (keys) => {
         // Keys sharing everything but the stage run together.
         const groups = new Map<string, StageDealsKey[]>();
@@ -47,11 +44,8 @@ export function stageDeals(ctx: Context): DataLoader<StageDealsKey, Deal[], stri
         return groupByKey(keys.map((k) => `${k.stageId}|${keyOf(k)}`), rows, (r) => r._stage);
       },
       { cacheKeyFn: (k) => `${k.stageId}|${keyOf(k)}` },
-    );
-    loaders.set(ctx, loader);
-  }
-  return loader;
-}
+    ),
+);
 
 const keyOf = (k: StageDealsKey) => JSON.stringify([k.pipelineId, k.args, k.after, k.before, k.limit, k.inverted]);
 

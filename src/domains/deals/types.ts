@@ -8,7 +8,7 @@ import { User } from '../accounts/types.js';
 import { Lead, Tag } from '../leads/types.js';
 import { Pipeline, Stage } from '../pipelines/types.js';
 import { dealExtras, extrasOf, leadById, stageById, userById, type DealLeadFields } from './loaders.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectsAny } from './selection.js';
 import { Decimal, toNumber } from '../common/money.js';

@@ -3,7 +3,7 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { AppError, conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';

@@ -1,7 +1,7 @@
 // Pipeline groups: an organisation's top-level layout, positions 0..n-1 under the layout lock.
 import { requirePermission } from '../../auth/viewer.js';
 import { AppError, conflict, notFound, constraintViolation } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { requiredText } from '../common/validate.js';
 import { BY_POSITION, compactGroups, layoutTransaction, moveTo, writePositions } from './positions.js';

@@ -1,7 +1,7 @@
 // Pipelines: read, create (with the default stages), reorder among groups, delete.
 import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import { optionalText, requiredText } from '../common/validate.js';
 import { DEFAULT_LOSS_REASONS, DEFAULT_STAGE_COLOR, DEFAULT_STAGES } from './defaults.js';
 import { insertGroup, requireGroup } from './groups.js';

@@ -6,7 +6,7 @@
 // - the stages of a pipeline have positions 0..n-1: every write to a pipeline's stages first locks the
 //   pipeline row (SELECT … FOR UPDATE), so concurrent saves of the same pipeline run one after the other.
 import { invalidInput } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 
 /** Configuration writes may wait for a lock held by a concurrent save of the same pipeline. */

@@ -2,7 +2,7 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import { requirePermission, type TenantViewer } from '../../auth/viewer.js';
 import { conflict, invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { isUuid, optionalText, requiredText } from '../common/validate.js';
 import { DEFAULT_STAGE_COLOR, type StageKind } from './defaults.js';

@@ -1,7 +1,7 @@
 // Stages one at a time: add, rename/recolor/move, delete (with its deals moved to a target stage).
 import { requirePermission } from '../../auth/viewer.js';
 import { conflict, invalidInput, notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { requiredText } from '../common/validate.js';
 import { DEFAULT_STAGE_COLOR, type StageKind } from './defaults.js';

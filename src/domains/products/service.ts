@@ -4,7 +4,7 @@
 // price and qty, so deal totals do not change.
 import { requirePermission } from '../../auth/viewer.js';
 import { notFound } from '../../errors.js';
-import type { Context } from '../../http/context.js';
+import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { money, type Money } from '../common/money.js';
 import { requiredText } from '../common/validate.js';

@@ -1,7 +1,7 @@
 // Projects success bodies and AppErrors into a route's response style (spec "Envelopes", "Errors";
 // decisions.md "Error codes the spec leaves open").
 import type { AppError, ErrorKind } from '../errors.js';
-import type { ResponseStyle, RestRoute } from './route-table.js';
+import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
 const BARE_CODES: Record<ErrorKind, string> = {
   UNAUTHORIZED: 'UNAUTHORIZED',
@@ -41,7 +41,7 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
 }
 
 /** Dresses a success body given as JSON text, without parsing it again. */
-export function successResponse(route: RestRoute, json: string): Response {
+export function successResponse(route: RouteSpec, json: string): Response {
   const status = route.status ?? 200;
   if (status === 204) return new Response(null, { status });
   const wrap = route.wrap ?? (route.style === 'envelope' ? 'data' : 'none');

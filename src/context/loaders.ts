@@ -1,18 +1,21 @@
-// Per-request dataloaders. A domain defines a loader once (`defineLoader`) and calls it with the
-// context; the instance lives as long as the request, so batching and caching never cross requests
-// or tenants.
+// Per-request state: one mechanism for everything that must live exactly as long as a request
+// (dataloaders, values a loader already settled). Instances never cross requests or tenants.
 import DataLoader from 'dataloader';
 import type { Context } from './context.js';
 
+/** The value `create` makes for this request, made once per request and key. */
+export function perRequest<T>(ctx: Context, key: object, create: () => T): T {
+  let value = ctx.perRequest.get(key) as T | undefined;
+  if (value === undefined) {
+    value = create();
+    ctx.perRequest.set(key, value);
+  }
+  return value;
+}
+
+/** A dataloader defined once by a domain and instantiated per request on first use. */
 export function defineLoader<K, V, C = K>(create: (ctx: Context) => DataLoader<K, V, C>): (ctx: Context) => DataLoader<K, V, C> {
-  return (ctx) => {
-    let loader = ctx.loaders.get(create) as DataLoader<K, V, C> | undefined;
-    if (!loader) {
-      loader = create(ctx);
-      ctx.loaders.set(create, loader);
-    }
-    return loader;
-  };
+  return (ctx) => perRequest(ctx, create, () => create(ctx));
 }
 
 /** Orders rows to match the keys DataLoader asked for; missing keys get `fallback`. */

@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { lexicographicSortSchema, printSchema } from 'graphql';
-import { schema } from './index.js';
+import { schema } from './domains/index.js';
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../../schema.graphql', import.meta.url));
+export const SCHEMA_FILE = fileURLToPath(new URL('../schema.graphql', import.meta.url));
 
 export function printedSchema(): string {
   return printSchema(lexicographicSortSchema(schema)) + '\n';

@@ -1,5 +1,6 @@
 // The per-request GraphQL context, the same for /graphql and /backend: who is calling, the tenant-scoped
-// database client, per-request dataloaders, and any files a multipart REST request carried.
+// database client and per-request state. Transport-neutral: GraphQL, REST, handler routes and background
+// work build the same context.
 import type { Viewer } from '../auth/viewer.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
@@ -14,10 +15,8 @@ export interface Context {
   prisma: PrismaClient;
   config: Config;
   requestId: string;
-  /** Files of a multipart REST request, by form field name. */
-  files: Map<string, File>;
-  /** Per-request dataloader instances (see http/loaders.ts). */
-  loaders: Map<unknown, unknown>;
+  /** Per-request state: dataloaders and what they settled (see context/loaders.ts). */
+  perRequest: Map<object, unknown>;
 }
 
 export interface ContextDeps {
@@ -34,7 +33,7 @@ const noTenant = new Proxy({} as TenantDb, {
 
 export function createContext(
   deps: ContextDeps,
-  request: { viewer: Viewer | null; requestId: string; files?: Map<string, File> },
+  request: { viewer: Viewer | null; requestId: string },
 ): Context {
   const viewer = request.viewer;
   return {
@@ -43,7 +42,6 @@ export function createContext(
     prisma: deps.prisma,
     config: deps.config,
     requestId: request.requestId,
-    files: request.files ?? new Map(),
-    loaders: new Map(),
+    perRequest: new Map(),
   };
 }

@@ -1,0 +1,18 @@
+// The list of domains: the one place a new domain is added. Importing a domain registers its schema
+// types and fields; the route table, the response style of each REST area and the permission catalogue
+// are derived from this list.
+import { registerPermissions } from '../auth/permissions.js';
+import { builder } from '../schema/builder.js';
+import type { DomainManifest } from './manifest.js';
+import { accountsDomain } from './accounts/index.js';
+import { leadsDomain } from './leads/index.js';
+import { pipelinesDomain } from './pipelines/index.js';
+import { productsDomain } from './products/index.js';
+import { dealsDomain } from './deals/index.js';
+
+export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain];
+
+registerPermissions(domains.flatMap((d) => d.permissions ?? []));
+
+/** The schema, once every domain has registered its types and fields. */
+export const schema = builder.toSchema({ sortSchema: false });

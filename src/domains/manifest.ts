@@ -1,0 +1,89 @@
+// What a domain declares to join the service: its schema registration (importing its types and fields
+// modules registers them on the builder), its routes, and the permissions it defines. The central lists
+// (route table, response style per area, permission catalogue) are derived from `domains/index.ts`.
+import type { Context } from '../context/context.js';
+import type { RoleName } from '../auth/permissions.js';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * bare: success is the value; errors are {code, message}.
+ * envelope: success is {success: true, data: value}; errors are {success: false, error: {code, message}}.
+ */
+export type ResponseStyle = 'bare' | 'envelope';
+
+/**
+ * Who may call a route. The services enforce it (so GraphQL and REST agree); the route states it for the
+ * API reference and for the test that checks every route refuses a caller without it.
+ * - `public`: no key (the media proxy); `platform`: ADMIN_TOKEN; `member`: any key of the organisation;
+ * - `admin`: owner or admin role; `admin:full`: owner or admin with a full (not narrowed) key;
+ * - any other string: that permission (e.g. `pipeline.view`).
+ */
+export type Access = 'public' | 'platform' | 'member' | 'admin' | 'admin:full' | (string & {});
+
+interface RouteBase {
+  method: HttpMethod;
+  /** Path below /backend, with :params; or, with `absolute`, a full path (the media proxy). */
+  path: string;
+  absolute?: boolean;
+  style: ResponseStyle;
+  access: Access;
+  /** Query parameters a write documents (a GET reads all its arguments from the query string). */
+  query?: readonly string[];
+  /** Success status; 204 answers with no body. Default 200. */
+  status?: 200 | 201 | 204;
+  /** One line for the API reference. */
+  summary?: string;
+}
+
+/** A route answered by a root field of the schema, through sofa: the same resolver as GraphQL. */
+export interface FieldRoute extends RouteBase {
+  /** Root field, e.g. 'Mutation.createLead'. */
+  field: `${'Query' | 'Mutation'}.${string}`;
+  /**
+   * How a success body is dressed in envelope style: 'data' wraps it as {success, data}; 'spread' merges
+   * a {data, pagination} result into {success, data, pagination}; 'none' sends it as it is.
+   * Default: 'data' for envelope routes, 'none' for bare ones.
+   */
+  wrap?: 'data' | 'spread' | 'none';
+  handler?: never;
+}
+
+export interface HandlerInput {
+  request: Request;
+  url: URL;
+  /** Path parameters by name. */
+  params: Record<string, string>;
+  /** The caller's context (viewer, scoped database); for `public` routes the viewer is null. */
+  ctx: Context;
+}
+
+/**
+ * A route that is not a GraphQL field: streaming, raw bodies, files served from storage. It gets the
+ * same authentication, error shapes and body limits; it calls the same services. It returns a
+ * Response, or a value that is dressed like a field route's answer.
+ */
+export interface HandlerRoute extends RouteBase {
+  handler: (input: HandlerInput) => Promise<Response | unknown>;
+  wrap?: 'data' | 'spread' | 'none';
+  field?: never;
+}
+
+export type RouteSpec = FieldRoute | HandlerRoute;
+
+/** A permission a domain defines, and the roles that hold it. */
+export interface PermissionSpec {
+  name: string;
+  roles: readonly RoleName[];
+  description: string;
+}
+
+export interface DomainManifest {
+  name: string;
+  routes: readonly RouteSpec[];
+  permissions?: readonly PermissionSpec[];
+}
+
+export function defineDomain<M extends DomainManifest>(manifest: M): M {
+  return manifest;
+}
