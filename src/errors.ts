@@ -1,6 +1,7 @@
 // One error type for both transports. Services throw AppError; GraphQL carries its kind and status in
 // extensions; the REST layer projects it into the route's bare or envelope shape (http/responses.ts).
 import { GraphQLError } from 'graphql';
+import { PothosValidationError } from '@pothos/core';
 import { Prisma } from './generated/prisma/client.js';
 
 export type ErrorKind =
@@ -69,6 +70,17 @@ export function constraintViolation(error: unknown): 'unique' | 'foreign_key' | 
 }
 
 /**
+ * A value the database cannot read as its column's type (a forged cursor carrying a non-UUID id, a
+ * malformed timestamp): SQLSTATE 22P02/22007/22008 or Prisma's P2023, whatever reported it.
+ */
+function isMalformedValue(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2023') return true;
+  const cause = (error as { cause?: { kind?: string; code?: string; originalCode?: string } } | undefined)?.cause;
+  const code = cause?.code ?? cause?.originalCode;
+  return ['22P02', '22007', '22008'].includes(code ?? '') || cause?.kind === 'InvalidInputValue';
+}
+
+/**
  * Translates what the database refuses into AppErrors, so a constraint is the last line of defence and
  * never a 500: unique → 409, foreign key → 409, missing row → 404.
  */
@@ -77,6 +89,7 @@ export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
   if (violated === 'unique') return new AppError('ALREADY_EXISTS', `${what} já existe`);
   if (violated === 'foreign_key') return new AppError('CONFLICT', `${what} está em uso por outros registros`);
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return notFound(what);
+  if (isMalformedValue(error)) return invalidInput('Valor em formato inválido');
   return error;
 }
 
@@ -99,6 +112,8 @@ export function normalizeError(error: unknown): { error: AppError; internal?: un
   const app = appErrorOf(error);
   if (app) return { error: app };
   const original = (error as { originalError?: unknown })?.originalError ?? error;
+  // Pothos refuses a cursor it cannot decode: the client's input, not a server fault.
+  if (original instanceof PothosValidationError) return { error: invalidInput(/cursor/i.test(original.message) ? 'Cursor inválido' : 'Entrada inválida') };
   const translated = fromDatabaseError(original);
   if (translated instanceof AppError) return { error: translated };
   if (error instanceof GraphQLError && !error.originalError && !error.path) {

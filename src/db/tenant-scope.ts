@@ -1,8 +1,10 @@
 // Tenant scoping in one place: a Prisma client extension that adds `tenant_id` to the filter of every
 // read, update and delete, and to the data of every create, on every tenant-owned model. Resolvers and
-// services use the request's scoped client (ctx.db) and never write tenant_id conditions themselves.
-// Relations are safe too: composite (tenant_id, id) foreign keys keep related rows in the same tenant.
-import type { PrismaClient } from '../generated/prisma/client.js';
+// services use the request's scoped client (ctx.db) and never write tenant_id themselves: its type
+// says so (create data without tenant_id, no raw SQL but through `$tenantQuery`, which binds the
+// tenant). Relations are safe too: composite (tenant_id, id) foreign keys keep related rows in the
+// same tenant.
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 
 const FILTERED = new Set([
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate',
@@ -22,7 +24,11 @@ function scopeArgs(operation: string, args: Record<string, any>, tenant_id: stri
   throw new Error(`Operation ${operation} is not tenant-scoped; use the scoped client's supported operations`);
 }
 
+/** Raised when a raw statement built for a tenant does not use the tenant it was given. */
+class UnscopedSqlError extends Error {}
+
 function scopeToTenant(prisma: PrismaClient, tenantId: string) {
+  const tenant = Prisma.sql`${tenantId}::uuid`;
   return prisma.$extends({
     name: 'tenant-scope',
     query: {
@@ -33,11 +39,55 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string) {
         },
       },
     },
-  }) as unknown as TenantDb;
+    client: {
+      $tenantId: tenantId,
+      /**
+       * A raw statement for this tenant: `build` gets the tenant id as a bound `uuid` fragment and must
+       * use it (a statement that does not bind the tenant is refused before it runs).
+       */
+      $tenantQuery<T = unknown>(this: object, build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T> {
+        const sql = build(tenant);
+        if (!sql.values.includes(tenantId)) throw new UnscopedSqlError('Raw statement without the tenant condition');
+        const client = Prisma.getExtensionContext(this) as unknown as { $queryRaw<R>(query: Prisma.Sql): Promise<R> };
+        return client.$queryRaw<T>(sql);
+      },
+    },
+  });
 }
 
-/** A tenant-scoped client has the PrismaClient API; typed as such so services read naturally. */
-export type TenantDb = PrismaClient;
+// ---- Types: what the scoped client accepts, stated truthfully ----
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** Create data of a tenant-owned model without tenant_id (or the tenant relation): the scope fills it in. */
+type WithoutTenant<D> = D extends readonly (infer I)[] ? DistributiveOmit<I, 'tenant_id' | 'tenant'>[] : DistributiveOmit<D, 'tenant_id' | 'tenant'>;
+type ScopedData<A> = Omit<A, 'data'> & { data: WithoutTenant<A extends { data: infer D } ? D : never> };
+type ScopedUpsert<A> = Omit<A, 'create'> & { create: WithoutTenant<A extends { create: infer D } ? D : never> };
+
+type ScopedDelegate<D> = Omit<D, 'create' | 'createMany' | 'createManyAndReturn' | 'upsert'> & {
+  create<A extends ScopedData<Prisma.Args<D, 'create'>>>(args: Prisma.Exact<A, ScopedData<Prisma.Args<D, 'create'>>>): Prisma.PrismaPromise<Prisma.Result<D, A, 'create'>>;
+  createMany<A extends ScopedData<Prisma.Args<D, 'createMany'>>>(args: Prisma.Exact<A, ScopedData<Prisma.Args<D, 'createMany'>>>): Prisma.PrismaPromise<Prisma.BatchPayload>;
+  createManyAndReturn<A extends ScopedData<Prisma.Args<D, 'createManyAndReturn'>>>(
+    args: Prisma.Exact<A, ScopedData<Prisma.Args<D, 'createManyAndReturn'>>>,
+  ): Prisma.PrismaPromise<Prisma.Result<D, A, 'createManyAndReturn'>>;
+  upsert<A extends ScopedUpsert<Prisma.Args<D, 'upsert'>>>(args: Prisma.Exact<A, ScopedUpsert<Prisma.Args<D, 'upsert'>>>): Prisma.PrismaPromise<Prisma.Result<D, A, 'upsert'>>;
+};
+
+type TenantModel = Uncapitalize<Exclude<Prisma.ModelName, 'Tenant'>>;
+type RawMethods = '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe';
+
+/** The scoped client inside one of its own transactions. */
+export type TenantTx = Omit<Prisma.TransactionClient, TenantModel | RawMethods> & { [M in TenantModel]: ScopedDelegate<PrismaClient[M]> } & TenantClientExtras;
+
+interface TenantClientExtras {
+  /** The organisation this client is scoped to. */
+  readonly $tenantId: string;
+  $tenantQuery<T = unknown>(build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T>;
+}
+
+/** The request's organisation's client: the PrismaClient API, scoped; raw SQL only through `$tenantQuery`. */
+export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transaction' | '$extends'> & { [M in TenantModel]: ScopedDelegate<PrismaClient[M]> } & TenantClientExtras & {
+  $transaction<R>(fn: (tx: TenantTx) => Promise<R>, options?: { maxWait?: number; timeout?: number; isolationLevel?: Prisma.TransactionIsolationLevel }): Promise<R>;
+};
 
 /** Scoped clients are cheap but not free to build; reuse one per tenant (bounded). */
 export class TenantClients {
@@ -46,7 +96,7 @@ export class TenantClients {
   for(tenantId: string): TenantDb {
     let db = this.cache.get(tenantId);
     if (!db) {
-      db = scopeToTenant(this.prisma, tenantId);
+      db = scopeToTenant(this.prisma, tenantId) as unknown as TenantDb;
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(tenantId, db);
     }

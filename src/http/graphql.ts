@@ -37,7 +37,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
           path: original.path,
           source: original.source,
           positions: original.positions,
-          extensions: { code: app.kind, status: app.status, ...app.extra },
+          // A request error (no path: refused before execution) sets the HTTP status too.
+          extensions: { code: app.kind, status: app.status, ...app.extra, ...(original.path ? {} : { http: { status: app.status } }) },
         });
       },
     },

@@ -53,7 +53,7 @@ export async function createUser(ctx: Context, input: { name: string; email: str
   const email = optionalEmail(requiredText('email', input.email, 254));
   if (!ROLES.includes(input.role as RoleInput)) throw invalidInput('O campo role deve ser owner, admin ou operator');
   try {
-    return await ctx.db.user.create({ data: { name, email: email!.toLowerCase(), role: input.role as RoleInput } as never });
+    return await ctx.db.user.create({ data: { name, email: email!.toLowerCase(), role: input.role as RoleInput } });
   } catch (e) {
     throw fromDatabaseError(e, 'Usuário com este e-mail');
   }
@@ -79,7 +79,7 @@ export async function createApiKey(
   if (!user) throw notFound('Usuário');
   const key = generateApiKey();
   const row = await ctx.db.apiKey.create({
-    data: { user_id: user.id, name, prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions, expires_at: input.expires_at ?? null } as never,
+    data: { user_id: user.id, name, prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions, expires_at: input.expires_at ?? null },
   });
   return { ...row, key };
 }

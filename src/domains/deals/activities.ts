@@ -38,7 +38,7 @@ export async function createActivity(ctx: Context, dealId: string, input: Activi
   const title = requiredText('title', input.title, 500);
   const due = dueAt(input.due_at) ?? null;
   await assertDeal(ctx, dealId);
-  return ctx.db.activity.create({ ...query, data: { deal_id: dealId, title, due_at: due, done: input.done ?? false } as never });
+  return ctx.db.activity.create({ ...query, data: { deal_id: dealId, title, due_at: due, done: input.done ?? false } });
 }
 
 export async function updateActivity(ctx: Context, id: string, input: ActivityInput, query: Selection = {}) {

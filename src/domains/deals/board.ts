@@ -12,17 +12,17 @@ import type { BoardSource, PageInfoSource } from './types.js';
 type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null };
 
 export async function pipelineBoard(ctx: Context, pipelineId: string, args: DealFilterArgs): Promise<BoardSource> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.view');
-  const f = parseDealFilter(viewer.tenantId, pipelineId, args);
-  const rows = await ctx.db.$queryRaw<SummaryRow[]>`
+  requirePermission(ctx.viewer, 'pipeline.view');
+  const f = parseDealFilter(pipelineId, args);
+  const rows = await ctx.db.$tenantQuery<SummaryRow[]>((tenant) => Prisma.sql`
     SELECT s.id, s.tenant_id, s.pipeline_id, s.name, s.color, s.kind::text AS kind, s.position, s.created_at,
            COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0) AS total
     FROM stages s
     LEFT JOIN (
-      SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total FROM deals d WHERE ${dealConditions(f)} GROUP BY d.stage_id
+      SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
     ) a ON a.stage_id = s.id
-    WHERE s.tenant_id = ${viewer.tenantId}::uuid AND s.pipeline_id = ${pipelineId}::uuid
-    ORDER BY s.position, s.created_at, s.id`;
+    WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
+    ORDER BY s.position, s.created_at, s.id`);
   // A pipeline always keeps at least one stage: no rows means no such pipeline in this organisation.
   if (!rows.length) throw notFound('Pipeline');
   const chosen = f.stageId ? rows.filter((r) => r.id === f.stageId) : rows;
@@ -44,24 +44,26 @@ export interface DealListArgs extends DealFilterArgs {
 type PageRow = DealRow & { total_count: number; pipeline_ok: boolean; stage_ok: boolean };
 
 export async function pipelineDeals(ctx: Context, pipelineId: string, args: DealListArgs): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.view');
-  const f = parseDealFilter(viewer.tenantId, pipelineId, args);
+  requirePermission(ctx.viewer, 'pipeline.view');
+  const f = parseDealFilter(pipelineId, args);
   const limit = args.limit == null || args.limit < 1 || args.limit > 100 ? 20 : args.limit;
   const page = args.page == null || args.page < 1 ? 1 : args.page;
-  const where = dealConditions(f);
-  const stageOk = f.stageId
-    ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE tenant_id = ${viewer.tenantId}::uuid AND pipeline_id = ${pipelineId}::uuid AND id = ${f.stageId}::uuid)`
-    : Prisma.sql`true`;
-  const rows = await ctx.db.$queryRaw<PageRow[]>`
+  const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
+    const where = dealConditions(tenant, f);
+    const stageOk = f.stageId
+      ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE tenant_id = ${tenant} AND pipeline_id = ${pipelineId}::uuid AND id = ${f.stageId}::uuid)`
+      : Prisma.sql`true`;
+    return Prisma.sql`
     SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
     FROM (
       SELECT (SELECT count(*) FROM deals d WHERE ${where})::int AS total_count,
-             EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${viewer.tenantId}::uuid AND id = ${pipelineId}::uuid) AS pipeline_ok,
+             EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${tenant} AND id = ${pipelineId}::uuid) AS pipeline_ok,
              ${stageOk} AS stage_ok
     ) c
     LEFT JOIN LATERAL (
       SELECT d.* FROM deals d WHERE ${where} ORDER BY ${dealOrder(f)} LIMIT ${limit} OFFSET ${(page - 1) * limit}
     ) p ON true`;
+  });
   const head = rows[0];
   if (!head?.pipeline_ok) throw notFound('Pipeline');
   if (!head.stage_ok) throw invalidInput('A etapa não pertence ao pipeline');

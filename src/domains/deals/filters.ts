@@ -18,7 +18,6 @@ export interface DealFilterArgs {
 }
 
 export interface DealFilter {
-  tenantId: string;
   pipelineId: string;
   stageId?: string;
   /** `search` that is a number: the deal number, exactly. */
@@ -41,9 +40,8 @@ function parseDate(field: string, value: string, endOfDay: boolean): Date {
   return d;
 }
 
-export function parseDealFilter(tenantId: string, pipelineId: string, args: DealFilterArgs, now = new Date()): DealFilter {
+export function parseDealFilter(pipelineId: string, args: DealFilterArgs, now = new Date()): DealFilter {
   const filter: DealFilter = {
-    tenantId,
     pipelineId,
     sort: args.sort ?? 'recent',
     dateColumn: args.mode === 'won' ? 'won_at' : args.mode === 'lost' ? 'lost_at' : 'created_at',
@@ -73,9 +71,9 @@ export function parseDealFilter(tenantId: string, pipelineId: string, args: Deal
   return filter;
 }
 
-/** The WHERE condition over `deals d` (alias fixed), stage restriction included when `withStage`. */
-export function dealConditions(f: DealFilter, withStage = true): Prisma.Sql {
-  const parts: Prisma.Sql[] = [Prisma.sql`d.tenant_id = ${f.tenantId}::uuid`, Prisma.sql`d.pipeline_id = ${f.pipelineId}::uuid`];
+/** The WHERE condition over `deals d` (alias fixed) for the tenant fragment of `$tenantQuery`; stage restriction included when `withStage`. */
+export function dealConditions(tenant: Prisma.Sql, f: DealFilter, withStage = true): Prisma.Sql {
+  const parts: Prisma.Sql[] = [Prisma.sql`d.tenant_id = ${tenant}`, Prisma.sql`d.pipeline_id = ${f.pipelineId}::uuid`];
   if (withStage && f.stageId) parts.push(Prisma.sql`d.stage_id = ${f.stageId}::uuid`);
   if (f.number !== undefined) parts.push(Prisma.sql`d.number = ${f.number}`);
   if (f.pattern !== undefined)

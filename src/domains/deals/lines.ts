@@ -1,6 +1,6 @@
 // Product lines: built from the input (catalog copies or one-off lines) and the deal total they imply.
 import type { DealProduct } from '../../generated/prisma/client.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import { requiredText } from '../common/validate.js';
 import { assertStorable, Decimal, money, type Money } from '../common/money.js';
@@ -33,7 +33,7 @@ const quantity = (qty: number | null | undefined) => (qty == null || !Number.isF
  * (unknown product → 404). Without it (or with custom), the line is one-off: name required, price ≥ 0.
  * On edits, a line naming an existing line `id` of the deal keeps that line's copied name and price.
  */
-export async function buildLines(db: TenantDb, inputs: DealProductInput[], existing: DealProduct[] = []): Promise<LineData[]> {
+export async function buildLines(db: TenantTx, inputs: DealProductInput[], existing: DealProduct[] = []): Promise<LineData[]> {
   if (inputs.length > MAX_LINES) throw invalidInput(`Um negócio aceita no máximo ${MAX_LINES} linhas de produto`);
   const catalogIds = [...new Set(inputs.filter((l) => !l.custom && l.product_id).map((l) => l.product_id!))];
   const catalog = catalogIds.length ? await db.product.findMany({ where: { id: { in: catalogIds } } }) : [];

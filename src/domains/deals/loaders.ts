@@ -2,7 +2,6 @@
 // its size. Raw statements filter by the viewer's tenant themselves (raw SQL is not scoped).
 import DataLoader from 'dataloader';
 import { Prisma, type DealProduct, type Lead, type Stage, type Tag, type User } from '../../generated/prisma/client.js';
-import { requireTenant } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
 import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
 
@@ -10,10 +9,11 @@ import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
 export const leadById = defineLoader(
   (ctx) =>
     new DataLoader<string, Lead | null>(async (ids) => {
-      const tenantId = requireTenant(ctx.viewer).tenantId;
-      const rows = await ctx.db.$queryRaw<Lead[]>`
+      const rows = await ctx.db.$tenantQuery<Lead[]>(
+        (tenant) => Prisma.sql`
         SELECT id, tenant_id, name, surname, phone, email, company, avatar_url, status_id, custom_fields, created_at, updated_at
-        FROM leads WHERE tenant_id = ${tenantId}::uuid AND id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`;
+        FROM leads WHERE tenant_id = ${tenant} AND id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
+      );
       return byKey(ids, rows, (r) => r.id, null);
     }),
 );
@@ -65,8 +65,8 @@ const settled = (ctx: Context) => perRequest(ctx, SETTLED, () => new Map<string,
 export const dealExtras = defineLoader(
   (ctx) =>
     new DataLoader<string, DealExtras>(async (ids) => {
-      const tenantId = requireTenant(ctx.viewer).tenantId;
-      const rows = await ctx.db.$queryRaw<ExtrasRow[]>`
+      const rows = await ctx.db.$tenantQuery<ExtrasRow[]>(
+        (tenant) => Prisma.sql`
         SELECT d.id AS deal_id, l.id IS NOT NULL AS lead_found,
           l.name, l.surname, l.company, l.email, l.phone, l.avatar_url, l.status_id,
           (SELECT json_agg(json_build_object('id', p.id, 'tenant_id', p.tenant_id, 'deal_id', p.deal_id, 'product_id', p.product_id,
@@ -84,7 +84,8 @@ export const dealExtras = defineLoader(
           SELECT count(*)::int AS pending, (count(*) FILTER (WHERE a.due_at < now()))::int AS overdue
           FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done
         ) todo
-        WHERE d.tenant_id = ${tenantId}::uuid AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`;
+        WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
+      );
       const result = byKey(
         ids,
         rows.map(

@@ -1,14 +1,15 @@
 // Deal rules, one function per operation (spec "Deals", "Deal stage moves", "Create deal body").
 // Every change runs in one transaction with its history events; the deal's `total` column is kept
 // here (Σ price × qty, or value without lines) so the board can aggregate it.
-import type { Deal as DealRow, Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
 import { requirePermission } from '../../auth/viewer.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
 import { assertTagsExist, insertLead } from '../leads/service.js';
 import { recordEvents, type DealEventInput } from './history.js';
+import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
 
@@ -45,31 +46,15 @@ export interface UpdateDealInput {
 /** Creation holds the organisation's number counter until commit; give waiting creations room. */
 const CREATE_TX = { maxWait: 20_000, timeout: 30_000 };
 
-function lossReason(reason: string | null | undefined): string {
-  const r = reason?.trim();
-  if (!r) throw invalidInput('O campo loss_reason é obrigatório para a etapa de perda');
-  if (r.length > 500) throw invalidInput('O campo loss_reason aceita no máximo 500 caracteres');
-  return r;
-}
-
 const origin = (value: string | null | undefined) => optionalText('origin', value, 100) || 'manual';
 const note = (value: string | null | undefined) => optionalText('note', value, 10_000);
 
-async function assertUser(db: TenantDb, userId: string) {
+async function assertUser(db: TenantTx, userId: string) {
   if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
 }
 
-async function insertLines(db: TenantDb, dealId: string, lines: LineData[]) {
-  if (lines.length) await db.dealProduct.createMany({ data: lines.map((l) => ({ ...l, deal_id: dealId })) as never });
-}
-
-/** The deal's stage transition (spec state table): clear won/lost, then apply the destination. */
-function stageState(kind: string | null, reason: string | null | undefined, now: Date) {
-  return {
-    won_at: kind === 'won' ? now : null,
-    lost_at: kind === 'lost' ? now : null,
-    loss_reason: kind === 'lost' ? lossReason(reason) : null,
-  };
+async function insertLines(db: TenantTx, dealId: string, lines: LineData[]) {
+  if (lines.length) await db.dealProduct.createMany({ data: lines.map((l) => ({ ...l, deal_id: dealId })) });
 }
 
 export async function createDeal(ctx: Context, input: CreateDealInput): Promise<DealRow> {
@@ -79,7 +64,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
   const value = money('value', input.value);
   const fields = { origin: origin(input.origin), note: note(input.note) ?? null };
   const dealId = await ctx.db.$transaction(async (tx) => {
-    const db = tx as TenantDb;
+    const db = tx;
     if (!(await db.pipeline.findUnique({ where: { id: input.pipeline_id }, select: { id: true } }))) throw notFound('Pipeline');
     const stage = await db.stage.findFirst({ where: { id: input.stage_id, pipeline_id: input.pipeline_id } });
     if (!stage) throw invalidInput('A etapa não pertence ao pipeline');
@@ -98,8 +83,9 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     }
     if (input.lead_status_id) await db.lead.update({ where: { id: leadId }, data: { status_id: input.lead_status_id } });
     // The counter row stays locked until commit: concurrent creations get consecutive, distinct numbers.
-    const [{ n }] = await db.$queryRaw<{ n: number }[]>`
-      UPDATE tenants SET deal_number_seq = deal_number_seq + 1 WHERE id = ${viewer.tenantId}::uuid RETURNING deal_number_seq AS n`;
+    const [{ n }] = await db.$tenantQuery<{ n: number }[]>(
+      (tenant) => Prisma.sql`UPDATE tenants SET deal_number_seq = deal_number_seq + 1 WHERE id = ${tenant} RETURNING deal_number_seq AS n`,
+    );
     const deal = await db.deal.create({
       data: {
         number: Number(n),
@@ -111,11 +97,11 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
         total: dealTotal(lines, value),
         ...fields,
         ...state,
-      } as never,
+      },
       select: { id: true },
     });
     await insertLines(db, deal.id, lines);
-    if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) as never });
+    if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) });
     await recordEvents(db, viewer, deal.id, [
       {
         type: 'created',
@@ -131,7 +117,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
   const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
   await ctx.db.$transaction(async (tx) => {
-    const db = tx as TenantDb;
+    const db = tx;
     const deal = await db.deal.findUnique({ where: { id } });
     if (!deal) throw notFound('Negócio');
     const data: Prisma.DealUncheckedUpdateInput = {};
@@ -184,7 +170,7 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
 export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
   const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
   await ctx.db.$transaction(async (tx) => {
-    const db = tx as TenantDb;
+    const db = tx;
     const deal = await db.deal.findUnique({ where: { id } });
     if (!deal) throw notFound('Negócio');
     const stages = await db.stage.findMany({ where: { id: { in: [input.stage_id, deal.stage_id] } } });
@@ -195,7 +181,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
     await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
     await recordEvents(db, viewer, id, [
       {
-        type: to.kind === 'won' ? 'won' : to.kind === 'lost' ? 'lost' : 'stage_changed',
+        type: transitionEvent(to.kind),
         from_stage_id: deal.stage_id,
         to_stage_id: to.id,
         data: { from_stage_name: from?.name ?? null, to_stage_name: to.name, ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
@@ -219,7 +205,7 @@ export async function deleteDeal(ctx: Context, id: string): Promise<void> {
   if (count === 0) throw notFound('Negócio');
 }
 
-async function dealAndTag(db: TenantDb, id: string, tagId: string) {
+async function dealAndTag(db: TenantTx, id: string, tagId: string) {
   const [deal, tag] = await Promise.all([
     db.deal.findUnique({ where: { id }, select: { id: true } }),
     db.tag.findUnique({ where: { id: tagId }, select: { id: true } }),
@@ -231,7 +217,7 @@ async function dealAndTag(db: TenantDb, id: string, tagId: string) {
 export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
   requirePermission(ctx.viewer, 'pipeline.deals.edit');
   await dealAndTag(ctx.db, id, tagId);
-  await ctx.db.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }] as never, skipDuplicates: true });
+  await ctx.db.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
 }
 
 export async function removeDealTag(ctx: Context, id: string, tagId: string): Promise<void> {

@@ -2,7 +2,6 @@
 // the same arguments are read in one statement (a LATERAL join per stage over the stage index).
 import DataLoader from 'dataloader';
 import { Prisma, type Deal } from '../../generated/prisma/client.js';
-import { requireTenant } from '../../auth/viewer.js';
 import { invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { defineLoader, groupByKey } from '../../context/loaders.js';
@@ -50,12 +49,11 @@ export const stageDeals = defineLoader(
 const keyOf = (k: StageDealsKey) => JSON.stringify([k.pipelineId, k.args, k.after, k.before, k.limit, k.inverted]);
 
 async function loadGroup(ctx: Context, group: StageDealsKey[]) {
-  const tenantId = requireTenant(ctx.viewer).tenantId;
   const first = group[0];
-  const filter = parseDealFilter(tenantId, first.pipelineId, { ...first.args, stage_id: undefined });
+  const filter = parseDealFilter(first.pipelineId, { ...first.args, stage_id: undefined });
   // The newest-first order of `recent`, or its reverse; `inverted` (last/before) reads backwards.
   const descending = (filter.sort === 'recent') !== first.inverted;
-  const conds: Prisma.Sql[] = [dealConditions(filter, false), Prisma.sql`d.stage_id = s.id`];
+  const conds: Prisma.Sql[] = [Prisma.sql`d.stage_id = s.id`];
   for (const [cursor, isAfter] of [[first.after, true], [first.before, false]] as const) {
     if (!cursor) continue;
     const c = decodeCursor(cursor);
@@ -65,11 +63,14 @@ async function loadGroup(ctx: Context, group: StageDealsKey[]) {
   }
   const order = descending ? Prisma.sql`d.created_at DESC, d.id DESC` : Prisma.sql`d.created_at ASC, d.id ASC`;
   const stageIds = Prisma.join(group.map((k) => Prisma.sql`${k.stageId}::uuid`));
-  const rows = await ctx.db.$queryRaw<(Deal & { _stage: string })[]>`
+  const rows = await ctx.db.$tenantQuery<(Deal & { _stage: string })[]>(
+    (tenant) => Prisma.sql`
     SELECT x.* FROM (SELECT unnest(ARRAY[${stageIds}]) AS id) s
     CROSS JOIN LATERAL (
-      SELECT d.*, s.id::text AS _stage_id FROM deals d WHERE ${Prisma.join(conds, ' AND ')} ORDER BY ${order} LIMIT ${first.limit}
-    ) x`;
+      SELECT d.*, s.id::text AS _stage_id FROM deals d WHERE ${dealConditions(tenant, filter, false)} AND ${Prisma.join(conds, ' AND ')}
+      ORDER BY ${order} LIMIT ${first.limit}
+    ) x`,
+  );
   const sigKey = keyOf(first);
   return rows.map((r) => {
     const { _stage_id, ...deal } = r as unknown as Deal & { _stage_id: string };

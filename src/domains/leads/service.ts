@@ -4,7 +4,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { AppError, conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
@@ -31,12 +31,12 @@ export function normalizePhone(phone: string | null | undefined): string {
   return compact;
 }
 
-async function assertStatusExists(db: TenantDb, statusId: string) {
+async function assertStatusExists(db: TenantTx, statusId: string) {
   if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
 }
 
 /** The distinct tag ids, after checking every one is a tag of the organisation (404 otherwise). Deals use it too. */
-export async function assertTagsExist(db: TenantDb, tagIds: string[]): Promise<string[]> {
+export async function assertTagsExist(db: TenantTx, tagIds: string[]): Promise<string[]> {
   const unique = [...new Set(tagIds)];
   if (unique.length && (await db.tag.count({ where: { id: { in: unique } } })) !== unique.length) throw notFound('Tag');
   return unique;
@@ -53,7 +53,7 @@ function leadData(input: LeadInput) {
 }
 
 /** Creates a lead inside an existing transaction (deal creation with `new_lead` reuses it). */
-export async function insertLead(db: TenantDb, input: LeadInput) {
+export async function insertLead(db: TenantTx, input: LeadInput) {
   const name = requiredText('name', input.name, 255);
   const phone = normalizePhone(input.phone);
   const data = leadData(input);
@@ -61,8 +61,8 @@ export async function insertLead(db: TenantDb, input: LeadInput) {
   const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
   if (await db.lead.findFirst({ where: { phone }, select: { id: true } })) throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
   try {
-    const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } as never });
-    if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: lead.id, tag_id })) as never });
+    const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } });
+    if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: lead.id, tag_id })) });
     return lead;
   } catch (e) {
     throw fromDatabaseError(e, 'Lead com este telefone');
@@ -71,14 +71,14 @@ export async function insertLead(db: TenantDb, input: LeadInput) {
 
 export async function createLead(ctx: Context, input: LeadInput, query: Selection = {}) {
   requireTenant(ctx.viewer);
-  const lead = await ctx.db.$transaction((tx) => insertLead(tx as TenantDb, input));
+  const lead = await ctx.db.$transaction((tx) => insertLead(tx, input));
   return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id: lead.id } });
 }
 
 export async function updateLead(ctx: Context, id: string, input: LeadInput, query: Selection = {}) {
   requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
-    const db = tx as TenantDb;
+    const db = tx;
     const existing = await db.lead.findUnique({ where: { id }, select: { id: true } });
     if (!existing) throw notFound('Lead');
     const data: Record<string, unknown> = { ...leadData(input) };
@@ -101,7 +101,7 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
     if (input.tag_ids != null) {
       const tagIds = await assertTagsExist(db, input.tag_ids);
       await db.leadTag.deleteMany({ where: { lead_id: id } });
-      if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) as never });
+      if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) });
     }
   });
   return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id } });
@@ -133,7 +133,7 @@ export function leadPage(ctx: Context, args: { search?: string | null; limit?: n
 export async function deleteLead(ctx: Context, id: string) {
   requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
-    const db = tx as TenantDb;
+    const db = tx;
     if (!(await db.lead.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Lead');
     if (await db.deal.findFirst({ where: { lead_id: id }, select: { id: true } })) throw conflict('O lead possui negócios e não pode ser excluído');
     await db.lead.delete({ where: { id } });
@@ -150,7 +150,7 @@ export function listLeadStatuses(ctx: Context, query: Selection = {}) {
 
 export function createLeadStatus(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
   requireTenant(ctx.viewer);
-  return ctx.db.leadStatus.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } as never });
+  return ctx.db.leadStatus.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } });
 }
 
 // Tags
@@ -162,7 +162,7 @@ export function listTags(ctx: Context, query: Selection = {}) {
 
 export function createTag(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
   requireTenant(ctx.viewer);
-  return ctx.db.tag.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } as never });
+  return ctx.db.tag.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } });
 }
 
 export async function updateTag(ctx: Context, id: string, input: { name?: string | null; color?: string | null }, query: Selection = {}) {

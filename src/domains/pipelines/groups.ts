@@ -2,7 +2,7 @@
 import { requirePermission } from '../../auth/viewer.js';
 import { AppError, conflict, notFound, constraintViolation } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { requiredText } from '../common/validate.js';
 import { BY_POSITION, compactGroups, layoutTransaction, moveTo, writePositions } from './positions.js';
 import { checkPosition, NAME_MAX } from './validate.js';
@@ -14,28 +14,28 @@ export function listGroups(ctx: Context, query: Selection = {}) {
 }
 
 export async function createGroup(ctx: Context, input: { name: string }, query: Selection = {}) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   const name = requiredText('name', input.name, NAME_MAX);
-  const id = await layoutTransaction(ctx, viewer.tenantId, async (db) => (await insertGroup(db, name)).id);
+  const id = await layoutTransaction(ctx, async (db) => (await insertGroup(db, name)).id);
   return ctx.db.pipelineGroup.findUniqueOrThrow({ ...query, where: { id } });
 }
 
 /** Appends a group after the last one; the caller holds the layout lock. */
-export async function insertGroup(db: TenantDb, name: string) {
+export async function insertGroup(db: TenantTx, name: string) {
   const { _max } = await db.pipelineGroup.aggregate({ _max: { position: true } });
-  return db.pipelineGroup.create({ data: { name, position: (_max.position ?? -1) + 1 } as never, select: { id: true } });
+  return db.pipelineGroup.create({ data: { name, position: (_max.position ?? -1) + 1 }, select: { id: true } });
 }
 
 /** 404 unless the group is the organisation's. */
-export async function requireGroup(db: TenantDb, id: string) {
+export async function requireGroup(db: TenantTx, id: string) {
   if (!(await db.pipelineGroup.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Grupo');
 }
 
 export async function updateGroup(ctx: Context, id: string, input: { name: string; position?: number | null }, query: Selection = {}) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   checkPosition(input.position);
-  await layoutTransaction(ctx, viewer.tenantId, async (db) => {
+  await layoutTransaction(ctx, async (db) => {
     await requireGroup(db, id);
     await db.pipelineGroup.update({ where: { id }, data: { name }, select: { id: true } });
     if (input.position != null) {
@@ -48,9 +48,9 @@ export async function updateGroup(ctx: Context, id: string, input: { name: strin
 }
 
 export async function deleteGroup(ctx: Context, id: string) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   try {
-    await layoutTransaction(ctx, viewer.tenantId, async (db) => {
+    await layoutTransaction(ctx, async (db) => {
       await requireGroup(db, id);
       const pipelineCount = await db.pipeline.count({ where: { group_id: id } });
       if (pipelineCount > 0) {

@@ -17,7 +17,7 @@ export const pipelinesDomain = defineDomain({
     { method: 'DELETE', path: '/pipelines/:id', field: 'Mutation.deletePipeline', style: 'bare', access: 'pipeline.manage', summary: 'Delete a pipeline and everything in it' },
     { method: 'POST', path: '/pipelines/:pipeline_id/stages', field: 'Mutation.createStage', style: 'bare', status: 201, access: 'pipeline.manage', summary: 'Add a stage' },
     { method: 'PUT', path: '/pipeline/stages/:id', field: 'Mutation.updateStage', style: 'bare', access: 'pipeline.manage', summary: 'Rename, recolour or move a stage' },
-    { method: 'DELETE', path: '/pipeline/stages/:id', field: 'Mutation.deleteStage', style: 'bare', access: 'pipeline.manage', summary: 'Delete a stage' },
+    { method: 'DELETE', path: '/pipeline/stages/:id', field: 'Mutation.deleteStage', style: 'bare', access: 'pipeline.manage', query: ['target_stage_id'], summary: 'Delete a stage' },
     { method: 'GET', path: '/pipeline/groups', field: 'Query.pipelineGroups', style: 'bare', access: 'pipeline.view', summary: 'List groups' },
     { method: 'POST', path: '/pipeline/groups', field: 'Mutation.createPipelineGroup', style: 'bare', status: 201, access: 'pipeline.manage', summary: 'Create a group' },
     { method: 'PUT', path: '/pipeline/groups/:id', field: 'Mutation.updatePipelineGroup', style: 'bare', access: 'pipeline.manage', summary: 'Rename a group' },

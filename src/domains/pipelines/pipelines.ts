@@ -30,14 +30,14 @@ export interface CreatePipelineInput {
 }
 
 export async function createPipeline(ctx: Context, input: CreatePipelineInput, query: Selection = {}) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   const description = optionalText('description', input.description, DESCRIPTION_MAX) ?? '';
   const newGroupName = input.new_group_name?.trim() ? requiredText('new_group_name', input.new_group_name, NAME_MAX) : undefined;
   if (input.group_id && newGroupName) throw invalidInput('Informe group_id ou new_group_name, não ambos');
   if (!input.group_id && !newGroupName) throw invalidInput('Informe group_id ou new_group_name');
 
-  const id = await layoutTransaction(ctx, viewer.tenantId, async (db) => {
+  const id = await layoutTransaction(ctx, async (db) => {
     let groupId = input.group_id;
     if (groupId) {
       await requireGroup(db, groupId);
@@ -46,11 +46,11 @@ export async function createPipeline(ctx: Context, input: CreatePipelineInput, q
     }
     const { _max } = await db.pipeline.aggregate({ where: { group_id: groupId }, _max: { position: true } });
     const pipeline = await db.pipeline.create({
-      data: { group_id: groupId, name, description, position: (_max.position ?? -1) + 1, loss_reasons: DEFAULT_LOSS_REASONS } as never,
+      data: { group_id: groupId, name, description, position: (_max.position ?? -1) + 1, loss_reasons: DEFAULT_LOSS_REASONS },
       select: { id: true },
     });
     await db.stage.createMany({
-      data: DEFAULT_STAGES.map((s, position) => ({ pipeline_id: pipeline.id, name: s.name, kind: s.kind, color: DEFAULT_STAGE_COLOR, position })) as never,
+      data: DEFAULT_STAGES.map((s, position) => ({ pipeline_id: pipeline.id, name: s.name, kind: s.kind, color: DEFAULT_STAGE_COLOR, position })),
     });
     return pipeline.id;
   });
@@ -65,7 +65,7 @@ export interface ReorderInput {
 
 /** Moves a pipeline into `group_id`, right before `before_pipeline_id` or last. Positions stay 0..n-1. */
 export async function reorderPipelines(ctx: Context, raw: ReorderInput): Promise<Record<string, never>> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   const input = {
     pipeline_id: raw.pipeline_id.toLowerCase(),
     group_id: raw.group_id.toLowerCase(),
@@ -74,7 +74,7 @@ export async function reorderPipelines(ctx: Context, raw: ReorderInput): Promise
   if (input.before_pipeline_id && input.before_pipeline_id === input.pipeline_id) {
     throw invalidInput('O campo before_pipeline_id deve ser outro pipeline');
   }
-  await layoutTransaction(ctx, viewer.tenantId, async (db) => {
+  await layoutTransaction(ctx, async (db) => {
     const moved = await db.pipeline.findUnique({ where: { id: input.pipeline_id }, select: { id: true, group_id: true } });
     if (!moved) throw notFound('Pipeline');
     await requireGroup(db, input.group_id);
@@ -96,9 +96,9 @@ export async function reorderPipelines(ctx: Context, raw: ReorderInput): Promise
 
 /** Deletes a pipeline with its stages and deals (and the deals' lines, tags, activities and history). */
 export async function deletePipeline(ctx: Context, id: string) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
-  await layoutTransaction(ctx, viewer.tenantId, async (db) => {
-    if (!(await lockPipeline(db, viewer.tenantId, id))) throw notFound('Pipeline');
+  requirePermission(ctx.viewer, 'pipeline.manage');
+  await layoutTransaction(ctx, async (db) => {
+    if (!(await lockPipeline(db, id))) throw notFound('Pipeline');
     const { group_id } = await db.pipeline.delete({ where: { id }, select: { group_id: true } });
     await compactPipelines(db, group_id);
   });

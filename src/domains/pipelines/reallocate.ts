@@ -1,8 +1,10 @@
 // Moving deals between stages of one pipeline: shared by stage deletion and the transactional save.
 import type { TenantViewer } from '../../auth/viewer.js';
 import { invalidInput } from '../../errors.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import type { StageKind } from './defaults.js';
+import { recordEvents } from '../deals/history.js';
+import { stageState, transitionEvent } from '../deals/stage-transition.js';
 
 /**
  * Moves every deal of `fromStageIds` to `target`, applying the stage-move rules: a move clears won_at,
@@ -11,7 +13,7 @@ import type { StageKind } from './defaults.js';
  * (`stage_changed`, or `won`), like a move through the deals API, marked `{reallocated: true}`.
  */
 export async function reallocateDeals(
-  db: TenantDb,
+  db: TenantTx,
   viewer: TenantViewer,
   fromStageIds: string[],
   target: { id: string; kind: StageKind | null },
@@ -23,20 +25,11 @@ export async function reallocateDeals(
   }
   const deals = await db.deal.findMany({ where: { stage_id: { in: fromStageIds } }, select: { id: true, stage_id: true } });
   if (!deals.length) return;
-  const now = new Date();
-  await db.deal.updateMany({
-    where: { id: { in: deals.map((d) => d.id) } },
-    data: { stage_id: target.id, won_at: target.kind === 'won' ? now : null, lost_at: null, loss_reason: null },
-  });
-  await db.dealEvent.createMany({
-    data: deals.map((d) => ({
-      deal_id: d.id,
-      type: target.kind === 'won' ? 'won' : 'stage_changed',
-      from_stage_id: d.stage_id,
-      to_stage_id: target.id,
-      data: { reallocated: true },
-      actor_id: viewer.userId,
-      created_at: now,
-    })) as never,
-  });
+  await db.deal.updateMany({ where: { id: { in: deals.map((d) => d.id) } }, data: { stage_id: target.id, ...stageState(target.kind, null, new Date()) } });
+  await recordEvents(
+    db,
+    viewer,
+    null,
+    deals.map((d) => ({ deal_id: d.id, type: transitionEvent(target.kind), from_stage_id: d.stage_id, to_stage_id: target.id, data: { reallocated: true } })),
+  );
 }

@@ -3,7 +3,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import { requirePermission, type TenantViewer } from '../../auth/viewer.js';
 import { conflict, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { isUuid, optionalText, requiredText } from '../common/validate.js';
 import { DEFAULT_STAGE_COLOR, type StageKind } from './defaults.js';
 import { stageInUse } from './foreign-key.js';
@@ -55,7 +55,7 @@ export async function savePipeline(ctx: Context, id: string, input: SavePipeline
 
   try {
     await configTransaction(ctx, async (db) => {
-      if (!(await lockPipeline(db, viewer.tenantId, id))) throw notFound('Pipeline');
+      if (!(await lockPipeline(db, id))) throw notFound('Pipeline');
       const current = await stagesInOrder(db, id);
       const byId = new Map(current.map((s) => [s.id, s]));
 
@@ -107,7 +107,7 @@ function reallocationTargets(raw: Record<string, unknown>): Map<string, string> 
 
 /** Deletes the stages left out, after moving their deals to a destination that remains in the list. */
 async function removeStages(
-  db: TenantDb,
+  db: TenantTx,
   viewer: TenantViewer,
   pipelineId: string,
   removed: CurrentStage[],
@@ -140,8 +140,8 @@ async function removeStages(
 }
 
 /** Array order is board order: existing stages are updated where they changed, new ones created. */
-async function writeStages(db: TenantDb, pipelineId: string, entries: Entry[], byId: Map<string, CurrentStage>) {
-  const creates: Prisma.StageCreateManyInput[] = [];
+async function writeStages(db: TenantTx, pipelineId: string, entries: Entry[], byId: Map<string, CurrentStage>) {
+  const creates: { pipeline_id: string; name: string; color: string; position: number }[] = [];
   for (const [position, e] of entries.entries()) {
     if (e.id) {
       const before = byId.get(e.id)!;
@@ -151,7 +151,7 @@ async function writeStages(db: TenantDb, pipelineId: string, entries: Entry[], b
       if (e.color !== undefined) data.color = e.color;
       if (Object.keys(data).length) await db.stage.update({ where: { id: e.id }, data, select: { id: true } });
     } else {
-      creates.push({ pipeline_id: pipelineId, name: e.name, color: e.color ?? DEFAULT_STAGE_COLOR, position } as never);
+      creates.push({ pipeline_id: pipelineId, name: e.name, color: e.color ?? DEFAULT_STAGE_COLOR, position });
     }
   }
   if (creates.length) await db.stage.createMany({ data: creates });

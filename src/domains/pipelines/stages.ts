@@ -2,7 +2,7 @@
 import { requirePermission } from '../../auth/viewer.js';
 import { conflict, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { requiredText } from '../common/validate.js';
 import { DEFAULT_STAGE_COLOR, type StageKind } from './defaults.js';
 import { stageInUse } from './foreign-key.js';
@@ -12,26 +12,26 @@ import { checkPosition, NAME_MAX, STAGES_MAX, stageColor } from './validate.js';
 import type { Selection } from '../common/types.js';
 
 export async function createStage(ctx: Context, pipelineId: string, input: { name: string; color?: string | null; kind?: StageKind | null }, query: Selection = {}) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   const color = input.color == null ? DEFAULT_STAGE_COLOR : stageColor(input.color);
   if (input.kind) throw invalidInput('Etapas de ganho ou perda não podem ser criadas: apenas etapas regulares podem ser adicionadas');
   const id = await configTransaction(ctx, async (db) => {
-    if (!(await lockPipeline(db, viewer.tenantId, pipelineId))) throw notFound('Pipeline');
+    if (!(await lockPipeline(db, pipelineId))) throw notFound('Pipeline');
     const count = await db.stage.count({ where: { pipeline_id: pipelineId } });
     if (count >= STAGES_MAX) throw invalidInput(`Um pipeline aceita no máximo ${STAGES_MAX} etapas`);
     const stages = await stagesInOrder(db, pipelineId);
     await writePositions(db, 'stage', stages);
-    const stage = await db.stage.create({ data: { pipeline_id: pipelineId, name, color, position: stages.length } as never, select: { id: true } });
+    const stage = await db.stage.create({ data: { pipeline_id: pipelineId, name, color, position: stages.length }, select: { id: true } });
     return stage.id;
   });
   return ctx.db.stage.findUniqueOrThrow({ ...query, where: { id } });
 }
 
 /** Finds a stage and locks its pipeline; the stage is read again under the lock. */
-async function lockedStage(db: TenantDb, tenantId: string, id: string) {
+async function lockedStage(db: TenantTx, id: string) {
   const found = await db.stage.findUnique({ where: { id }, select: { pipeline_id: true } });
-  if (!found || !(await lockPipeline(db, tenantId, found.pipeline_id))) throw notFound('Etapa');
+  if (!found || !(await lockPipeline(db, found.pipeline_id))) throw notFound('Etapa');
   const stage = await db.stage.findUnique({ where: { id }, select: { id: true, pipeline_id: true, kind: true } });
   if (!stage) throw notFound('Etapa');
   return stage;
@@ -43,13 +43,13 @@ export async function updateStage(
   input: { name?: string | null; color?: string | null; position?: number | null },
   query: Selection = {},
 ) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  requirePermission(ctx.viewer, 'pipeline.manage');
   const data: { name?: string; color?: string } = {};
   if (input.name != null) data.name = requiredText('name', input.name, NAME_MAX);
   if (input.color != null) data.color = stageColor(input.color);
   checkPosition(input.position);
   await configTransaction(ctx, async (db) => {
-    const stage = await lockedStage(db, viewer.tenantId, id);
+    const stage = await lockedStage(db, id);
     if (Object.keys(data).length) await db.stage.update({ where: { id }, data, select: { id: true } });
     if (input.position != null) {
       await writePositions(db, 'stage', moveTo(await stagesInOrder(db, stage.pipeline_id), id, input.position));
@@ -67,7 +67,7 @@ export async function deleteStage(ctx: Context, id: string, targetStageId?: stri
   if (targetStageId && targetStageId.toLowerCase() === id.toLowerCase()) throw invalidInput('A etapa de destino deve ser diferente da etapa excluída');
   try {
     await configTransaction(ctx, async (db) => {
-      const stage = await lockedStage(db, viewer.tenantId, id);
+      const stage = await lockedStage(db, id);
       if (stage.kind) throw invalidInput('As etapas de ganho e de perda não podem ser excluídas');
       let target: { id: string; kind: StageKind | null } | undefined;
       if (targetStageId) {

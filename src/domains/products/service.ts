@@ -5,7 +5,7 @@
 import { requirePermission } from '../../auth/viewer.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { money, type Money } from '../common/money.js';
 import { requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
@@ -21,7 +21,7 @@ export function createProduct(ctx: Context, input: { name: string; price?: numbe
   requirePermission(ctx.viewer, 'pipeline.products.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   const price = input.price == null ? 0 : money('price', input.price);
-  return ctx.db.product.create({ ...query, data: { name, price } as never });
+  return ctx.db.product.create({ ...query, data: { name, price } });
 }
 
 export async function updateProduct(ctx: Context, id: string, input: { name: string; price?: number | null }, query: Selection = {}) {
@@ -36,7 +36,7 @@ export async function updateProduct(ctx: Context, id: string, input: { name: str
 export async function deleteProduct(ctx: Context, id: string) {
   requirePermission(ctx.viewer, 'pipeline.products.manage');
   await ctx.db.$transaction(async (tx) => {
-    const db = tx as TenantDb;
+    const db = tx;
     if (!(await db.product.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Produto');
     // Lines keep their copied name, price and qty: totals are unchanged.
     await db.dealProduct.updateMany({ where: { product_id: id }, data: { product_id: null, custom: true } });
@@ -49,7 +49,7 @@ export async function deleteProduct(ctx: Context, id: string) {
  * For the deals service: the name and price to copy into new deal lines, by product id, read inside the
  * caller's transaction. An unknown id (or another organisation's) is 404.
  */
-export async function catalogSnapshot(db: TenantDb, productIds: string[]): Promise<Map<string, { name: string; price: number }>> {
+export async function catalogSnapshot(db: TenantTx, productIds: string[]): Promise<Map<string, { name: string; price: number }>> {
   const unique = [...new Set(productIds)];
   if (!unique.length) return new Map();
   const rows = await db.product.findMany({ where: { id: { in: unique } }, select: { id: true, name: true, price: true } });
