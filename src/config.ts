@@ -18,6 +18,10 @@ export interface Config {
   trustProxy: boolean;
   production: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Run background jobs in this process (WORKERS). */
+  workers: boolean;
+  /** Jobs run at once by this process (WORKER_CONCURRENCY). */
+  workerConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -50,6 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
   if (env.BOOTSTRAP_API_KEY !== undefined && env.BOOTSTRAP_API_KEY.length > 0 && env.BOOTSTRAP_API_KEY.length < 16)
     problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
+  const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
+  if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
   let result: Config | undefined;
   try {
     result = {
@@ -69,6 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
       production,
       logLevel,
+      workers: bool('WORKERS', env.WORKERS, true),
+      workerConcurrency,
     };
   } catch (e) {
     problems.push((e as Error).message);
