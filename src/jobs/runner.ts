@@ -213,7 +213,7 @@ class Runner implements JobRunner {
     if (job.attempts > queue.maxAttempts) {
       // The process running its last attempt died: the attempts are used up.
       log.error('job failed', { queue: name, job: job.id, attempt: queue.maxAttempts, error: 'lease expired' });
-      return this.record(FAILED, [...held, queue.maxAttempts, 'O processo que executava a última tentativa parou (lease expirado)']);
+      return this.record(FAILED, [...held, queue.maxAttempts, 'lease expired during the last attempt (its process stopped)']);
     }
     try {
       await queue.definition.handler(job.payload, { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal });
