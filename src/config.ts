@@ -20,6 +20,10 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Origins allowed to call /graphql and /backend from a browser; empty = none. */
   corsOrigins: string[];
+  /** Run background jobs in this process (WORKERS). */
+  workers: boolean;
+  /** Jobs run at once by this process (WORKER_CONCURRENCY). */
+  workerConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -52,6 +56,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
   if (env.BOOTSTRAP_API_KEY !== undefined && env.BOOTSTRAP_API_KEY.length > 0 && env.BOOTSTRAP_API_KEY.length < 16)
     problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
+  const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
+  if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
   let result: Config | undefined;
   try {
     result = {
@@ -72,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       production,
       logLevel,
       corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
+      workers: bool('WORKERS', env.WORKERS, true),
+      workerConcurrency,
     };
   } catch (e) {
     problems.push((e as Error).message);

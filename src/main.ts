@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
 import { listen } from './http/server.js';
+import { startJobRunner } from './jobs/registry.js';
 import { log, setLogLevel } from './log.js';
 
 async function main() {
@@ -29,6 +30,7 @@ async function main() {
   }
   const app = createApp(config, db);
   const server = await listen(app, config);
+  const jobs = await startJobRunner(db, config);
   console.log(
     [
       `Funil is listening on ${server.url} (${db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
@@ -47,6 +49,7 @@ async function main() {
     log.info('shutting down', { signal });
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     await server.close();
+    await jobs.stop();
     await db.close();
     clearTimeout(force);
     process.exit(0);

@@ -15,6 +15,11 @@ export interface Database {
   prisma: PrismaClient;
   /** Raw access for migrations, benchmarks and tests. */
   sql: SqlRunner;
+  /**
+   * LISTEN on `channel`: `onNotify` runs for each notification (sent on commit of the transaction that
+   * raised it) and after a lost PostgreSQL connection is re-established. Returns the unlisten function.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,7 @@ async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
     kind: 'pglite',
     prisma,
     sql,
+    listen: (channel, onNotify) => lite.listen(channel, () => onNotify()),
     async close() {
       await prisma.$disconnect();
       await lite.close();
@@ -83,9 +89,43 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
     kind: 'postgres',
     prisma,
     sql,
+    listen: (channel, onNotify) => listenPostgres(parsed.toString(), channel, onNotify),
     async close() {
       await prisma.$disconnect();
       await pool.end();
     },
+  };
+}
+
+/**
+ * A dedicated connection outside the pool holds the LISTEN (it must stay open). When it drops, it is
+ * reopened every second until it works; `onNotify` then runs once, for notifications missed meanwhile.
+ */
+async function listenPostgres(connectionString: string, channel: string, onNotify: () => void) {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const reopen = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      open().then(onNotify, reopen);
+    }, 1000).unref();
+  };
+  const open = async () => {
+    const c = new pg.Client({ connectionString });
+    c.on('notification', (n) => n.channel === channel && onNotify());
+    const lost = () => client === c && reopen();
+    c.on('error', lost);
+    c.on('end', lost);
+    client = c;
+    await c.connect();
+    await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+  };
+  await open();
+  return async () => {
+    closed = true;
+    clearTimeout(retry);
+    await client?.end();
   };
 }
