@@ -1,5 +1,7 @@
 // Roles and permissions (decisions.md "Roles and permissions"). A key's own permission list, when set,
 // narrows its user's role to that subset; it never widens it.
+import { invalidInput } from '../errors.js';
+
 export const PERMISSIONS = [
   'pipeline.view',
   'pipeline.manage',
@@ -20,6 +22,15 @@ export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
 
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
+}
+
+/** A new key's list: known names within what `role` grants (400 otherwise); [] makes a full key. */
+export function keyPermissions(role: RoleName, requested: readonly string[]): Permission[] {
+  const unknown = requested.filter((p) => !isPermission(p));
+  if (unknown.length) throw invalidInput(`Permissões desconhecidas: ${unknown.join(', ')}`);
+  const outside = requested.filter((p) => !ROLE_PERMISSIONS[role].includes(p as Permission));
+  if (outside.length) throw invalidInput(`Permissões fora do papel ${role} do usuário: ${outside.join(', ')}`);
+  return requested as Permission[];
 }
 
 export function effectivePermissions(role: RoleName, keyPermissions: readonly string[]): Set<Permission> {
