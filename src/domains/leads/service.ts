@@ -7,6 +7,7 @@ import type { Context } from '../../http/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
+import { lockRow, LOCKING_TX } from '../common/lock.js';
 import type { Selection } from '../common/types.js';
 
 export interface LeadInput {
@@ -76,9 +77,11 @@ export async function createLead(ctx: Context, input: LeadInput, query: Selectio
 }
 
 export async function updateLead(ctx: Context, id: string, input: LeadInput, query: Selection = {}) {
-  requireTenant(ctx.viewer);
+  const viewer = requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx as TenantDb;
+    // Before reading the lead: concurrent edits of this lead (its tag list) run one after the other.
+    await lockRow(db, 'leads', viewer.tenantId, id);
     const existing = await db.lead.findUnique({ where: { id }, select: { id: true } });
     if (!existing) throw notFound('Lead');
     const data: Record<string, unknown> = { ...leadData(input) };
@@ -103,7 +106,7 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       await db.leadTag.deleteMany({ where: { lead_id: id } });
       if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) as never });
     }
-  });
+  }, LOCKING_TX);
   return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id } });
 }
 
