@@ -8,6 +8,7 @@ import type { TenantDb } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
+import { customFields } from '../common/custom-fields.js';
 import type { Selection } from '../common/types.js';
 
 export interface LeadInput {
@@ -49,7 +50,7 @@ function leadData(input: LeadInput) {
     email: optionalEmail(input.email),
     company: optionalText('company', input.company, 255),
     avatar_url: optionalText('avatar_url', input.avatar_url, 2000),
-    custom_fields: input.custom_fields === null ? {} : (input.custom_fields as Prisma.InputJsonValue | undefined),
+    custom_fields: input.custom_fields === null ? {} : customFields(input.custom_fields),
   };
 }
 
