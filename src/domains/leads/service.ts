@@ -9,6 +9,7 @@ import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
 import { customFields } from '../common/custom-fields.js';
+import { escapeLike } from '../common/like.js';
 import type { Selection } from '../common/types.js';
 
 export interface LeadInput {
@@ -121,13 +122,14 @@ export async function getLead(ctx: Context, id: string, query: Selection = {}) {
 export function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null }) {
   requireTenant(ctx.viewer);
   const search = args.search?.trim();
+  const text = search && escapeLike(search);
   const where: Prisma.LeadWhereInput = search
     ? {
         OR: [
-          { name: { contains: search, mode: 'insensitive' } },
-          { company: { contains: search, mode: 'insensitive' } },
-          { email: { contains: search, mode: 'insensitive' } },
-          { phone: { contains: search.replace(/[\s().-]/g, '') } },
+          { name: { contains: text, mode: 'insensitive' } },
+          { company: { contains: text, mode: 'insensitive' } },
+          { email: { contains: text, mode: 'insensitive' } },
+          { phone: { contains: escapeLike(search.replace(/[\s().-]/g, '')) } },
         ],
       }
     : {};
