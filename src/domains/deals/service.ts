@@ -12,6 +12,7 @@ import { recordEvents, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
+import { lockRow, LOCKING_TX } from '../common/lock.js';
 
 export interface NewLeadInput {
   name?: string | null;
@@ -118,6 +119,8 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
   const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
+    // Before reading the deal and its lines: concurrent edits of this deal run one after the other.
+    await lockRow(db, 'deals', id);
     const deal = await db.deal.findUnique({ where: { id } });
     if (!deal) throw notFound('Negócio');
     const data: Prisma.DealUncheckedUpdateInput = {};
@@ -163,7 +166,7 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
     if (Object.keys(data).length || input.products != null) await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } });
     await recordEvents(db, viewer, id, events);
-  });
+  }, LOCKING_TX);
   return ctx.db.deal.findUniqueOrThrow({ where: { id } });
 }
 
