@@ -13,19 +13,14 @@ import { errorResponse } from './rest/envelope.js';
 import { BASE_PATH, createRestHandler } from './rest/handler.js';
 import { restRoutes } from './rest/routes.js';
 import { schema } from './schema/index.js';
-import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './rest/body.js';
+import { readLimitedBody } from './rest/body.js';
 
 /**
- * GraphQL bodies get the same 10 MB bound as REST: a declared length is checked by readLimitedBody's
- * caller (http/server.ts) or here; a streamed body is read under the limit before Yoga sees it.
+ * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
+ * arriving too late or cut by the client is answered as on REST (Yoga would call it invalid JSON).
  */
 async function withBoundedBody(request: Request): Promise<Request> {
   if (!request.body) return request;
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
-    if (Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-    return request;
-  }
   const body = await readLimitedBody(request);
   return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
 }

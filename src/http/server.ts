@@ -10,6 +10,7 @@ import { AppError } from '../errors.js';
 import { MAX_BODY_BYTES, tooLarge } from '../rest/body.js';
 import { styleOfRequestPath } from '../rest/handler.js';
 import { errorResponse } from '../rest/envelope.js';
+import { fetchWithBodyDeadline } from './body-deadline.js';
 
 export interface RunningServer {
   server: http.Server;
@@ -27,7 +28,7 @@ export async function listen(app: App, config: Config): Promise<RunningServer> {
         return errorResponse('envelope', new AppError('FORBIDDEN', 'HTTPS é obrigatório'));
       }
     }
-    return app.fetch(request);
+    return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
   });
 
   const listener: http.RequestListener = (req, res) => {
@@ -44,9 +45,12 @@ export async function listen(app: App, config: Config): Promise<RunningServer> {
     adapter(req, res);
   };
 
+  // Node's own limit on receiving a whole request, a little after ours: it also cuts a late body no
+  // handler reads (answered before reading it), which Node would otherwise wait five minutes for.
+  const timeouts = { requestTimeout: config.requestBodyTimeoutMs + 1_000, connectionsCheckingInterval: 1_000 };
   const server = config.tlsCertFile
-    ? https.createServer({ cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
-    : http.createServer(listener);
+    ? https.createServer({ ...timeouts, cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
+    : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
