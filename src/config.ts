@@ -16,6 +16,8 @@ export interface Config {
   tlsKeyFile?: string;
   requireHttps: boolean;
   trustProxy: boolean;
+  /** How long a client has to send a request body, from its headers. */
+  requestBodyTimeoutMs: number;
   production: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Origins allowed to call /graphql and /backend from a browser; empty = none. */
@@ -52,6 +54,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule = env.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()));
     if (webhookRetrySchedule.some((n) => !Number.isFinite(n) || n < 0)) problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated milliseconds');
   }
+  const requestBodyTimeoutMs = Number(env.REQUEST_BODY_TIMEOUT_MS || 30_000);
+  if (!Number.isInteger(requestBodyTimeoutMs) || requestBodyTimeoutMs < 1)
+    problems.push(`REQUEST_BODY_TIMEOUT_MS must be a positive number of milliseconds, got "${env.REQUEST_BODY_TIMEOUT_MS}"`);
   const logLevel = (env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info')) as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
   if (env.BOOTSTRAP_API_KEY !== undefined && env.BOOTSTRAP_API_KEY.length > 0 && env.BOOTSTRAP_API_KEY.length < 16)
@@ -75,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyFile,
       requireHttps: bool('REQUIRE_HTTPS', env.REQUIRE_HTTPS, production),
       trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
+      requestBodyTimeoutMs,
       production,
       logLevel,
       corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
@@ -59,6 +60,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  log.error('failed to start', { error: String(e?.stack ?? e) });
+  if (e instanceof DataDirInUseError) console.error(e.message);
+  else log.error('failed to start', { error: String(e?.stack ?? e) });
   process.exit(1);
 });

@@ -8,6 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { migrate, type SqlRunner } from './migrate.js';
+import { lockDataDir } from './pglite-lock.js';
 import { countingAdapterFactory } from './statements.js';
 
 export interface Database {
@@ -39,6 +40,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
+  // Before PGlite touches the files; a failed start releases it when the process exits.
+  const lock = dir ? lockDataDir(dir) : undefined;
   const lite = dir ? new PGlite(dir) : new PGlite(template ? { loadDataDir: template } : {});
   await lite.waitReady;
   const sql: SqlRunner = {
@@ -55,6 +58,7 @@ async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
     async close() {
       await prisma.$disconnect();
       await lite.close();
+      lock?.release();
     },
   };
 }
