@@ -30,26 +30,19 @@ export function syncRequest(api: TestClient, key: string, templates: SyncTemplat
   return api.rest('POST', '/backend/templates/sync', { key, body: { app_id: appId, templates } });
 }
 
-/** Syncs the templates (200 asserted) and returns every template of the organisation by name and language. */
+/** Syncs the templates (200 asserted) and returns them as listed, in the order given. */
 export async function syncTemplates(api: TestClient, org: Org, templates: SyncTemplate[], appId = 'app-1') {
   const r = await syncRequest(api, org.key, templates, appId);
   expect(r.status, `sync: ${JSON.stringify(r.body)}`).toBe(200);
   expect(r.body).toEqual({ synced_count: templates.length, app_id: appId });
-  return listTemplates(api, org);
+  const listed = await listTemplates(api, org, `?provider_app_id=${encodeURIComponent(appId)}`);
+  return templates.map((t) => listed.find((l) => l.template_name === t.name.trim() && l.language === t.language));
 }
 
 export async function listTemplates(api: TestClient, org: Org, query = '') {
   const r = await api.rest('GET', `/backend/templates${query}`, { key: org.key });
   expect(r.status, `templates: ${JSON.stringify(r.body)}`).toBe(200);
   return r.body as any[];
-}
-
-/** One APPROVED template (default body `Olá {{1}}, sua proposta da {{2}} está pronta.`), returned as listed. */
-export async function makeTemplate(api: TestClient, org: Org, name: string, fields: Partial<SyncTemplate> & { text?: string } = {}) {
-  const r = await syncRequest(api, org.key, [providerTemplate(name, fields)]);
-  expect(r.status, `template: ${JSON.stringify(r.body)}`).toBe(200);
-  const all = await listTemplates(api, org);
-  return all.find((t) => t.template_name === name && t.language === (fields.language ?? 'pt_BR'));
 }
 
 export async function makeCadence(api: TestClient, org: Org, name = 'Boas-vindas') {

@@ -14,7 +14,8 @@ describe('POST /backend/templates/sync', () => {
       { type: 'BODY', text: 'Olá {{1}}, veja {{2}}.' },
       { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Quero' }] },
     ];
-    const list = await syncTemplates(api, org, [providerTemplate('oferta', { id: '9001', category: 'UTILITY', components }), providerTemplate('boas_vindas')]);
+    await syncTemplates(api, org, [providerTemplate('oferta', { id: '9001', category: 'UTILITY', components }), providerTemplate('boas_vindas')]);
+    const list = await listTemplates(api, org);
     expect(list.map((t) => t.template_name)).toEqual(['boas_vindas', 'oferta']);
     const oferta = list[1];
     expect(oferta).toEqual({
