@@ -15,9 +15,7 @@ export interface AssociationInput {
   parameter_mapping?: Record<string, unknown> | null;
 }
 
-const ORDER = [{ cadence_id: 'asc' }, { step_index: 'asc' }, { message_index: 'asc' }] as const;
-
-function index(field: string, value: number): number {
+function nonNegative(field: string, value: number): number {
   if (value < 0) throw invalidInput(`O campo ${field} deve ser maior ou igual a zero`);
   return value;
 }
@@ -26,13 +24,13 @@ function index(field: string, value: number): number {
 export function listAssociations(ctx: Context, args: { cadence_id?: string | null }, query: Selection = {}) {
   requireTenant(ctx.viewer);
   const where = args.cadence_id != null ? { cadence_id: args.cadence_id } : {};
-  return ctx.db.cadenceAssociation.findMany({ ...query, where, orderBy: [...ORDER] });
+  return ctx.db.cadenceAssociation.findMany({ ...query, where, orderBy: [{ cadence_id: 'asc' }, { step_index: 'asc' }, { message_index: 'asc' }] });
 }
 
 export async function createAssociation(ctx: Context, input: AssociationInput, query: Selection = {}) {
   requireAdminRole(ctx.viewer);
-  const step_index = index('step_index', input.step_index);
-  const message_index = index('message_index', input.message_index);
+  const step_index = nonNegative('step_index', input.step_index);
+  const message_index = nonNegative('message_index', input.message_index);
   const [cadence, template] = await Promise.all([
     ctx.db.cadence.findUnique({ where: { id: input.cadence_id }, select: { id: true } }),
     ctx.db.template.findUnique({ where: { id: input.template_id }, select: { status: true, components: true } }),
