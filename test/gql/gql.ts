@@ -31,6 +31,15 @@ type Documents = {
     "\n  mutation DeleteStageGql($id: UUID!, $target_stage_id: UUID) {\n    deleteStage(id: $id, target_stage_id: $target_stage_id) {\n      success\n    }\n  }\n": typeof types.DeleteStageGqlDocument,
     "\n  mutation CreateLead($name: String!, $phone: String!, $tag_ids: [UUID!], $custom_fields: JSONObject) {\n    createLead(name: $name, phone: $phone, tag_ids: $tag_ids, custom_fields: $custom_fields) {\n      id name phone email company custom_fields created_at\n      status { id name color }\n      tags { id name color }\n    }\n  }\n": typeof types.CreateLeadDocument,
     "\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n": typeof types.LeadByIdDocument,
+    "\n  mutation TemplatesSync($app_id: String!, $templates: [TemplateSyncItem!]!) {\n    syncTemplates(app_id: $app_id, templates: $templates) {\n      synced_count\n      app_id\n    }\n  }\n": typeof types.TemplatesSyncDocument,
+    "\n  query TemplatesList($status: TemplateStatus, $category: TemplateCategory, $language: String, $provider_app_id: String) {\n    templates(status: $status, category: $category, language: $language, provider_app_id: $provider_app_id) {\n      id\n      template_name\n      status\n      components\n    }\n  }\n": typeof types.TemplatesListDocument,
+    "\n  mutation TemplatesCreateCadence($name: String!) {\n    createCadence(name: $name) {\n      id\n      name\n    }\n  }\n": typeof types.TemplatesCreateCadenceDocument,
+    "\n  mutation TemplatesCreateAssociation($cadence_id: UUID!, $template_id: UUID!, $step_index: Int!, $message_index: Int!, $parameter_mapping: JSONObject) {\n    createCadenceAssociation(cadence_id: $cadence_id, template_id: $template_id, step_index: $step_index, message_index: $message_index, parameter_mapping: $parameter_mapping) {\n      id\n      step_index\n      parameter_mapping\n      template {\n        id\n        template_name\n        language\n        status\n      }\n    }\n  }\n": typeof types.TemplatesCreateAssociationDocument,
+    "\n  mutation TemplatesUpdateParams($id: UUID!, $parameter_mapping: JSONObject!) {\n    updateCadenceAssociationParams(id: $id, parameter_mapping: $parameter_mapping) {\n      id\n      parameter_mapping\n    }\n  }\n": typeof types.TemplatesUpdateParamsDocument,
+    "\n  query TemplatesPreview($id: UUID!, $lead_id: UUID!) {\n    previewCadenceAssociation(id: $id, lead_id: $lead_id) {\n      text\n    }\n  }\n": typeof types.TemplatesPreviewDocument,
+    "\n  query TemplatesGraph {\n    cadences {\n      name\n      associations {\n        step_index\n        message_index\n        template {\n          template_name\n        }\n        cadence {\n          name\n        }\n      }\n    }\n    templates {\n      template_name\n      associations {\n        step_index\n        cadence {\n          name\n        }\n      }\n    }\n  }\n": typeof types.TemplatesGraphDocument,
+    "\n  mutation TemplatesDeleteAssociation($id: UUID!) {\n    deleteCadenceAssociation(id: $id) {\n      success\n    }\n  }\n": typeof types.TemplatesDeleteAssociationDocument,
+    "\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n": typeof types.TemplatesDeleteTemplateDocument,
 };
 const documents: Documents = {
     "\n  fragment DealsPageInfo on PageInfo {\n    hasNextPage\n    hasPreviousPage\n    endCursor\n    startCursor\n  }\n": types.DealsPageInfoFragmentDoc,
@@ -50,6 +59,15 @@ const documents: Documents = {
     "\n  mutation DeleteStageGql($id: UUID!, $target_stage_id: UUID) {\n    deleteStage(id: $id, target_stage_id: $target_stage_id) {\n      success\n    }\n  }\n": types.DeleteStageGqlDocument,
     "\n  mutation CreateLead($name: String!, $phone: String!, $tag_ids: [UUID!], $custom_fields: JSONObject) {\n    createLead(name: $name, phone: $phone, tag_ids: $tag_ids, custom_fields: $custom_fields) {\n      id name phone email company custom_fields created_at\n      status { id name color }\n      tags { id name color }\n    }\n  }\n": types.CreateLeadDocument,
     "\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n": types.LeadByIdDocument,
+    "\n  mutation TemplatesSync($app_id: String!, $templates: [TemplateSyncItem!]!) {\n    syncTemplates(app_id: $app_id, templates: $templates) {\n      synced_count\n      app_id\n    }\n  }\n": types.TemplatesSyncDocument,
+    "\n  query TemplatesList($status: TemplateStatus, $category: TemplateCategory, $language: String, $provider_app_id: String) {\n    templates(status: $status, category: $category, language: $language, provider_app_id: $provider_app_id) {\n      id\n      template_name\n      status\n      components\n    }\n  }\n": types.TemplatesListDocument,
+    "\n  mutation TemplatesCreateCadence($name: String!) {\n    createCadence(name: $name) {\n      id\n      name\n    }\n  }\n": types.TemplatesCreateCadenceDocument,
+    "\n  mutation TemplatesCreateAssociation($cadence_id: UUID!, $template_id: UUID!, $step_index: Int!, $message_index: Int!, $parameter_mapping: JSONObject) {\n    createCadenceAssociation(cadence_id: $cadence_id, template_id: $template_id, step_index: $step_index, message_index: $message_index, parameter_mapping: $parameter_mapping) {\n      id\n      step_index\n      parameter_mapping\n      template {\n        id\n        template_name\n        language\n        status\n      }\n    }\n  }\n": types.TemplatesCreateAssociationDocument,
+    "\n  mutation TemplatesUpdateParams($id: UUID!, $parameter_mapping: JSONObject!) {\n    updateCadenceAssociationParams(id: $id, parameter_mapping: $parameter_mapping) {\n      id\n      parameter_mapping\n    }\n  }\n": types.TemplatesUpdateParamsDocument,
+    "\n  query TemplatesPreview($id: UUID!, $lead_id: UUID!) {\n    previewCadenceAssociation(id: $id, lead_id: $lead_id) {\n      text\n    }\n  }\n": types.TemplatesPreviewDocument,
+    "\n  query TemplatesGraph {\n    cadences {\n      name\n      associations {\n        step_index\n        message_index\n        template {\n          template_name\n        }\n        cadence {\n          name\n        }\n      }\n    }\n    templates {\n      template_name\n      associations {\n        step_index\n        cadence {\n          name\n        }\n      }\n    }\n  }\n": types.TemplatesGraphDocument,
+    "\n  mutation TemplatesDeleteAssociation($id: UUID!) {\n    deleteCadenceAssociation(id: $id) {\n      success\n    }\n  }\n": types.TemplatesDeleteAssociationDocument,
+    "\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n": types.TemplatesDeleteTemplateDocument,
 };
 
 /**
@@ -134,6 +152,42 @@ export function graphql(source: "\n  mutation CreateLead($name: String!, $phone:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n"): (typeof documents)["\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TemplatesSync($app_id: String!, $templates: [TemplateSyncItem!]!) {\n    syncTemplates(app_id: $app_id, templates: $templates) {\n      synced_count\n      app_id\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesSync($app_id: String!, $templates: [TemplateSyncItem!]!) {\n    syncTemplates(app_id: $app_id, templates: $templates) {\n      synced_count\n      app_id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TemplatesList($status: TemplateStatus, $category: TemplateCategory, $language: String, $provider_app_id: String) {\n    templates(status: $status, category: $category, language: $language, provider_app_id: $provider_app_id) {\n      id\n      template_name\n      status\n      components\n    }\n  }\n"): (typeof documents)["\n  query TemplatesList($status: TemplateStatus, $category: TemplateCategory, $language: String, $provider_app_id: String) {\n    templates(status: $status, category: $category, language: $language, provider_app_id: $provider_app_id) {\n      id\n      template_name\n      status\n      components\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TemplatesCreateCadence($name: String!) {\n    createCadence(name: $name) {\n      id\n      name\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesCreateCadence($name: String!) {\n    createCadence(name: $name) {\n      id\n      name\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TemplatesCreateAssociation($cadence_id: UUID!, $template_id: UUID!, $step_index: Int!, $message_index: Int!, $parameter_mapping: JSONObject) {\n    createCadenceAssociation(cadence_id: $cadence_id, template_id: $template_id, step_index: $step_index, message_index: $message_index, parameter_mapping: $parameter_mapping) {\n      id\n      step_index\n      parameter_mapping\n      template {\n        id\n        template_name\n        language\n        status\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesCreateAssociation($cadence_id: UUID!, $template_id: UUID!, $step_index: Int!, $message_index: Int!, $parameter_mapping: JSONObject) {\n    createCadenceAssociation(cadence_id: $cadence_id, template_id: $template_id, step_index: $step_index, message_index: $message_index, parameter_mapping: $parameter_mapping) {\n      id\n      step_index\n      parameter_mapping\n      template {\n        id\n        template_name\n        language\n        status\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TemplatesUpdateParams($id: UUID!, $parameter_mapping: JSONObject!) {\n    updateCadenceAssociationParams(id: $id, parameter_mapping: $parameter_mapping) {\n      id\n      parameter_mapping\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesUpdateParams($id: UUID!, $parameter_mapping: JSONObject!) {\n    updateCadenceAssociationParams(id: $id, parameter_mapping: $parameter_mapping) {\n      id\n      parameter_mapping\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TemplatesPreview($id: UUID!, $lead_id: UUID!) {\n    previewCadenceAssociation(id: $id, lead_id: $lead_id) {\n      text\n    }\n  }\n"): (typeof documents)["\n  query TemplatesPreview($id: UUID!, $lead_id: UUID!) {\n    previewCadenceAssociation(id: $id, lead_id: $lead_id) {\n      text\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query TemplatesGraph {\n    cadences {\n      name\n      associations {\n        step_index\n        message_index\n        template {\n          template_name\n        }\n        cadence {\n          name\n        }\n      }\n    }\n    templates {\n      template_name\n      associations {\n        step_index\n        cadence {\n          name\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query TemplatesGraph {\n    cadences {\n      name\n      associations {\n        step_index\n        message_index\n        template {\n          template_name\n        }\n        cadence {\n          name\n        }\n      }\n    }\n    templates {\n      template_name\n      associations {\n        step_index\n        cadence {\n          name\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TemplatesDeleteAssociation($id: UUID!) {\n    deleteCadenceAssociation(id: $id) {\n      success\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesDeleteAssociation($id: UUID!) {\n    deleteCadenceAssociation(id: $id) {\n      success\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
