@@ -7,7 +7,7 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
-import { assertTagsExist, insertLead } from '../leads/service.js';
+import { assertStatusExists, assertTagsExist, insertLead } from '../leads/service.js';
 import { recordEvents, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
@@ -72,7 +72,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     const now = new Date();
     const state = stageState(stage.kind, input.loss_reason, now);
     if (input.owner_id) await assertUser(db, input.owner_id);
-    if (input.lead_status_id && !(await db.leadStatus.findUnique({ where: { id: input.lead_status_id }, select: { id: true } }))) throw notFound('Status');
+    if (input.lead_status_id) await assertStatusExists(db, input.lead_status_id);
     const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
     const lines = await buildLines(db, input.products ?? []);
     let leadId: string;

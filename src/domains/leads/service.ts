@@ -34,7 +34,8 @@ export function normalizePhone(phone: string | null | undefined): string {
   return compact;
 }
 
-async function assertStatusExists(db: TenantTx, statusId: string) {
+/** 404 unless `statusId` is a lead status of the organisation. Deals use it too. */
+export async function assertStatusExists(db: TenantTx, statusId: string) {
   if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
 }
 
