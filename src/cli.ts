@@ -6,6 +6,8 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { TenantClients } from './db/tenant-scope.js';
 import { createApiKey, createOrganisation, deleteApiKey, revokeApiKey } from './domains/accounts/service.js';
+// The composition root: registers every domain (and so the permission catalogue the key checks use).
+import './domains/index.js';
 import { isUuid } from './domains/common/validate.js';
 import type { Context } from './context/context.js';
 import { setLogLevel } from './log.js';

@@ -21,15 +21,22 @@ export function registerPermissions(specs: readonly { name: string; roles: reado
   }
 }
 
+/** The catalogue, once the domains have registered it: an entry point that forgot is a programming error. */
+function catalogue(): ReadonlySet<Permission> {
+  if (!known.size) throw new Error('No permissions registered: import src/domains/index.js in this entry point');
+  return known;
+}
+
 export function isPermission(value: string): boolean {
-  return known.has(value);
+  return catalogue().has(value);
 }
 
 export function allPermissions(): Permission[] {
-  return [...known];
+  return [...catalogue()];
 }
 
 export function rolePermissions(role: RoleName): ReadonlySet<Permission> {
+  catalogue();
   return byRole.get(role) ?? new Set();
 }
 
