@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -34,7 +35,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const lite = dir ? new PGlite(dir) : new PGlite(template ? { loadDataDir: template } : {});
+  // Contrib extensions the migrations create (PostgreSQL servers ship them; PGlite loads them here).
+  const extensions = { unaccent };
+  const lite = dir ? new PGlite(dir, { extensions }) : new PGlite(template ? { loadDataDir: template, extensions } : { extensions });
   await lite.waitReady;
   const sql: SqlRunner = {
     script: async (s) => void (await lite.exec(s)),
