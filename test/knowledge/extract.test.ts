@@ -14,7 +14,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import * as XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { MAX_FILE_BYTES } from '../../src/rest/body.js';
+import { MAX_FILE_BYTES } from '../../src/http/body.js';
 import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract/index.js';
 import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../src/domains/knowledge/extract/run-worker.js';
 import { normalizeText } from '../../src/domains/knowledge/extract/worker/normalize.mjs';

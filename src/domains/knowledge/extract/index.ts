@@ -3,7 +3,7 @@
 // (run-worker.ts), so a hostile file costs at most that worker. Every refusal is a 400 INVALID_INPUT.
 import { invalidInput } from '../../../errors.js';
 import { log } from '../../../log.js';
-import { MAX_FILE_BYTES } from '../../../rest/body.js';
+import { MAX_FILE_BYTES } from '../../../http/body.js';
 import { ACCEPTED_EXTENSIONS, contentMatches, fileTypeOf, isBinaryKind } from './file-types.js';
 import { MAX_INFLATED_BYTES, MAX_TEXT_CHARS, type RefusalReason } from './worker/limits.mjs';
 import { DEFAULT_WORKER_LIMITS, runExtractionWorker, type WorkerLimits } from './run-worker.js';
