@@ -62,20 +62,22 @@ export function searchStatement(tenant: Prisma.Sql, args: { q: string; assistant
     ? Prisma.sql`AND (k.assistant_id = ${args.assistantId}::uuid OR (k.assistant_id IS NULL AND NOT EXISTS (
         SELECT 1 FROM knowledge_exclusions e WHERE e.tenant_id = ${tenant} AND e.item_id = k.id AND e.assistant_id = ${args.assistantId}::uuid)))`
     : Prisma.empty;
+  // The tsquery is written out where it is used, not read from a CTE: as an expression of the statement's
+  // parameters the planner folds it to a constant and can use the GIN index for @@.
+  const tsq = tsquery(parseQuery(args.q));
   return Prisma.sql`
-    WITH search AS (SELECT ${tsquery(parseQuery(args.q))} AS tsq),
-    hits AS (
-      SELECT k.id, k.updated_at, ts_rank_cd(k.search_vector, search.tsq, 32) AS score
-        FROM knowledge_items k, search
-       WHERE k.tenant_id = ${tenant} AND k.search_vector @@ search.tsq ${visible}
+    WITH hits AS (
+      SELECT k.id, k.updated_at, ts_rank_cd(k.search_vector, ${tsq}, 32) AS score
+        FROM knowledge_items k
+       WHERE k.tenant_id = ${tenant} AND k.search_vector @@ (${tsq}) ${visible}
        ORDER BY score DESC, k.updated_at DESC, k.id
        LIMIT ${args.limit})
     SELECT h.id, h.score::float8 AS score,
            ts_headline('knowledge_portuguese',
                        CASE WHEN k.description = '' AND k.typed_text = '' AND k.file_text = '' THEN k.name
                             ELSE left(k.description || E'\n' || k.typed_text || E'\n\n' || k.file_text, ${INDEXED_CONTENT_CHARS}) END,
-                       search.tsq, ${HEADLINE_OPTIONS}) AS snippet
-      FROM hits h JOIN knowledge_items k ON k.tenant_id = ${tenant} AND k.id = h.id, search
+                       ${tsq}, ${HEADLINE_OPTIONS}) AS snippet
+      FROM hits h JOIN knowledge_items k ON k.tenant_id = ${tenant} AND k.id = h.id
      ORDER BY h.score DESC, h.updated_at DESC, h.id`;
 }
 
