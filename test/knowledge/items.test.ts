@@ -198,7 +198,7 @@ describe('knowledge items over multipart', () => {
   it('enforces the same limits on create and update (400)', async () => {
     const org = await api.newOrg();
     const item = await makeItem(api, org);
-    const bad = [{ name: '' }, { name: 'x'.repeat(256) }, { name: 'ok', description: 'x'.repeat(1001) }, { name: 'ok', usage_instruction: 'x'.repeat(2001) }];
+    const bad: Record<string, string>[] = [{ name: '' }, { name: 'x'.repeat(256) }, { name: 'ok', description: 'x'.repeat(1001) }, { name: 'ok', usage_instruction: 'x'.repeat(2001) }];
     for (const fields of [{ content: 'sem nome' }, ...bad]) {
       const r = await api.rest('POST', '/backend/knowledge', { key: org.key, body: form(fields) });
       expect(r.status, `create ${JSON.stringify(fields).slice(0, 60)}`).toBe(400);
