@@ -12,25 +12,25 @@ import { ERR, form, knowledgeRows, makeItem } from './helpers.js';
 
 const api = useTestApp();
 
-async function pdf(lines: string[]): Promise<Uint8Array> {
+async function pdf(lines: string[]): Promise<Uint8Array<ArrayBuffer>> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const page = doc.addPage([595, 842]);
   lines.forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 20, size: 12, font }));
-  return doc.save();
+  return new Uint8Array(await doc.save());
 }
 
-async function xlsx(rows: unknown[][]): Promise<Uint8Array> {
+async function xlsx(rows: unknown[][]): Promise<Uint8Array<ArrayBuffer>> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('Preços');
   for (const row of rows) sheet.addRow(row);
   return new Uint8Array(await workbook.xlsx.writeBuffer());
 }
 
-function xls(rows: unknown[][]): Uint8Array {
+function xls(rows: unknown[][]): Uint8Array<ArrayBuffer> {
   const workbook = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet(rows), 'Clientes');
-  return XLSX.write(workbook, { bookType: 'biff8', type: 'buffer' });
+  return new Uint8Array(XLSX.write(workbook, { bookType: 'biff8', type: 'buffer' }));
 }
 
 async function upload(org: Org, fileName: string, bytes: BlobPart, fields: Record<string, string> = { name: fileName }) {
