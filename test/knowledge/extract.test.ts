@@ -327,7 +327,7 @@ describe('hostile files: refused, the worker discarded, the main thread answerin
     const bomb = buildXlsx('Bomba', worksheetOfSpaces(1024));
     expect(bomb.length).toBeLessThan(1.1 * MB);
     const watch = await watchingMainThread('xlsx zip bomb, honest sizes', () => refusal('bomba.xlsx', bomb));
-    expect(watch.result.message).toBe('A planilha descompactada excede 100 MB');
+    expect(watch.result.message).toBe('A planilha descompactada excede 50 MB');
     expect(watch.result.cause.detail).toMatch(/^declared 1073\d+ bytes$/);
     expectResponsive(watch);
     expect(watch.peakRssGrowthMb).toBeLessThan(200);
