@@ -43,6 +43,7 @@ async function watchingMainThread<T>(label: string, work: () => Promise<T>) {
   const server = http.createServer((_request, response) => response.end('ok'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  await (await fetch(url)).text(); // the first fetch loads the HTTP client: not the main thread's answer time
   const rssAtStart = process.memoryUsage.rss();
   let peakRssGrowth = 0;
   let lastTick = performance.now();
@@ -327,7 +328,7 @@ describe('hostile files: refused, the worker discarded, the main thread answerin
     const bomb = buildXlsx('Bomba', worksheetOfSpaces(1024));
     expect(bomb.length).toBeLessThan(1.1 * MB);
     const watch = await watchingMainThread('xlsx zip bomb, honest sizes', () => refusal('bomba.xlsx', bomb));
-    expect(watch.result.message).toBe('A planilha descompactada excede 100 MB');
+    expect(watch.result.message).toBe('A planilha descompactada excede 50 MB');
     expect(watch.result.cause.detail).toMatch(/^declared 1073\d+ bytes$/);
     expectResponsive(watch);
     expect(watch.peakRssGrowthMb).toBeLessThan(200);

@@ -6,6 +6,10 @@
 // - a wall-clock limit: terminate() stops even a loop that never yields.
 // A small cap on how many run at once keeps a burst of uploads from adding up. Whatever the worker
 // does, the caller gets an outcome, never a crash.
+// One limit of Node itself (nodejs/node#47224): a worker that reaches its heap limit inside a single
+// allocation larger than the 16 MB of headroom Node grants to stop it aborts the whole process. The
+// inflate cap (worker/limits.mjs) keeps the largest string a spreadsheet makes far below the heap limit;
+// only a child process would rule it out entirely.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { WorkerInput, WorkerOutcome } from './worker/worker.mjs';
@@ -36,13 +40,14 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 export async function runExtractionWorker(input: WorkerInput, limits: WorkerLimits): Promise<WorkerOutcome> {
-  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
+  if (running < MAX_CONCURRENT) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve)); // the finishing run hands its slot over
   try {
     return await runOnce(input, limits);
   } finally {
-    running--;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   }
 }
 

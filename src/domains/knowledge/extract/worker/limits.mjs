@@ -6,8 +6,12 @@ export const MAX_TEXT_CHARS = 2_000_000;
 /** Extractors stop building text past this (before normalisation shrinks it), so no text grows unbounded. */
 export const MAX_RAW_TEXT_CHARS = 4 * MAX_TEXT_CHARS;
 
-/** Largest total a spreadsheet zip may inflate to: its XML compresses about 10×, so 10 MB of file fits. */
-export const MAX_INFLATED_BYTES = 100 * 1024 * 1024;
+/**
+ * Largest total a spreadsheet zip may inflate to. A workbook past it would yield more than
+ * MAX_TEXT_CHARS anyway (a cell takes some 20 to 40 bytes of XML); and exceljs holds each entry as one
+ * string, so this also bounds the largest single allocation in the worker, far below its heap limit.
+ */
+export const MAX_INFLATED_BYTES = 50 * 1024 * 1024;
 
 /**
  * - mismatch: the bytes are not the format the extension names
