@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -42,7 +43,9 @@ async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
   // Before PGlite touches the files; a failed start releases it when the process exits.
   const lock = dir ? lockDataDir(dir) : undefined;
-  const lite = dir ? new PGlite(dir) : new PGlite(template ? { loadDataDir: template } : {});
+  // Contrib extensions the migrations create (PostgreSQL servers ship them; PGlite loads them here).
+  const extensions = { unaccent };
+  const lite = dir ? new PGlite(dir, { extensions }) : new PGlite(template ? { loadDataDir: template, extensions } : { extensions });
   await lite.waitReady;
   const sql: SqlRunner = {
     script: async (s) => void (await lite.exec(s)),

@@ -10,8 +10,9 @@ import { pipelinesDomain } from './pipelines/index.js';
 import { productsDomain } from './products/index.js';
 import { dealsDomain } from './deals/index.js';
 import { templatesDomain } from './templates/index.js';
+import { knowledgeDomain } from './knowledge/index.js';
 
-export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain, templatesDomain];
+export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain, templatesDomain, knowledgeDomain];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 
