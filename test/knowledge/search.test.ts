@@ -126,6 +126,11 @@ describe('knowledge search', () => {
     const r = await api.rest('GET', '/backend/knowledge/search?q=x&assistant_id=00000000-0000-4000-8000-000000000000', { key: org.key });
     expect(r.status).toBe(404);
     expect(r.body).toEqual(ERR('ERR_NOT_FOUND'));
+    // Permission before input: a key without knowledge.view is refused whatever it sends.
+    const narrowed = await api.keyFor(org, 'admin', ['pipeline.view']);
+    for (const query of ['', '?q=x']) {
+      expect((await api.rest('GET', `/backend/knowledge/search${query}`, { key: narrowed })).body).toEqual(ERR('ERR_FORBIDDEN'));
+    }
     expect(await search(org, '!!! ...')).toEqual([]);
     for (const odd of ["'\":* & | <->", '*', '-*', 'a* b* c*', 'ç*', '2025*', 'x_y*', 'e-mail*', '😀*', '"frase* aberta', '(a | b) & !c', 'or or', '- -']) {
       expect(Array.isArray(await search(org, odd)), odd).toBe(true);

@@ -11,7 +11,7 @@ import type { Selection } from '../common/types.js';
 import { assistantNotFound } from './assistants.js';
 
 export interface SearchArgs {
-  q: string;
+  q?: string | null;
   assistant_id?: string | null;
   limit?: number | null;
 }
@@ -97,7 +97,7 @@ function safeSnippet(headline: string): string {
  */
 export async function searchKnowledge(ctx: Context, args: SearchArgs, query: Selection = {}): Promise<SearchHit<KnowledgeItem>[]> {
   requirePermission(ctx.viewer, 'knowledge.view');
-  const q = args.q.trim();
+  const q = args.q?.trim();
   if (!q) throw invalidInput('O parâmetro q é obrigatório');
   if (q.length > Q_MAX) throw invalidInput(`O parâmetro q aceita no máximo ${Q_MAX} caracteres`);
   const limit = args.limit == null || args.limit < 1 || args.limit > LIMIT_MAX ? LIMIT_DEFAULT : args.limit;

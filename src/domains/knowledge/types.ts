@@ -61,9 +61,9 @@ export const KnowledgeSearchHit = builder.objectRef<SearchHit<KnowledgeItemRow>>
 
 /** The search arguments shared by Query.searchKnowledge and Assistant.search. */
 export const searchArgs = builder.args((t) => ({
+  // Not String! in the schema: a caller without knowledge.view is refused (403) before its input is read.
   q: t.string({
-    required: true,
-    description: 'Words to find (accents and case ignored, inflections matched); "a phrase" in quotes, OR, -word to exclude, prefix* for a prefix.',
+    description: 'Required. Words to find (accents and case ignored, inflections matched); "a phrase" in quotes, OR, -word to exclude, prefix* for a prefix.',
   }),
   limit: t.int({ description: '1 to 50, default 10; out of range falls back to 10.' }),
 }));
