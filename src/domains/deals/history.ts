@@ -6,7 +6,7 @@ import { requirePermission, type TenantViewer } from '../../auth/viewer.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import { emit, emitMany, type EventInput } from '../../events/emit.js';
+import { emitMany, type EventInput } from '../../events/emit.js';
 import { dealPayloads, type DealPayload } from './payload.js';
 
 export type DealEventType = 'created' | 'stage_changed' | 'won' | 'lost' | 'value_changed' | 'products_changed' | 'updated';
@@ -43,9 +43,9 @@ export async function recordDealChange(db: TenantTx, viewer: TenantViewer, dealI
   await emitMany(db, dealEvents(rows, deals));
 }
 
-/** A deal was deleted (its history goes with it): `deal.deleted` with `{id}`. */
-export async function recordDealDeleted(db: TenantTx, dealId: string) {
-  await emit(db, 'deal.deleted', { id: dealId });
+/** Deals were deleted (their history goes with them): `deal.deleted` with `{id}` for each. */
+export async function recordDealsDeleted(db: TenantTx, dealIds: string[]) {
+  await emitMany(db, dealIds.map((id) => ({ type: 'deal.deleted', data: { id } })));
 }
 
 /**

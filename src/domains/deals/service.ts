@@ -8,7 +8,7 @@ import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
 import { assertTagsExist, insertLead, setLeadStatus } from '../leads/service.js';
-import { recordDealChange, recordDealDeleted, type DealEventInput } from './history.js';
+import { recordDealChange, recordDealsDeleted, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
@@ -205,7 +205,7 @@ export async function deleteDeal(ctx: Context, id: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
     const { count } = await tx.deal.deleteMany({ where: { id } });
     if (count === 0) throw notFound('Negócio');
-    await recordDealDeleted(tx, id);
+    await recordDealsDeleted(tx, [id]);
   });
 }
 
