@@ -7,7 +7,7 @@ CREATE TABLE "webhooks" (
     "url" TEXT NOT NULL,
     "events" TEXT[],
     "active" BOOLEAN NOT NULL DEFAULT true,
-    "active_since" TIMESTAMPTZ(3) DEFAULT CURRENT_TIMESTAMP,
+    "active_since" TIMESTAMPTZ(3),
     "secret" TEXT NOT NULL,
     "previous_secret" TEXT,
     "previous_secret_expires_at" TIMESTAMPTZ(3),

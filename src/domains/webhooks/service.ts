@@ -1,6 +1,5 @@
 // Webhooks (envelope style, owner/admin): registration, changes, secret regeneration, the delivery log
 // and redelivery. Deliveries themselves run as background jobs (./jobs.ts).
-import { Prisma } from '../../generated/prisma/client.js';
 import { requireAdminRole } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
@@ -45,9 +44,7 @@ export async function createWebhook(ctx: Context, input: { url: string; events: 
   const url = await webhookUrl(ctx, input.url);
   const events = eventKinds(input.events);
   const active = input.active ?? true;
-  // active_since defaults to the database's now(), the clock events are stamped with.
-  const hook = await ctx.db.webhook.create({ data: { url, events, active, secret: generateSecret(), ...(active ? {} : { active_since: null }) } });
-  return hook;
+  return ctx.db.webhook.create({ data: { url, events, active, active_since: active ? new Date() : null, secret: generateSecret() } });
 }
 
 export function listWebhooks(ctx: Context, query: Selection = {}) {
@@ -70,11 +67,9 @@ export async function updateWebhook(ctx: Context, id: string, input: { url?: str
   const active = input.active === undefined ? undefined : requireBoolean('active', input.active);
   await ctx.db.$transaction(async (tx) => {
     const hook = await findWebhook(tx, id);
-    await tx.webhook.update({ where: { id }, data: { url, events, active, ...(active === false ? { active_since: null } : {}) } });
-    if (active && !hook.active) {
-      // Database time, like the events it is compared with: only events raised from now on are sent.
-      await tx.$tenantQuery((tenant) => Prisma.sql`UPDATE webhooks SET active_since = now() WHERE tenant_id = ${tenant} AND id = ${id}::uuid RETURNING id`);
-    }
+    // Reactivated: only events raised from now on are sent (compared with events.created_at).
+    const activeSince = active === false ? { active_since: null } : active && !hook.active ? { active_since: new Date() } : {};
+    await tx.webhook.update({ where: { id }, data: { url, events, active, ...activeSince } });
   });
   return ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id } });
 }
