@@ -230,6 +230,16 @@ describe('delivery log', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     expect((await api.rest('GET', `/backend/webhooks/${webhook.id}/deliveries?limit=500`, { key: org.key })).body.pagination.limit).toBe(20);
 
+    // The same log as a GraphQL connection on the webhook.
+    const graph = await api.raw('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+      body: JSON.stringify({ query: 'query($id: UUID!) { webhook(id: $id) { deliveries(first: 2) { edges { node { id attempt status } } pageInfo { hasNextPage } } } }', variables: { id: webhook.id } }),
+    });
+    const { deliveries: connection } = ((await graph.json()) as any).data.webhook;
+    expect(connection.edges.map((e: any) => e.node)).toEqual(all.slice(0, 2).map((d) => ({ id: d.id, attempt: 1, status: 'succeeded' })));
+    expect(connection.pageInfo.hasNextPage).toBe(true);
+
     const one = await api.countStatements(() => api.rest('GET', `/backend/webhooks/${webhook.id}/deliveries?limit=1`, { key: org.key }));
     const five = await api.countStatements(() => api.rest('GET', `/backend/webhooks/${webhook.id}/deliveries?limit=5`, { key: org.key }));
     expect(five).toBe(one);
