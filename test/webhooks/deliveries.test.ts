@@ -33,7 +33,12 @@ describe('a delivery', () => {
     expect(hit.json).toEqual({ type: 'lead.created', timestamp: expect.any(String), data: expect.objectContaining({ id: lead.id, name: 'João Ação' }) });
     expect(() => verifyStandard(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, hit)).toThrow();
 
-    const log = await waitFor(async () => (await deliveries(api, org, webhook.id)).filter((d) => d.status === 'succeeded'));
+    // The row is written once the receiver has answered.
+    const log = await waitFor(async () => {
+      const rows = await deliveries(api, org, webhook.id);
+      expect(rows).toHaveLength(1);
+      return rows;
+    });
     expect(log).toEqual([
       {
         id: expect.any(String),
@@ -133,7 +138,11 @@ describe('retries', () => {
     await newLead(org);
     await waitFor(() => expect(hook.hits).toHaveLength(2));
     expect(hook.hits[1].at - hook.hits[0].at).toBeGreaterThanOrEqual(950);
-    const [, first] = await deliveries(api, org, webhook.id);
+    const [, first] = await waitFor(async () => {
+      const rows = await deliveries(api, org, webhook.id);
+      expect(rows).toHaveLength(2);
+      return rows;
+    });
     expect(first).toMatchObject({ attempt: 1, status: 'retrying', response_status: 429 });
     expect(Date.parse(first.next_attempt_at) - Date.parse(first.created_at)).toBeGreaterThanOrEqual(950);
   });

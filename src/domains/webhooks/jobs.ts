@@ -88,8 +88,8 @@ async function deliver(db: TenantDb, payload: DeliverPayload, job: JobInfo, opti
 
   if (result.ok) return log('succeeded');
   if (result.disable) {
-    await db.webhook.update({ where: { id: hook.id }, data: { active: false, active_since: null } });
     await log('failed');
+    await db.webhook.update({ where: { id: hook.id }, data: { active: false, active_since: null } });
     throw new FailJob(`${result.error}: webhook desativado`);
   }
   const delayMs = nextAttemptDelay(job.attempt, options.schedule, result.retryAfterMs);
