@@ -6,7 +6,9 @@
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per scenario (default 10), BENCH_CONNECTIONS (default 10), BENCH_LIST_DEALS (100000),
 // BENCH_BOARD_DEALS (1000000), BENCH_LEADS (50000), BENCH_ROUNDS (2: best of two interleaved runs),
-// BENCH_KEEP=1 to keep the schema after the run (it is dropped otherwise).
+// BENCH_KEEP=1 to keep the schema after the run (it is dropped otherwise). Webhooks: BENCH_WEBHOOK_EVENTS
+// (default 2000) events from BENCH_WEBHOOK_PRODUCERS (10) concurrent transactions; BENCH_ONLY=webhooks
+// runs only that line (no seeding).
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { createRequire } from 'node:module';
@@ -28,6 +30,9 @@ const BOARD_DEALS = Number(process.env.BENCH_BOARD_DEALS ?? 1_000_000);
 const LEADS = Number(process.env.BENCH_LEADS ?? 50_000);
 /** Each scenario runs (a), (b), (c) in turn this many times; the best run of each is kept (less noise from other load). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
+const WEBHOOK_PRODUCERS = Number(process.env.BENCH_WEBHOOK_PRODUCERS ?? 10);
+const ONLY_WEBHOOKS = process.env.BENCH_ONLY === 'webhooks';
 
 const log = (s: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}`);
 
@@ -96,17 +101,18 @@ async function main() {
   const db = await openDatabase({ databaseUrl: url, poolSize: POOL });
   const seedPool = new pg.Pool({ connectionString: DB_URL, max: 2, options: `-c search_path="${SCHEMA}"` });
   const t0 = Date.now();
-  const seeded = await seed(seedPool, { leads: LEADS, listDeals: LIST_DEALS, boardDeals: BOARD_DEALS, log });
+  const seeded = ONLY_WEBHOOKS ? await webhooksOnlyOrganisation(db) : await seed(seedPool, { leads: LEADS, listDeals: LIST_DEALS, boardDeals: BOARD_DEALS, log });
   await seedPool.end();
   log(`seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
-  const config = loadConfig({ ...process.env, DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production' });
+  // Private URLs allowed: the webhooks line delivers to a receiver on loopback.
+  const config = loadConfig({ ...process.env, DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   const app = createApp(config, db);
   const server = await listen(app, config);
   const raw = await startRawServer(DB_URL, SCHEMA, POOL);
   const auth = { authorization: `Bearer ${seeded.key}` };
 
-  const scenarios = [
+  const scenarios = ONLY_WEBHOOKS ? [] : [
     { name: 'deals list, limit 20', duration: DURATION, rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=20`, raw: `/pipelines/${seeded.listPipelineId}/deals?limit=20`, field: 'pipelineDeals', args: `id: "${seeded.listPipelineId}", limit: 20` },
     { name: 'deals list, limit 100', duration: DURATION, rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=100`, raw: `/pipelines/${seeded.listPipelineId}/deals?limit=100`, field: 'pipelineDeals', args: `id: "${seeded.listPipelineId}", limit: 100` },
     { name: `board (${(BOARD_DEALS / 1e6).toFixed(1)}M deals)`, duration: 2 * DURATION, rest: `/backend/pipelines/${seeded.boardPipelineId}/board`, raw: `/pipelines/${seeded.boardPipelineId}/board`, field: 'pipelineBoard', args: `id: "${seeded.boardPipelineId}"` },
@@ -154,6 +160,10 @@ async function main() {
     log(`${s.name}: done`);
   }
 
+  log(`webhooks: ${WEBHOOK_EVENTS} events, ${WEBHOOK_PRODUCERS} producers`);
+  const { benchWebhooks } = await import('./webhooks.js');
+  const hooks = await benchWebhooks({ db, config, serverUrl: server.url, key: seeded.key, tenantId: seeded.tenantId, events: WEBHOOK_EVENTS, producers: WEBHOOK_PRODUCERS, log });
+
   await server.close();
   await raw.close();
   await db.close();
@@ -184,7 +194,19 @@ async function main() {
     ];
     console.log(`- ${s.name}: ${checks.join('; ')}`);
   }
+  console.log(
+    `\nWebhooks (commit → 2xx on a loopback receiver, ${WEBHOOK_PRODUCERS} producers, WORKER_CONCURRENCY ${config.workerConcurrency}): ` +
+      `${hooks.events} events, ${hooks.eventsPerSecond.toFixed(1)} events/s, delay p50 ${hooks.p50} ms, p99 ${hooks.p99} ms` +
+      (hooks.failed ? `, ${hooks.failed} NOT DELIVERED within 120 s` : ''),
+  );
   log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/** BENCH_ONLY=webhooks: an organisation with an owner key, without the deals data. */
+async function webhooksOnlyOrganisation(db: import('../src/db/client.js').Database) {
+  const { createOrganisation } = await import('../src/domains/accounts/service.js');
+  const org = await createOrganisation(db.prisma, { name: 'Bench webhooks' });
+  return { tenantId: org.tenant.id, key: org.api_key, listPipelineId: '', boardPipelineId: '' };
 }
 
 main().catch((e) => {

@@ -11,8 +11,18 @@ import { productsDomain } from './products/index.js';
 import { dealsDomain } from './deals/index.js';
 import { templatesDomain } from './templates/index.js';
 import { knowledgeDomain } from './knowledge/index.js';
+import { webhooksDomain } from './webhooks/index.js';
 
-export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain, templatesDomain, knowledgeDomain];
+export const domains: readonly DomainManifest[] = [
+  accountsDomain,
+  leadsDomain,
+  pipelinesDomain,
+  productsDomain,
+  dealsDomain,
+  templatesDomain,
+  knowledgeDomain,
+  webhooksDomain,
+];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 

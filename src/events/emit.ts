@@ -1,9 +1,10 @@
 // The one way to record that something happened in an organisation: `emit` writes the event and queues
 // its dispatch in the transaction of the change, so an event exists, and is delivered, exactly when its
 // change commits. The webhooks domain handles the EVENTS_DISPATCH_QUEUE jobs.
+import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { TenantTx } from '../db/tenant-scope.js';
-import { enqueue } from '../jobs/enqueue.js';
+import { enqueueMany } from '../jobs/enqueue.js';
 
 /** decisions.md "Events and deliveries". */
 export const EVENT_TYPES = [
@@ -38,15 +39,33 @@ export async function emit(
   data: Record<string, unknown>,
   options: { /** Required with the unscoped client; a tenant-scoped client sets its own tenant. */ tenantId?: string } = {},
 ) {
-  // Programming errors, refused before anything is written.
-  if (!KNOWN_TYPES.has(type)) throw new Error(`emit: unknown event type "${type}"`);
-  if ('$transaction' in tx) throw new Error('emit: call it with the transaction of the change (inside $transaction)');
-  const json = data as Prisma.InputJsonValue;
-  let event;
-  if ('$tenantQuery' in tx) event = await tx.event.create({ data: { type, data: json } });
-  else if (options.tenantId) event = await tx.event.create({ data: { type, data: json, tenant_id: options.tenantId } });
-  else throw new Error('emit: the unscoped client needs options.tenantId');
-  const payload: EventsDispatchPayload = { event_id: event.id };
-  await enqueue(tx, EVENTS_DISPATCH_QUEUE, payload);
+  const [event] = await emitMany(tx, [{ type, data }], options);
   return event;
+}
+
+export interface EventInput {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The events of one change, in order: one INSERT of events and one of their dispatch jobs, however
+ * many there are (a pipeline save that moves a thousand deals).
+ */
+export async function emitMany(tx: EmitClient, events: EventInput[], options: { tenantId?: string } = {}) {
+  // Programming errors, refused before anything is written.
+  const unknown = events.find((e) => !KNOWN_TYPES.has(e.type));
+  if (unknown) throw new Error(`emit: unknown event type "${unknown.type}"`);
+  if ('$transaction' in tx) throw new Error('emit: call it with the transaction of the change (inside $transaction)');
+  if (!events.length) return [];
+  // Ids made here keep the order of the change without relying on the order INSERT … RETURNING answers in.
+  const rows = events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Prisma.InputJsonValue }));
+  let created;
+  if ('$tenantQuery' in tx) created = await tx.event.createManyAndReturn({ data: rows });
+  else if (options.tenantId) created = await tx.event.createManyAndReturn({ data: rows.map((r) => ({ ...r, tenant_id: options.tenantId! })) });
+  else throw new Error('emit: the unscoped client needs options.tenantId');
+  const byId = new Map(created.map((e) => [e.id, e]));
+  const payloads: EventsDispatchPayload[] = rows.map((r) => ({ event_id: r.id }));
+  await enqueueMany(tx, EVENTS_DISPATCH_QUEUE, payloads);
+  return rows.map((r) => byId.get(r.id)!);
 }

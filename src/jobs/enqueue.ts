@@ -18,17 +18,27 @@ function query<T>(db: SqlClient, build: (tenant: Prisma.Sql) => Prisma.Sql): Pro
 }
 
 export async function enqueue(db: SqlClient, queue: string, payload: JobPayload = {}, options: { delayMs?: number } = {}): Promise<string> {
+  const [id] = await enqueueMany(db, queue, [payload], options);
+  return id;
+}
+
+/** Several jobs of one queue in one INSERT (one change that needs many: an event fanned out to its hooks). */
+export async function enqueueMany(db: SqlClient, queue: string, payloads: JobPayload[], options: { delayMs?: number } = {}): Promise<string[]> {
   const delayMs = options.delayMs ?? 0;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`enqueue: delayMs must be a number >= 0, got ${delayMs}`);
-  // pg_notify returns void, which Prisma cannot read: hence the cast.
-  const [job] = await query<{ id: string }[]>(
+  if (!payloads.length) return [];
+  // pg_notify returns void, which Prisma cannot read: hence the cast. Identical notifications of one
+  // transaction are delivered once.
+  const jobs = await query<{ id: string }[]>(
     db,
     (tenant) => Prisma.sql`
     WITH job AS (
       INSERT INTO jobs (queue, payload, run_at)
-      VALUES (${queue}, ${JSON.stringify(payload)}::jsonb, now() + ${delayMs}::float8 * interval '1 millisecond')
+      SELECT ${queue}, p.payload, now() + ${delayMs}::float8 * interval '1 millisecond'
+      FROM jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) WITH ORDINALITY AS p(payload, n)
+      ORDER BY p.n
       RETURNING id)
     SELECT id::text AS id, pg_notify(${JOBS_CHANNEL}, ${tenant})::text AS notified FROM job`,
   );
-  return job.id;
+  return jobs.map((j) => j.id);
 }

@@ -1,16 +1,18 @@
 // A deal's timeline (decisions.md: created, stage moves, won/lost, value and product changes, with actor
-// and time). Events are written in the same transaction as the change they describe and deleted with
-// the deal.
+// and time) and the deal events of the outbox: both written by one call in the same transaction as the
+// change they describe. Timeline entries are deleted with the deal.
 import type { Prisma } from '../../generated/prisma/client.js';
 import { requirePermission, type TenantViewer } from '../../auth/viewer.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
+import { emitMany, type EventInput } from '../../events/emit.js';
+import { dealPayloads, type DealPayload } from './payload.js';
 
 export type DealEventType = 'created' | 'stage_changed' | 'won' | 'lost' | 'value_changed' | 'products_changed' | 'updated';
 
 export interface DealEventInput {
-  /** The deal; defaults to the one `recordEvents` was given. */
+  /** The deal; defaults to the one `recordDealChange` was given. */
   deal_id?: string;
   type: DealEventType;
   from_stage_id?: string | null;
@@ -19,23 +21,67 @@ export interface DealEventInput {
 }
 
 /**
- * The one writer of deal history: records the events of one change (of one deal, or of many when each
- * event names its `deal_id`); timestamps step by 1 ms so a deal's timeline keeps their order.
+ * The one writer of deal history and deal events: records the timeline entries of one change (of one
+ * deal, or of many when each entry names its `deal_id`) and emits the matching events, with each deal
+ * as its REST read returns it after the change, in the same transaction. Timestamps step by 1 ms so a
+ * deal's timeline keeps their order. Nothing else writes either.
  */
-export async function recordEvents(db: TenantTx, viewer: TenantViewer, dealId: string | null, events: DealEventInput[]) {
-  if (!events.length) return;
+export async function recordDealChange(db: TenantTx, viewer: TenantViewer, dealId: string | null, entries: DealEventInput[]) {
+  if (!entries.length) return;
   const at = Date.now();
-  await db.dealEvent.createMany({
-    data: events.map((e, i) => ({
-      deal_id: e.deal_id ?? dealId!,
-      type: e.type,
-      from_stage_id: e.from_stage_id ?? null,
-      to_stage_id: e.to_stage_id ?? null,
-      data: (e.data ?? {}) as Prisma.InputJsonValue,
-      actor_id: viewer.userId,
-      created_at: new Date(at + i),
-    })),
-  });
+  const rows = entries.map((e, i) => ({
+    deal_id: e.deal_id ?? dealId!,
+    type: e.type,
+    from_stage_id: e.from_stage_id ?? null,
+    to_stage_id: e.to_stage_id ?? null,
+    data: (e.data ?? {}) as Prisma.InputJsonValue,
+    actor_id: viewer.userId,
+    created_at: new Date(at + i),
+  }));
+  await db.dealEvent.createMany({ data: rows });
+  const deals = await dealPayloads(db, rows.map((r) => r.deal_id));
+  await emitMany(db, dealEvents(rows, deals));
+}
+
+/** Deals were deleted (their history goes with them): `deal.deleted` with `{id}` for each. */
+export async function recordDealsDeleted(db: TenantTx, dealIds: string[]) {
+  await emitMany(db, dealIds.map((id) => ({ type: 'deal.deleted', data: { id } })));
+}
+
+/**
+ * decisions.md "Webhooks and deliveries": a stage move sends `deal.stage_changed` (with from/to), then
+ * `deal.won` / `deal.lost` when it entered such a stage; edits send one `deal.updated` per deal. A deal
+ * created straight into the won or lost stage sends `deal.created`, then `deal.won` / `deal.lost`.
+ */
+function dealEvents(rows: { deal_id: string; type: string; from_stage_id: string | null; to_stage_id: string | null }[], deals: Map<string, DealPayload>): EventInput[] {
+  const events: EventInput[] = [];
+  const updated = new Set<string>();
+  for (const row of rows) {
+    const deal = deals.get(row.deal_id);
+    if (!deal) continue;
+    const moved = { ...deal, from_stage_id: row.from_stage_id, to_stage_id: row.to_stage_id };
+    switch (row.type as DealEventType) {
+      case 'created':
+        events.push({ type: 'deal.created', data: deal });
+        if (deal.won_at) events.push({ type: 'deal.won', data: deal });
+        if (deal.lost_at) events.push({ type: 'deal.lost', data: deal });
+        break;
+      case 'stage_changed':
+        events.push({ type: 'deal.stage_changed', data: moved });
+        break;
+      case 'won':
+      case 'lost':
+        events.push({ type: 'deal.stage_changed', data: moved }, { type: row.type === 'won' ? 'deal.won' : 'deal.lost', data: deal });
+        break;
+      case 'value_changed':
+      case 'products_changed':
+      case 'updated':
+        if (!updated.has(row.deal_id)) events.push({ type: 'deal.updated', data: deal });
+        updated.add(row.deal_id);
+        break;
+    }
+  }
+  return events;
 }
 
 export async function dealHistory(ctx: Context, dealId: string, query: Record<string, unknown> = {}) {

@@ -3,6 +3,7 @@
 import DataLoader from 'dataloader';
 import { Prisma, type DealProduct, type Lead, type Stage, type Tag, type User } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
 
 /** Raw SQL rather than a planned Prisma query: this runs on every page of deals, and a raw statement skips query planning. */
@@ -62,47 +63,45 @@ const EMPTY: DealExtras = { lead: null, products: [], tags: [], pending: 0, over
 const SETTLED = {};
 const settled = (ctx: Context) => perRequest(ctx, SETTLED, () => new Map<string, DealExtras>());
 
+/** The extras of some deals in one statement, on any scoped client (a request's, or a transaction's: events). */
+export async function queryDealExtras(db: Pick<TenantTx, '$tenantQuery'>, ids: readonly string[]): Promise<(DealExtras & { deal_id: string })[]> {
+  const rows = await db.$tenantQuery<ExtrasRow[]>(
+    (tenant) => Prisma.sql`
+    SELECT d.id AS deal_id, l.id IS NOT NULL AS lead_found,
+      l.name, l.surname, l.company, l.email, l.phone, l.avatar_url, l.status_id,
+      (SELECT json_agg(json_build_object('id', p.id, 'tenant_id', p.tenant_id, 'deal_id', p.deal_id, 'product_id', p.product_id,
+                'name', p.name, 'price', p.price::text, 'qty', p.qty, 'custom', p.custom, 'position', p.position, 'created_at', p.created_at)
+              ORDER BY p.position, p.created_at, p.id)
+         FROM deal_products p WHERE p.tenant_id = d.tenant_id AND p.deal_id = d.id) AS products,
+      (SELECT json_agg(json_build_object('id', t.id, 'tenant_id', t.tenant_id, 'name', t.name, 'color', t.color,
+                'created_at', t.created_at, 'updated_at', t.updated_at) ORDER BY t.name, t.id)
+         FROM deal_tags dt JOIN tags t ON t.tenant_id = dt.tenant_id AND t.id = dt.tag_id
+         WHERE dt.tenant_id = d.tenant_id AND dt.deal_id = d.id) AS tags,
+      todo.pending, todo.overdue
+    FROM deals d
+    LEFT JOIN leads l ON l.tenant_id = d.tenant_id AND l.id = d.lead_id
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS pending, (count(*) FILTER (WHERE a.due_at < now()))::int AS overdue
+      FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done
+    ) todo
+    WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
+  );
+  return rows.map((r) => ({
+    deal_id: r.deal_id,
+    lead: r.lead_found
+      ? { name: r.name!, surname: r.surname ?? null, company: r.company ?? null, email: r.email ?? null, phone: r.phone!, avatar_url: r.avatar_url ?? null, status_id: r.status_id ?? null }
+      : null,
+    products: (r.products ?? []).map((l) => ({ ...l, price: new Prisma.Decimal(l.price), created_at: new Date(l.created_at) })),
+    tags: (r.tags ?? []).map((t) => ({ ...t, created_at: new Date(t.created_at), updated_at: new Date(t.updated_at) })),
+    pending: Number(r.pending),
+    overdue: Number(r.overdue),
+  }));
+}
+
 export const dealExtras = defineLoader(
   (ctx) =>
     new DataLoader<string, DealExtras>(async (ids) => {
-      const rows = await ctx.db.$tenantQuery<ExtrasRow[]>(
-        (tenant) => Prisma.sql`
-        SELECT d.id AS deal_id, l.id IS NOT NULL AS lead_found,
-          l.name, l.surname, l.company, l.email, l.phone, l.avatar_url, l.status_id,
-          (SELECT json_agg(json_build_object('id', p.id, 'tenant_id', p.tenant_id, 'deal_id', p.deal_id, 'product_id', p.product_id,
-                    'name', p.name, 'price', p.price::text, 'qty', p.qty, 'custom', p.custom, 'position', p.position, 'created_at', p.created_at)
-                  ORDER BY p.position, p.created_at, p.id)
-             FROM deal_products p WHERE p.tenant_id = d.tenant_id AND p.deal_id = d.id) AS products,
-          (SELECT json_agg(json_build_object('id', t.id, 'tenant_id', t.tenant_id, 'name', t.name, 'color', t.color,
-                    'created_at', t.created_at, 'updated_at', t.updated_at) ORDER BY t.name, t.id)
-             FROM deal_tags dt JOIN tags t ON t.tenant_id = dt.tenant_id AND t.id = dt.tag_id
-             WHERE dt.tenant_id = d.tenant_id AND dt.deal_id = d.id) AS tags,
-          todo.pending, todo.overdue
-        FROM deals d
-        LEFT JOIN leads l ON l.tenant_id = d.tenant_id AND l.id = d.lead_id
-        CROSS JOIN LATERAL (
-          SELECT count(*)::int AS pending, (count(*) FILTER (WHERE a.due_at < now()))::int AS overdue
-          FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done
-        ) todo
-        WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
-      );
-      const result = byKey(
-        ids,
-        rows.map(
-          (r): DealExtras & { deal_id: string } => ({
-            deal_id: r.deal_id,
-            lead: r.lead_found
-              ? { name: r.name!, surname: r.surname ?? null, company: r.company ?? null, email: r.email ?? null, phone: r.phone!, avatar_url: r.avatar_url ?? null, status_id: r.status_id ?? null }
-              : null,
-            products: (r.products ?? []).map((l) => ({ ...l, price: new Prisma.Decimal(l.price), created_at: new Date(l.created_at) })),
-            tags: (r.tags ?? []).map((t) => ({ ...t, created_at: new Date(t.created_at), updated_at: new Date(t.updated_at) })),
-            pending: Number(r.pending),
-            overdue: Number(r.overdue),
-          }),
-        ),
-        (r) => r.deal_id,
-        EMPTY,
-      );
+      const result = byKey(ids, await queryDealExtras(ctx.db, ids), (r) => r.deal_id, EMPTY);
       const known = settled(ctx);
       ids.forEach((id, i) => known.set(id, result[i]));
       return result;

@@ -1,5 +1,5 @@
 // Deal rules, one function per operation (spec "Deals", "Deal stage moves", "Create deal body").
-// Every change runs in one transaction with its history events; the deal's `total` column is kept
+// Every change runs in one transaction with its history entries and events (recordDealChange); the deal's `total` column is kept
 // here (Σ price × qty, or value without lines) so the board can aggregate it.
 import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
 import { requirePermission } from '../../auth/viewer.js';
@@ -7,8 +7,8 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
-import { assertStatusExists, assertTagsExist, insertLead } from '../leads/service.js';
-import { recordEvents, type DealEventInput } from './history.js';
+import { assertStatusExists, assertTagsExist, insertLead, setLeadStatus } from '../leads/service.js';
+import { recordDealChange, recordDealsDeleted, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
@@ -77,12 +77,13 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     const lines = await buildLines(db, input.products ?? []);
     let leadId: string;
     if (input.lead_id) {
-      if (!(await db.lead.findUnique({ where: { id: input.lead_id }, select: { id: true } }))) throw notFound('Lead');
-      leadId = input.lead_id;
+      const lead = await db.lead.findUnique({ where: { id: input.lead_id }, select: { id: true, status_id: true } });
+      if (!lead) throw notFound('Lead');
+      leadId = lead.id;
+      if (input.lead_status_id && input.lead_status_id !== lead.status_id) await setLeadStatus(db, lead, input.lead_status_id);
     } else {
-      leadId = (await insertLead(db, { ...input.new_lead })).id;
+      leadId = (await insertLead(db, { ...input.new_lead, status_id: input.lead_status_id })).id;
     }
-    if (input.lead_status_id) await db.lead.update({ where: { id: leadId }, data: { status_id: input.lead_status_id } });
     // The counter row stays locked until commit: concurrent creations get consecutive, distinct numbers.
     const [{ n }] = await db.$tenantQuery<{ n: number }[]>(
       (tenant) => Prisma.sql`UPDATE tenants SET deal_number_seq = deal_number_seq + 1 WHERE id = ${tenant} RETURNING deal_number_seq AS n`,
@@ -103,7 +104,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     });
     await insertLines(db, deal.id, lines);
     if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) });
-    await recordEvents(db, viewer, deal.id, [
+    await recordDealChange(db, viewer, deal.id, [
       {
         type: 'created',
         to_stage_id: stage.id,
@@ -165,7 +166,7 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     if (!total.equals(deal.total)) data.total = total;
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
     if (Object.keys(data).length || input.products != null) await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } });
-    await recordEvents(db, viewer, id, events);
+    await recordDealChange(db, viewer, id, events);
   }, LOCKING_TX);
   return ctx.db.deal.findUniqueOrThrow({ where: { id } });
 }
@@ -182,7 +183,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
     const from = stages.find((s) => s.id === deal.stage_id);
     const state = stageState(to.kind, input.loss_reason, new Date());
     await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
-    await recordEvents(db, viewer, id, [
+    await recordDealChange(db, viewer, id, [
       {
         type: transitionEvent(to.kind),
         from_stage_id: deal.stage_id,
@@ -204,8 +205,11 @@ export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
 /** Deletes the deal with its lines, tags, activities and history (cascades); the lead is kept. */
 export async function deleteDeal(ctx: Context, id: string): Promise<void> {
   requirePermission(ctx.viewer, 'pipeline.deals.delete');
-  const { count } = await ctx.db.deal.deleteMany({ where: { id } });
-  if (count === 0) throw notFound('Negócio');
+  await ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.deal.deleteMany({ where: { id } });
+    if (count === 0) throw notFound('Negócio');
+    await recordDealsDeleted(tx, [id]);
+  });
 }
 
 async function dealAndTag(db: TenantTx, id: string, tagId: string) {
@@ -217,15 +221,24 @@ async function dealAndTag(db: TenantTx, id: string, tagId: string) {
   if (!tag) throw notFound('Tag');
 }
 
+/** Tag changes are edits of the deal: an `updated` entry (fields ['tags']) and `deal.updated`, when something changed. */
+const TAGS_CHANGED: DealEventInput = { type: 'updated', data: { fields: ['tags'] } };
+
 export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
-  requirePermission(ctx.viewer, 'pipeline.deals.edit');
-  await dealAndTag(ctx.db, id, tagId);
-  await ctx.db.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
+  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  await ctx.db.$transaction(async (tx) => {
+    await dealAndTag(tx, id, tagId);
+    const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
+    if (count) await recordDealChange(tx, viewer, id, [TAGS_CHANGED]);
+  });
 }
 
 export async function removeDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
-  requirePermission(ctx.viewer, 'pipeline.deals.edit');
-  await dealAndTag(ctx.db, id, tagId);
-  await ctx.db.dealTag.deleteMany({ where: { deal_id: id, tag_id: tagId } });
+  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  await ctx.db.$transaction(async (tx) => {
+    await dealAndTag(tx, id, tagId);
+    const { count } = await tx.dealTag.deleteMany({ where: { deal_id: id, tag_id: tagId } });
+    if (count) await recordDealChange(tx, viewer, id, [TAGS_CHANGED]);
+  });
 }
 

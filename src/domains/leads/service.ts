@@ -1,11 +1,13 @@
 // Leads, lead statuses and tags (envelope-style endpoints). Lead rules: E.164 phone unique per
 // organisation (409 ALREADY_EXISTS), unknown status or tag 404 NOT_FOUND, bad input 400 VALIDATION_ERROR.
+// Creating and updating a lead emit its events in the same transaction (./events.ts).
 import type { Prisma } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { AppError, conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
+import { recordLeadCreated, recordLeadUpdated } from './events.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
 import { customFields } from '../common/custom-fields.js';
@@ -67,10 +69,17 @@ export async function insertLead(db: TenantTx, input: LeadInput) {
   try {
     const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } });
     if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: lead.id, tag_id })) });
+    await recordLeadCreated(db, lead.id);
     return lead;
   } catch (e) {
     throw fromDatabaseError(e, 'Lead com este telefone');
   }
+}
+
+/** Sets a lead's status inside an existing transaction (a deal created with `lead_status_id`), with its events. */
+export async function setLeadStatus(db: TenantTx, lead: { id: string; status_id: string | null }, statusId: string) {
+  await db.lead.update({ where: { id: lead.id }, data: { status_id: statusId } });
+  await recordLeadUpdated(db, lead.id, lead.status_id);
 }
 
 export async function createLead(ctx: Context, input: LeadInput, query: Selection = {}) {
@@ -85,7 +94,7 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
     const db = tx;
     // Before reading the lead: concurrent edits of this lead (its tag list) run one after the other.
     await lockRow(db, 'leads', id);
-    const existing = await db.lead.findUnique({ where: { id }, select: { id: true } });
+    const existing = await db.lead.findUnique({ where: { id }, select: { id: true, status_id: true } });
     if (!existing) throw notFound('Lead');
     const data: Record<string, unknown> = { ...leadData(input) };
     if (input.name !== undefined) data.name = requiredText('name', input.name, 255);
@@ -109,6 +118,7 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       await db.leadTag.deleteMany({ where: { lead_id: id } });
       if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) });
     }
+    await recordLeadUpdated(db, id, existing.status_id);
   }, LOCKING_TX);
   return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id } });
 }

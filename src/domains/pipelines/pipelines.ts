@@ -7,6 +7,7 @@ import { DEFAULT_LOSS_REASONS, DEFAULT_STAGE_COLOR, DEFAULT_STAGES } from './def
 import { insertGroup, requireGroup } from './groups.js';
 import { compactPipelines, layoutTransaction, lockPipeline, pipelinesInOrder, placeAt, writePositions } from './positions.js';
 import { DESCRIPTION_MAX, NAME_MAX } from './validate.js';
+import { recordDealsDeleted } from '../deals/history.js';
 import type { Selection } from '../common/types.js';
 
 /** The listing's fields (groups, pipelines) run their own planned queries; this checks access. */
@@ -99,7 +100,10 @@ export async function deletePipeline(ctx: Context, id: string) {
   requirePermission(ctx.viewer, 'pipeline.manage');
   await layoutTransaction(ctx, async (db) => {
     if (!(await lockPipeline(db, id))) throw notFound('Pipeline');
+    // Its deals go with it (cascade): each one is a deal.deleted.
+    const deals = await db.deal.findMany({ where: { pipeline_id: id }, select: { id: true } });
     const { group_id } = await db.pipeline.delete({ where: { id }, select: { group_id: true } });
+    await recordDealsDeleted(db, deals.map((d) => d.id));
     await compactPipelines(db, group_id);
   });
   return true;

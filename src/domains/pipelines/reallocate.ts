@@ -3,14 +3,14 @@ import type { TenantViewer } from '../../auth/viewer.js';
 import { invalidInput } from '../../errors.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import type { StageKind } from './defaults.js';
-import { recordEvents } from '../deals/history.js';
+import { recordDealChange } from '../deals/history.js';
 import { stageState, transitionEvent } from '../deals/stage-transition.js';
 
 /**
  * Moves every deal of `fromStageIds` to `target`, applying the stage-move rules: a move clears won_at,
  * lost_at and loss_reason; into the won stage it sets won_at. Deals cannot be moved into the lost stage
  * this way, because each lost deal needs its own loss reason (400). Each moved deal gets a history event
- * (`stage_changed`, or `won`), like a move through the deals API, marked `{reallocated: true}`.
+ * (`stage_changed`, or `won`) and its events, like a move through the deals API, marked `{reallocated: true}`.
  */
 export async function reallocateDeals(
   db: TenantTx,
@@ -26,7 +26,7 @@ export async function reallocateDeals(
   const deals = await db.deal.findMany({ where: { stage_id: { in: fromStageIds } }, select: { id: true, stage_id: true } });
   if (!deals.length) return;
   await db.deal.updateMany({ where: { id: { in: deals.map((d) => d.id) } }, data: { stage_id: target.id, ...stageState(target.kind, null, new Date()) } });
-  await recordEvents(
+  await recordDealChange(
     db,
     viewer,
     null,

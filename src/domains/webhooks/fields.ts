@@ -1,0 +1,82 @@
+import { builder } from '../../schema/builder.js';
+import { idArg } from '../common/args.js';
+import { SUCCESS, Success } from '../common/types.js';
+import { CreatedWebhook, Webhook, WebhookDeliveryPage, WebhookSecret } from './types.js';
+import * as webhooks from './service.js';
+
+const EVENTS_DESCRIPTION =
+  'Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted.';
+
+builder.queryField('webhooks', (t) =>
+  t.prismaField({ type: [Webhook], description: 'Webhooks of the organisation, oldest first (Owner/Admin).', resolve: (query, _, __, ctx) => webhooks.listWebhooks(ctx, query) }),
+);
+
+builder.queryField('webhook', (t) =>
+  t.prismaField({ type: Webhook, args: idArg('The webhook.'), description: 'One webhook (Owner/Admin).', resolve: (query, _, args, ctx) => webhooks.getWebhook(ctx, args.id, query) }),
+);
+
+builder.queryField('webhookDeliveries', (t) =>
+  t.field({
+    type: WebhookDeliveryPage,
+    description: 'A webhook’s delivery log, newest first: one entry per attempt (Owner/Admin).',
+    args: {
+      ...idArg('The webhook.'),
+      limit: t.arg.int({ description: '1 to 100, default 20.' }),
+      offset: t.arg.int({ description: 'Default 0.' }),
+    },
+    resolve: (_, args, ctx) => webhooks.deliveryPage(ctx, args.id, args),
+  }),
+);
+
+builder.mutationField('createWebhook', (t) =>
+  t.field({
+    type: CreatedWebhook,
+    description: 'Registers a webhook (Owner/Admin). The answer carries its signing secret, once.',
+    args: {
+      url: t.arg.string({ required: true, description: 'https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS).' }),
+      events: t.arg.stringList({ required: true, description: EVENTS_DESCRIPTION }),
+      active: t.arg.boolean({ description: 'Default true.' }),
+    },
+    resolve: (_, args, ctx) => webhooks.createWebhook(ctx, args),
+  }),
+);
+
+builder.mutationField('updateWebhook', (t) =>
+  t.prismaField({
+    type: Webhook,
+    description: 'Changes a webhook’s url, events or active flag; omitted fields are unchanged (Owner/Admin).',
+    args: {
+      ...idArg('The webhook.'),
+      url: t.arg.string({ description: 'New URL, checked as on creation.' }),
+      events: t.arg.stringList({ description: EVENTS_DESCRIPTION }),
+      active: t.arg.boolean({ description: 'false stops deliveries, pending retries included.' }),
+    },
+    resolve: (query, _, args, ctx) => webhooks.updateWebhook(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteWebhook', (t) =>
+  t.boolean({
+    description: 'Deletes a webhook with its delivery log (Owner/Admin).',
+    args: idArg('The webhook.'),
+    resolve: (_, args, ctx) => webhooks.deleteWebhook(ctx, args.id),
+  }),
+);
+
+builder.mutationField('regenerateWebhookSecret', (t) =>
+  t.field({
+    type: WebhookSecret,
+    description: 'A new signing secret (Owner/Admin). For 24 hours deliveries carry signatures by both the new and the previous secret.',
+    args: idArg('The webhook.'),
+    resolve: (_, args, ctx) => webhooks.regenerateSecret(ctx, args.id),
+  }),
+);
+
+builder.mutationField('redeliverWebhookDelivery', (t) =>
+  t.field({
+    type: Success,
+    description: 'Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin).',
+    args: { ...idArg('The webhook.'), delivery_id: t.arg({ type: 'UUID', required: true, description: 'A delivery of that webhook.' }) },
+    resolve: async (_, args, ctx) => (await webhooks.redeliver(ctx, args.id, args.delivery_id), SUCCESS),
+  }),
+);

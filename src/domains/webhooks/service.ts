@@ -1,0 +1,115 @@
+// Webhooks (envelope style, owner/admin): registration, changes, secret regeneration, the delivery log
+// and redelivery. Deliveries themselves run as background jobs (./jobs.ts).
+import { requireAdminRole } from '../../auth/viewer.js';
+import type { Context } from '../../context/context.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { AppError, invalidInput, notFound } from '../../errors.js';
+import { EVENT_TYPES } from '../../events/emit.js';
+import { enqueue } from '../../jobs/enqueue.js';
+import { offsetWindow, type Selection } from '../common/types.js';
+import { DELIVER_QUEUE, type DeliverPayload } from './jobs.js';
+import { generateSecret } from './signing.js';
+import { validateWebhookUrl } from './url-guard.js';
+
+/** After a regeneration the previous secret keeps signing for this long (decisions.md). */
+export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+function eventKinds(events: string[] | null | undefined): string[] {
+  if (!events?.length) throw invalidInput(`O campo events deve listar ao menos um tipo de evento (${EVENT_TYPES.join(', ')})`);
+  const unknown = events.filter((e) => !KNOWN_EVENTS.has(e));
+  if (unknown.length) throw invalidInput(`Tipo de evento desconhecido: ${unknown.join(', ')}. Tipos aceitos: ${EVENT_TYPES.join(', ')}`);
+  return [...new Set(events)];
+}
+
+function webhookUrl(ctx: Context, url: string | null | undefined): Promise<string> {
+  if (url == null) throw invalidInput('O campo url é obrigatório');
+  return validateWebhookUrl(url, { allowPrivate: ctx.config.webhookAllowPrivateUrls });
+}
+
+function requireBoolean(field: string, value: boolean | null): boolean {
+  if (value === null) throw invalidInput(`O campo ${field} deve ser true ou false`);
+  return value;
+}
+
+async function findWebhook(db: Pick<TenantTx, 'webhook'>, id: string) {
+  const hook = await db.webhook.findUnique({ where: { id } });
+  if (!hook) throw notFound('Webhook');
+  return hook;
+}
+
+export async function createWebhook(ctx: Context, input: { url: string; events: string[]; active?: boolean | null }) {
+  requireAdminRole(ctx.viewer);
+  const url = await webhookUrl(ctx, input.url);
+  const events = eventKinds(input.events);
+  const active = input.active ?? true;
+  return ctx.db.webhook.create({ data: { url, events, active, active_since: active ? new Date() : null, secret: generateSecret() } });
+}
+
+export function listWebhooks(ctx: Context, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  return ctx.db.webhook.findMany({ ...query, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+}
+
+export async function getWebhook(ctx: Context, id: string, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  const hook = await ctx.db.webhook.findUnique({ ...query, where: { id } });
+  if (!hook) throw notFound('Webhook');
+  return hook;
+}
+
+/** `url`, `events` and `active`; omitted fields are unchanged. Deactivating drops the pending deliveries. */
+export async function updateWebhook(ctx: Context, id: string, input: { url?: string | null; events?: string[] | null; active?: boolean | null }, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  const url = input.url === undefined ? undefined : await webhookUrl(ctx, input.url);
+  const events = input.events === undefined ? undefined : eventKinds(input.events);
+  const active = input.active === undefined ? undefined : requireBoolean('active', input.active);
+  await ctx.db.$transaction(async (tx) => {
+    const hook = await findWebhook(tx, id);
+    // Reactivated: only events raised from now on are sent (compared with events.created_at).
+    const activeSince = active === false ? { active_since: null } : active && !hook.active ? { active_since: new Date() } : {};
+    await tx.webhook.update({ where: { id }, data: { url, events, active, ...activeSince } });
+  });
+  return ctx.db.webhook.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+export async function deleteWebhook(ctx: Context, id: string) {
+  requireAdminRole(ctx.viewer);
+  const { count } = await ctx.db.webhook.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('Webhook');
+  return true;
+}
+
+/** A new secret; the previous one keeps signing (a second signature) for SECRET_GRACE_MS. */
+export async function regenerateSecret(ctx: Context, id: string) {
+  requireAdminRole(ctx.viewer);
+  const secret = generateSecret();
+  await ctx.db.$transaction(async (tx) => {
+    const hook = await findWebhook(tx, id);
+    await tx.webhook.update({
+      where: { id },
+      data: { secret, previous_secret: hook.secret, previous_secret_expires_at: new Date(Date.now() + SECRET_GRACE_MS) },
+    });
+  });
+  return { secret };
+}
+
+/** The delivery log of a webhook, newest first, one row per attempt. */
+export async function deliveryPage(ctx: Context, id: string, args: { limit?: number | null; offset?: number | null }) {
+  requireAdminRole(ctx.viewer);
+  await findWebhook(ctx.db, id);
+  return { webhookId: id, ...offsetWindow(args.limit, args.offset) };
+}
+
+/** Queues the delivery's event to its webhook again: a new attempt with the same `webhook-id`. */
+export async function redeliver(ctx: Context, id: string, deliveryId: string) {
+  requireAdminRole(ctx.viewer);
+  const hook = await findWebhook(ctx.db, id);
+  const delivery = await ctx.db.webhookDelivery.findFirst({ where: { id: deliveryId, webhook_id: id }, select: { event_id: true } });
+  if (!delivery) throw notFound('Entrega');
+  if (!hook.active) throw new AppError('CONFLICT', 'O webhook está inativo: ative-o antes de reenviar');
+  const payload: DeliverPayload = { tenant_id: ctx.db.$tenantId, webhook_id: id, event_id: delivery.event_id };
+  await enqueue(ctx.db, DELIVER_QUEUE, payload);
+  return true;
+}
