@@ -11,11 +11,13 @@ import { domains, schema } from './domains/index.js';
 import type { ResponseStyle } from './domains/manifest.js';
 import { AppError } from './errors.js';
 import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './http/body.js';
+import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer } from './http/graphql.js';
 import { errorResponse } from './http/responses.js';
 import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
+import { buildOpenApiDocument } from './rest/openapi/document.js';
 import { buildRouteTable } from './rest/route-table.js';
 
 /**
@@ -45,6 +47,7 @@ export function createApp(config: Config, db: Database): App {
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
+  const reference = createApiReference(() => buildOpenApiDocument(schema, table));
 
   async function route(request: Request, requestId: string): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -68,7 +71,7 @@ export function createApp(config: Config, db: Database): App {
         throw e;
       }
     }
-    return rest(request, requestId);
+    return reference(request) ?? rest(request, requestId);
   }
 
   const crossOrigin = (pathname: string) => pathname === '/graphql' || pathname === '/backend' || pathname.startsWith('/backend/');

@@ -1,6 +1,6 @@
 // Projects success bodies and AppErrors into a route's response style (spec "Envelopes", "Errors";
 // decisions.md "Error codes the spec leaves open").
-import type { AppError, ErrorKind } from '../errors.js';
+import { ERROR_STATUS, type AppError, type ErrorKind } from '../errors.js';
 import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
 const BARE_CODES: Record<ErrorKind, string> = {
@@ -49,4 +49,11 @@ export function successResponse(route: RouteSpec, json: string): Response {
   if (wrap === 'data') body = `{"success":true,"data":${body}}`;
   else if (wrap === 'spread') body = body.trim() === '{}' ? '{"success":true}' : `{"success":true,${body.trim().slice(1)}`;
   return new Response(body, { status, headers: JSON_HEADERS });
+}
+
+/** The codes an error answer of this style and status can carry (for the API reference). */
+export function errorCodes(style: ResponseStyle, status: number): string[] {
+  const kinds = (Object.keys(ERROR_STATUS) as ErrorKind[]).filter((kind) => ERROR_STATUS[kind] === status);
+  const codes = style === 'envelope' || status === 401 ? ENVELOPE_CODES : BARE_CODES;
+  return [...new Set(kinds.map((kind) => codes[kind]))];
 }

@@ -73,9 +73,6 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
 
   return async function handleRest(request: Request, requestId: string): Promise<Response> {
     const url = new URL(request.url);
-    if (request.method === 'GET' && (url.pathname === `${BASE_PATH}/openapi.json` || url.pathname === `${BASE_PATH}/docs` || url.pathname.startsWith(`${BASE_PATH}/docs/`))) {
-      return sofa.fetch(request, {});
-    }
     const { compiled, params, pathExists } = table.match(request.method, url.pathname);
     const style = compiled?.route.style ?? table.styleOf(url.pathname);
     try {
