@@ -47,7 +47,7 @@ export function createApp(config: Config, db: Database): App {
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
-  const reference = createApiReference(() => buildOpenApiDocument(schema, table));
+  const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
 
   async function route(request: Request, requestId: string): Promise<Response> {
     const { pathname } = new URL(request.url);

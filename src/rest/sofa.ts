@@ -1,6 +1,7 @@
 // Generates the REST API from the GraphQL schema with sofa-api. sofa is given a copy of the schema
 // pruned to what REST serves: root fields of the route table, and no graph-only fields (GRAPH_ONLY),
-// so each route selects exactly the spec's shape. Resolvers are the very same functions.
+// so each route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
+// (rest/openapi/) documents the very selection sofa runs (restOperation).
 import { execute, isObjectType, OperationTypeNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';

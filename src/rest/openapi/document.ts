@@ -1,10 +1,10 @@
-// The OpenAPI 3.1 document of the REST API, generated from the route table (derived from the domains'
-// manifests) and the REST schema: paths, parameters, bodies, every answer's real shape and every error
+// The OpenAPI 3.1 document of the REST API, generated from the route table (buildRouteTable over the
+// domains' manifests) and the REST schema: paths, parameters, bodies, every answer's real shape and every error
 // answer in the route's style. Nothing is written by hand, so a new domain's routes are documented
 // from their first commit.
 import { GraphQLNonNull, isInputObjectType, isListType, isNonNullType, getNamedType, type FieldNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
-import type { FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
-import type { CompiledRoute, RouteTable } from '../route-table.js';
+import type { DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
+import { buildRouteTable, type CompiledRoute } from '../route-table.js';
 import { restOperation, restSchema } from '../sofa.js';
 import { errorResponse, errorResponseName, errorStatuses } from './errors.js';
 import { holdsScalar, SchemaRegistry } from './schemas.js';
@@ -61,7 +61,8 @@ function successResponses(route: RouteSpec, result: JsonSchema | null): Record<s
   return { [status]: { description: status === '201' ? 'Created.' : 'Success.', content: { 'application/json': { schema: dressed(route, result) } } } };
 }
 
-export function buildOpenApiDocument(schema: GraphQLSchema, table: RouteTable): OpenApiDocument {
+export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly DomainManifest[]): OpenApiDocument {
+  const table = buildRouteTable(domains);
   const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => !!r.field);
   const rest = restSchema(schema, fieldRoutes);
   const registry = new SchemaRegistry();
@@ -151,7 +152,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, table: RouteTable): 
       parameters,
       requestBody: docs.requestBody,
       success: successResponses(route, docs.result ?? {}),
-      facts: { takesInput: parameters.length > 0 || !!docs.requestBody, namesRecords: compiled.paramNames.length > 0 },
+      // A handler's path parameters are text it looks up: unknown → 404; its query and body can be refused.
+      facts: { takesInput: parameters.length > compiled.paramNames.length || !!docs.requestBody, namesRecords: compiled.paramNames.length > 0 },
     };
   }
 
@@ -184,7 +186,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, table: RouteTable): 
   return {
     openapi: '3.1.0',
     info: { title: 'Funil REST API', version: '1.0.0', description: DESCRIPTION },
-    tags: [...new Set(table.routes.map((c) => c.domain))].map((name) => ({ name })),
+    tags: domains.filter((d) => d.routes.length).map((d) => ({ name: d.name })),
     security: [{ apiKey: [] }],
     paths: sortedPaths,
     components: {
