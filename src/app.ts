@@ -14,7 +14,8 @@ import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer } from './http/graphql.js';
-import { errorResponse } from './http/responses.js';
+import { noteViewer, type RequestFacts } from './http/request-facts.js';
+import { errorResponse, graphqlErrorResponse } from './http/responses.js';
 import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
 import { buildOpenApiDocument } from './rest/openapi/document.js';
@@ -49,7 +50,7 @@ export function createApp(config: Config, db: Database): App {
   const rest = createRestHandler(schema, table, deps);
   const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
 
-  async function route(request: Request, requestId: string): Promise<Response> {
+  async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === '/health') return Response.json({ status: 'ok' });
     if (pathname === '/ready') {
@@ -65,13 +66,15 @@ export function createApp(config: Config, db: Database): App {
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
       try {
         const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken });
-        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId });
+        noteViewer(facts, viewer);
+        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId, facts });
       } catch (e) {
-        if (e instanceof AppError) return errorResponse('envelope', e);
+        // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
+        if (e instanceof AppError) return graphqlErrorResponse(e);
         throw e;
       }
     }
-    return reference(request) ?? rest(request, requestId);
+    return reference(request) ?? rest(request, requestId, facts);
   }
 
   const crossOrigin = (pathname: string) => pathname === '/graphql' || pathname === '/backend' || pathname.startsWith('/backend/');
@@ -83,16 +86,19 @@ export function createApp(config: Config, db: Database): App {
       const requestId = request.headers.get('x-request-id')?.slice(0, 100) || randomUUID();
       const started = performance.now();
       const { pathname } = new URL(request.url);
+      const facts: RequestFacts = {};
       let response: Response;
       try {
-        response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId));
+        response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
       } catch (e) {
         log.error('unhandled error', { requestId, error: String((e as Error)?.stack ?? e) });
         response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
       }
       if (crossOrigin(pathname)) response = withCors(request, response, config.corsOrigins);
       response.headers.set('x-request-id', requestId);
-      log.info('request', { requestId, method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started) });
+      // Probes come every few seconds from load balancers: logged only at debug.
+      const level = pathname === '/health' || pathname === '/ready' ? 'debug' : 'info';
+      log[level]('request', { requestId, method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started), ...facts });
       return response;
     },
   };

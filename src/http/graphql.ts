@@ -1,7 +1,9 @@
-// Yoga on /graphql: GraphiQL for people exploring, the same context as REST, AppErrors carried in
-// extensions {code, status}, everything else masked; depth, alias and cost limits on every operation.
+// Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
+// context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
+// and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts).
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
@@ -11,10 +13,20 @@ import { normalizeError } from '../errors.js';
 import { log } from '../log.js';
 import { createContext, type ContextDeps } from '../context/context.js';
 import { cleanInputPlugin } from './graphql-input.js';
+import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
+import type { RequestFacts } from './request-facts.js';
 
 export interface GraphQLServerContext {
   viewer: Viewer | null;
   requestId: string;
+  /** Filled in for the request log (the operation name). */
+  facts?: RequestFacts;
+}
+
+/** The page embeds all of GraphiQL (~9 MB): rendered once. */
+function localGraphiQL() {
+  let page: string | undefined;
+  return (options?: GraphiQLOptions) => (page ??= renderGraphiQL(options));
 }
 
 export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
@@ -24,11 +36,15 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     landingPage: false,
     // CORS is the app's (http/cors.ts), the same for /graphql and /backend.
     cors: false,
-    graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }) },
+    // The Authorization header is there to fill in: `Bearer <API key>`.
+    graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: '' }, null, 2) },
+    renderGraphiQL: localGraphiQL(),
     logging: false,
     context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
     maskedErrors: {
       maskError(error) {
+        const refused = error instanceof GraphQLError ? methodNotAllowed(error) : null;
+        if (refused) return refused;
         const { error: app, internal } = normalizeError(error);
         if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
         const original = error as GraphQLError;
@@ -43,6 +59,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       },
     },
     plugins: [
+      graphqlProtocolPlugin(),
       cleanInputPlugin(),
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),

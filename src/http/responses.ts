@@ -40,6 +40,18 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
   return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
+/**
+ * An AppError raised before a GraphQL request reaches Yoga (authentication, body limit), in the shape
+ * GraphQL clients read: {errors: [{message, extensions: {code, status}}]} with the HTTP status. A 401
+ * says how to authenticate, which GraphiQL shows in its result pane.
+ */
+export function graphqlErrorResponse(error: AppError): Response {
+  const message = error.kind === 'UNAUTHORIZED' ? `${error.message}. Envie o cabeçalho Authorization: Bearer <chave de API>.` : error.message;
+  const body = { errors: [{ message, extensions: { code: error.kind, status: error.status, ...error.extra } }] };
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
+  return new Response(JSON.stringify(body), { status: error.status, headers });
+}
+
 /** Dresses a success body given as JSON text, without parsing it again. */
 export function successResponse(route: RouteSpec, json: string): Response {
   const status = route.status ?? 200;

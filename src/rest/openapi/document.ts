@@ -36,7 +36,8 @@ const ACCESS_TEXT: Record<string, string> = {
 };
 const accessText = (access: string) => ACCESS_TEXT[access] ?? `Permission \`${access}\`.`;
 
-function operationIdOf(route: RouteSpec): string {
+/** A route's operationId: the field name, or a handler's own (hinted or derived from method and path). */
+export function operationIdOf(route: RouteSpec): string {
   if (route.openapi?.operationId) return route.openapi.operationId;
   if (route.field) return route.field.split('.')[1];
   const words = route.path.split('/').filter((s) => s && !s.startsWith(':') && s !== '*');
