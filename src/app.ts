@@ -1,6 +1,6 @@
 // The application as one fetch handler: /graphql (Yoga), /backend and the media proxy (the route table,
-// derived from the domains' manifests), /health, /ready. The Node server (http/server.ts) and the tests
-// drive this same handler.
+// derived from the domains' manifests), its reference (/backend/openapi.json, /backend/docs), /health,
+// /ready. The Node server (http/server.ts) and the tests drive this same handler.
 import { randomUUID } from 'node:crypto';
 import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';

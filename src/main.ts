@@ -37,7 +37,7 @@ async function main() {
       `  GraphQL + GraphiQL  ${server.url}/graphql`,
       `  REST API            ${server.url}/backend`,
       `  OpenAPI document    ${server.url}/backend/openapi.json`,
-      `  Swagger UI          ${server.url}/backend/docs`,
+      `  REST reference      ${server.url}/backend/docs`,
       `  Health              ${server.url}/health, ${server.url}/ready`,
     ].join('\n'),
   );

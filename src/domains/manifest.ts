@@ -36,7 +36,7 @@ export interface RouteDocs {
   parameters?: readonly Record<string, unknown>[];
   /** A handler's request body, by media type. */
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
-  /** The value a handler returns, dressed like a field route's answer (style, wrap, status). */
+  /** The value a handler returns, dressed like a field route's answer (style, wrap, status); an inline object for `spread`. */
   result?: JsonSchema;
   /** Success answers a handler writes itself as a Response, by status (instead of a dressed `result`). */
   responses?: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: JsonSchema }> }>;
