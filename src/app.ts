@@ -1,6 +1,6 @@
 // The application as one fetch handler: /graphql (Yoga), /backend and the media proxy (the route table,
-// derived from the domains' manifests), /health, /ready. The Node server (http/server.ts) and the tests
-// drive this same handler.
+// derived from the domains' manifests), its reference (/backend/openapi.json, /backend/docs), /health,
+// /ready. The Node server (http/server.ts) and the tests drive this same handler.
 import { randomUUID } from 'node:crypto';
 import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';
@@ -11,11 +11,14 @@ import { domains, schema } from './domains/index.js';
 import type { ResponseStyle } from './domains/manifest.js';
 import { AppError } from './errors.js';
 import { readLimitedBody } from './http/body.js';
+import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer } from './http/graphql.js';
-import { errorResponse } from './http/responses.js';
+import { noteViewer, type RequestFacts } from './http/request-facts.js';
+import { errorResponse, graphqlErrorResponse } from './http/responses.js';
 import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
+import { buildOpenApiDocument } from './rest/openapi/document.js';
 import { buildRouteTable } from './rest/route-table.js';
 
 /**
@@ -40,8 +43,9 @@ export function createApp(config: Config, db: Database): App {
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
+  const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
 
-  async function route(request: Request, requestId: string): Promise<Response> {
+  async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === '/health') return Response.json({ status: 'ok' });
     if (pathname === '/ready') {
@@ -57,13 +61,15 @@ export function createApp(config: Config, db: Database): App {
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
       try {
         const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken });
-        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId });
+        noteViewer(facts, viewer);
+        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId, facts });
       } catch (e) {
-        if (e instanceof AppError) return errorResponse('envelope', e);
+        // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
+        if (e instanceof AppError) return graphqlErrorResponse(e);
         throw e;
       }
     }
-    return rest(request, requestId);
+    return reference(request) ?? rest(request, requestId, facts);
   }
 
   const crossOrigin = (pathname: string) => pathname === '/graphql' || pathname === '/backend' || pathname.startsWith('/backend/');
@@ -75,16 +81,19 @@ export function createApp(config: Config, db: Database): App {
       const requestId = request.headers.get('x-request-id')?.slice(0, 100) || randomUUID();
       const started = performance.now();
       const { pathname } = new URL(request.url);
+      const facts: RequestFacts = {};
       let response: Response;
       try {
-        response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId));
+        response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
       } catch (e) {
         log.error('unhandled error', { requestId, error: String((e as Error)?.stack ?? e) });
         response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
       }
       if (crossOrigin(pathname)) response = withCors(request, response, config.corsOrigins);
       response.headers.set('x-request-id', requestId);
-      log.info('request', { requestId, method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started) });
+      // Probes come every few seconds from load balancers: logged only at debug.
+      const level = pathname === '/health' || pathname === '/ready' ? 'debug' : 'info';
+      log[level]('request', { requestId, method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started), ...facts });
       return response;
     },
   };

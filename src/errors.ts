@@ -17,7 +17,8 @@ export type ErrorKind =
   | 'CHANNEL_ERROR'
   | 'INTERNAL';
 
-const STATUS: Record<ErrorKind, number> = {
+/** The HTTP status of each kind, on every transport. */
+export const ERROR_STATUS: Record<ErrorKind, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -41,7 +42,7 @@ export class AppError extends Error {
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = STATUS[kind];
+    this.status = ERROR_STATUS[kind];
   }
 
   toGraphQLError(): GraphQLError {

@@ -22,6 +22,8 @@ async function main() {
     throw e;
   }
   setLogLevel(config.logLevel);
+  // The first start on a new data directory spends several seconds creating the schema.
+  console.log(`Opening the database (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}) and applying pending migrations…`);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db') });
   const boot = await bootstrapOrganisation(db.prisma, config.bootstrapApiKey);
   if (boot?.generated) {
@@ -38,7 +40,7 @@ async function main() {
       `  GraphQL + GraphiQL  ${server.url}/graphql`,
       `  REST API            ${server.url}/backend`,
       `  OpenAPI document    ${server.url}/backend/openapi.json`,
-      `  Swagger UI          ${server.url}/backend/docs`,
+      `  REST reference      ${server.url}/backend/docs`,
       `  Health              ${server.url}/health, ${server.url}/ready`,
     ].join('\n'),
   );

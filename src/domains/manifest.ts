@@ -21,6 +21,29 @@ export type ResponseStyle = 'bare' | 'envelope';
  */
 export type Access = 'public' | 'platform' | 'member' | 'admin' | 'admin:full' | (string & {});
 
+/** A JSON Schema in the OpenAPI 3.1 dialect; `#/components/schemas/<GraphQL type>` refers to schema types. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * What the API reference (rest/openapi/) cannot derive from the schema: mostly for handler routes, whose
+ * request and answer are not a GraphQL field. Field routes are documented from their field alone.
+ */
+export interface RouteDocs {
+  /** Default: the field name; for a handler, derived from the method and path. */
+  operationId?: string;
+  description?: string;
+  /** OpenAPI parameter objects beyond the path parameters (a handler's query or header parameters). */
+  parameters?: readonly Record<string, unknown>[];
+  /** A handler's request body, by media type. */
+  requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
+  /** The value a handler returns, dressed like a field route's answer (style, wrap, status); an inline object for `spread`. */
+  result?: JsonSchema;
+  /** Success answers a handler writes itself as a Response, by status (instead of a dressed `result`). */
+  responses?: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: JsonSchema }> }>;
+  /** Error statuses beyond those derived from the route (e.g. 502 when a provider fails). */
+  errors?: readonly number[];
+}
+
 interface RouteBase {
   method: HttpMethod;
   /** Path below /backend, with :params; or, with `absolute`, a full path (the media proxy). */
@@ -34,6 +57,8 @@ interface RouteBase {
   status?: 200 | 201 | 204;
   /** One line for the API reference. */
   summary?: string;
+  /** Extra facts for the API reference (request and answer of a handler route). */
+  openapi?: RouteDocs;
 }
 
 /** A route answered by a root field of the schema, through sofa: the same resolver as GraphQL. */

@@ -1,7 +1,9 @@
-// Yoga on /graphql: GraphiQL for people exploring, the same context as REST, AppErrors carried in
-// extensions {code, status}, everything else masked; depth, alias and cost limits on every operation.
-import type { GraphQLSchema } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+// Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
+// context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
+// and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts).
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import type { Viewer } from '../auth/viewer.js';
@@ -9,10 +11,20 @@ import { createContext, type ContextDeps } from '../context/context.js';
 import { costLimitPlugin } from './graphql-cost.js';
 import { clientError, shapeValidationErrors } from './graphql-errors.js';
 import { cleanInputPlugin } from './graphql-input.js';
+import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
+import type { RequestFacts } from './request-facts.js';
 
 export interface GraphQLServerContext {
   viewer: Viewer | null;
   requestId: string;
+  /** Filled in for the request log (the operation name). */
+  facts?: RequestFacts;
+}
+
+/** The page embeds all of GraphiQL (~9 MB): rendered once. */
+function localGraphiQL() {
+  let page: string | undefined;
+  return (options?: GraphiQLOptions) => (page ??= renderGraphiQL(options));
 }
 
 export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
@@ -22,11 +34,19 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     landingPage: false,
     // CORS is the app's (http/cors.ts), the same for /graphql and /backend.
     cors: false,
-    graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }) },
+    // The Authorization header is there to fill in: `Bearer <API key>`.
+    graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: '' }, null, 2) },
+    renderGraphiQL: localGraphiQL(),
     logging: false,
     context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
-    maskedErrors: { maskError: (error) => clientError(error, deps.config) },
+    maskedErrors: {
+      maskError(error) {
+        const refused = error instanceof GraphQLError ? methodNotAllowed(error) : null;
+        return refused ?? clientError(error, deps.config);
+      },
+    },
     plugins: [
+      graphqlProtocolPlugin(),
       cleanInputPlugin(),
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),

@@ -1,6 +1,6 @@
 // Projects success bodies and AppErrors into a route's response style (spec "Envelopes", "Errors";
 // decisions.md "Error codes the spec leaves open").
-import type { AppError, ErrorKind } from '../errors.js';
+import { ERROR_STATUS, type AppError, type ErrorKind } from '../errors.js';
 import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
 const BARE_CODES: Record<ErrorKind, string> = {
@@ -42,6 +42,18 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
   return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
+/**
+ * An AppError raised before a GraphQL request reaches Yoga (authentication, body limit), in the shape
+ * GraphQL clients read: {errors: [{message, extensions: {code, status}}]} with the HTTP status. A 401
+ * says how to authenticate, which GraphiQL shows in its result pane.
+ */
+export function graphqlErrorResponse(error: AppError): Response {
+  const message = error.kind === 'UNAUTHORIZED' ? `${error.message}. Envie o cabeçalho Authorization: Bearer <chave de API>.` : error.message;
+  const body = { errors: [{ message, extensions: { code: error.kind, status: error.status, ...error.extra } }] };
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
+  return new Response(JSON.stringify(body), { status: error.status, headers });
+}
+
 /** Dresses a success body given as JSON text, without parsing it again. */
 export function successResponse(route: RouteSpec, json: string): Response {
   const status = route.status ?? 200;
@@ -51,4 +63,11 @@ export function successResponse(route: RouteSpec, json: string): Response {
   if (wrap === 'data') body = `{"success":true,"data":${body}}`;
   else if (wrap === 'spread') body = body.trim() === '{}' ? '{"success":true}' : `{"success":true,${body.trim().slice(1)}`;
   return new Response(body, { status, headers: JSON_HEADERS });
+}
+
+/** The codes an error answer of this style and status can carry (for the API reference). */
+export function errorCodes(style: ResponseStyle, status: number): string[] {
+  const kinds = (Object.keys(ERROR_STATUS) as ErrorKind[]).filter((kind) => ERROR_STATUS[kind] === status);
+  const codes = style === 'envelope' || status === 401 ? ENVELOPE_CODES : BARE_CODES;
+  return [...new Set(kinds.map((kind) => codes[kind]))];
 }

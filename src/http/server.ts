@@ -9,7 +9,7 @@ import type { ResponseStyle } from '../domains/manifest.js';
 import { AppError } from '../errors.js';
 import { MAX_BODY_BYTES, tooLarge } from './body.js';
 import { fetchWithBodyDeadline } from './body-deadline.js';
-import { errorResponse } from './responses.js';
+import { errorResponse, graphqlErrorResponse } from './responses.js';
 
 /** What the server serves: the app's fetch handler, and the error style of a path for its own refusals. */
 export interface ServedApp {
@@ -23,14 +23,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The server's own refusals, in the shape of the path: GraphQL errors on /graphql, else the area's style. */
+function refusal(app: ServedApp, pathname: string, error: AppError, restStyle?: ResponseStyle): Response {
+  return pathname === '/graphql' ? graphqlErrorResponse(error) : errorResponse(restStyle ?? app.styleOf(pathname), error);
+}
+
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
   const adapter = createServerAdapter((request: Request) => {
     // Load balancers probe health over plain HTTP; everything else must arrive over HTTPS when required.
-    const probe = /^\/(health|ready)$/.test(new URL(request.url).pathname);
+    const { pathname } = new URL(request.url);
+    const probe = /^\/(health|ready)$/.test(pathname);
     if (config.requireHttps && !probe) {
       const proto = config.trustProxy ? request.headers.get('x-forwarded-proto') : new URL(request.url).protocol.replace(':', '');
       if (proto !== 'https' && !config.tlsCertFile) {
-        return errorResponse('envelope', new AppError('FORBIDDEN', 'HTTPS é obrigatório'));
+        return refusal(app, pathname, new AppError('FORBIDDEN', 'HTTPS é obrigatório'), 'envelope');
       }
     }
     return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
@@ -39,8 +45,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
   const listener: http.RequestListener = (req, res) => {
     // Refuse before reading a byte of a body declared too large.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      const refusal = errorResponse(app.styleOf((req.url ?? '/').split('?')[0]), tooLarge());
-      void refusal.text().then((body) => {
+      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => {
         res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
         res.end(body);
         req.destroy();

@@ -11,8 +11,10 @@ import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
 import { assertCleanInput } from '../schema/clean-input.js';
 import { readLimitedBody } from '../http/body.js';
+import { noteViewer, type RequestFacts } from '../http/request-facts.js';
 import { errorResponse, successResponse } from '../http/responses.js';
 import { parseMultipart } from './multipart.js';
+import { operationIdOf } from './openapi/document.js';
 import { BASE_PATH, type RouteTable } from './route-table.js';
 import { createSofaRouter, restSchema, type RestCall } from './sofa.js';
 import { restVariables, type RestInput } from './variables.js';
@@ -71,11 +73,8 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     throw new AppError(neutral.kind ?? (response.status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
   }
 
-  return async function handleRest(request: Request, requestId: string): Promise<Response> {
+  return async function handleRest(request: Request, requestId: string, facts: RequestFacts = {}): Promise<Response> {
     const url = new URL(request.url);
-    if (request.method === 'GET' && (url.pathname === `${BASE_PATH}/openapi.json` || url.pathname === `${BASE_PATH}/docs` || url.pathname.startsWith(`${BASE_PATH}/docs/`))) {
-      return sofa.fetch(request, {});
-    }
     const { compiled, params, pathExists } = table.match(request.method, url.pathname);
     const style = compiled?.route.style ?? table.styleOf(url.pathname);
     try {
@@ -89,6 +88,8 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       if (!compiled) throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
       const route = compiled.route;
       if (route.access !== 'public' && !viewer) viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken });
+      noteViewer(facts, viewer);
+      facts.operation = operationIdOf(route);
       if (route.handler) {
         const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId }) });
         return result instanceof Response ? result : successResponse(route, JSON.stringify(result ?? null));

@@ -1,8 +1,9 @@
 // Generates the REST API from the GraphQL schema with sofa-api. sofa is given a copy of the schema
 // pruned to what REST serves: root fields of the route table, and no graph-only fields (GRAPH_ONLY),
-// so each route selects exactly the spec's shape. Resolvers are the very same functions.
-import { execute, isObjectType, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import { MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
+// so each route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
+// (rest/openapi/) documents the very selection sofa runs (restOperation).
+import { execute, isObjectType, OperationTypeNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
 import type { FieldRoute } from '../domains/manifest.js';
 import { normalizeError } from '../errors.js';
@@ -17,6 +18,24 @@ export function restSchema(schema: GraphQLSchema, routes: readonly FieldRoute[])
     [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphOnly ? null : field),
   });
   return pruneSchema(mapped);
+}
+
+/** Embedded objects (tags, stages, products…) are returned whole, not reduced to {id}: every object type. */
+const objectTypeNames = (schema: GraphQLSchema) =>
+  Object.values(schema.getTypeMap())
+    .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
+    .map((t) => t.name);
+
+/** How deep sofa follows a type back into itself when it builds a route's selection. */
+const CIRCULAR_DEPTH = 2;
+
+/**
+ * The operation sofa runs for a root field of the REST schema (the same options sofa is given), so the
+ * API reference documents exactly the selection a route answers with.
+ */
+export function restOperation(schema: GraphQLSchema, field: FieldRoute['field']): OperationDefinitionNode {
+  const [root, name] = field.split('.');
+  return buildOperationNodeForField({ schema, kind: root === 'Query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION, field: name, ignore: objectTypeNames(schema), circularReferenceDepth: CIRCULAR_DEPTH });
 }
 
 /** What the REST dispatcher hands sofa for one call: the variables it built, and the context. */
@@ -36,16 +55,12 @@ function executeWithRestVariables(args: ExecutionArgs) {
 }
 
 export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRoute[]) {
-  const objectTypes = Object.values(schema.getTypeMap())
-    .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
-    .map((t) => t.name);
   return useSofa({
     basePath: BASE_PATH,
     schema,
     execute: executeWithRestVariables as typeof execute,
-    // Embedded objects (tags, stages, products…) are returned whole, not reduced to {id}.
-    ignore: objectTypes,
-    depthLimit: 2,
+    ignore: objectTypeNames(schema),
+    depthLimit: CIRCULAR_DEPTH,
     routes: Object.fromEntries(
       routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status === 204 ? 200 : (r.status ?? 200), description: r.summary }]),
     ),
@@ -59,15 +74,5 @@ export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRo
         headers: { 'content-type': 'application/json' },
       });
     }) as never,
-    openAPI: {
-      info: {
-        title: 'Funil REST API',
-        version: '1.0.0',
-        description: 'REST compatibility layer generated from the Funil GraphQL schema. Authenticate with `Authorization: Bearer <API key>`.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    } as never,
-    swaggerUI: { endpoint: '/docs' },
   });
 }

@@ -36,6 +36,8 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     nodeQueryOptions: false,
     nodesQueryOptions: false,
+    // Every connection also offers `nodes` (the edges' nodes) for clients that need no cursors per item.
+    nodesOnConnection: { description: 'The nodes of the edges, in order.' },
   },
 });
 

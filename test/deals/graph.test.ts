@@ -196,8 +196,51 @@ const UntagDeleteGql = graphql(`
   }
 `);
 
+const CountsGql = graphql(`
+  query DealsColumnCounts($id: UUID!, $first: Int, $search: String) {
+    pipelineBoard(id: $id) {
+      pipeline {
+        stages {
+          id
+          deals(first: $first, search: $search) {
+            totalCount
+            nodes {
+              number
+            }
+            edges {
+              node {
+                number
+              }
+            }
+            pageInfo {
+              ...DealsPageInfo
+            }
+          }
+        }
+      }
+    }
+  }
+`);
+
+const LeadDealsGql = graphql(`
+  query LeadDealsPage($id: UUID!, $first: Int) {
+    lead(id: $id) {
+      deals(first: $first) {
+        totalCount
+        nodes {
+          number
+        }
+        pageInfo {
+          ...DealsPageInfo
+        }
+      }
+    }
+  }
+`);
+
 let org: Org;
 let p: PipelineFixture;
+let ana: { id: string };
 const byStage: Record<string, number[]> = {};
 
 beforeAll(async () => {
@@ -205,6 +248,7 @@ beforeAll(async () => {
   p = await makePipeline(api, org);
   const tag = await makeTag(api, org, 'vip');
   const leads = [await makeLead(api, org, { name: 'Ana' }), await makeLead(api, org, { name: 'Bia' }), await makeLead(api, org, { name: 'Caio' })];
+  ana = leads[0];
   // 5 deals in Entrada, 3 in Em andamento, 1 won, 0 lost; created one after another.
   const plan = [p.entrada, p.entrada, p.andamento, p.entrada, p.ganho, p.andamento, p.entrada, p.andamento, p.entrada];
   for (const [i, stage] of plan.entries()) {
@@ -270,6 +314,37 @@ describe('deals graph', () => {
     expect(oldest.edges.map((e) => e.node.number)).toEqual([...all].reverse().slice(0, 3));
     const capped = await col({ first: 500 });
     expect(capped.edges).toHaveLength(5);
+  });
+
+  it('connections give totalCount (under the filters) and nodes; an empty page has null cursors', async () => {
+    const r = await api.gql(CountsGql, { id: p.id, first: 2 }, org.key);
+    expect(r.errors).toBeUndefined();
+    const columns = r.data!.pipelineBoard.pipeline.stages.map((s) => s.deals);
+    expect(columns.map((c) => c.totalCount)).toEqual([5, 3, 1, 0]);
+    for (const c of columns) expect(c.nodes).toEqual(c.edges.map((e) => e.node));
+    expect(columns[0].nodes.map((n) => n.number)).toEqual(byStage[p.entrada].slice(0, 2));
+    expect(columns[3].pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null });
+    // Past the last page: still null, not the cursor that was given.
+    const past = await api.gql(ColumnGql, { id: p.id, first: 2, after: columns[2].pageInfo.endCursor }, org.key);
+    expect(past.data!.pipelineBoard.pipeline.stages[2].deals.pageInfo).toMatchObject({ startCursor: null, endCursor: null });
+    // Ana's deals are the 1st, 4th and 7th created, all in Entrada.
+    const filtered = await api.gql(CountsGql, { id: p.id, first: 1, search: 'Ana' }, org.key);
+    expect(filtered.data!.pipelineBoard.pipeline.stages.map((s) => s.deals.totalCount)).toEqual([3, 0, 0, 0]);
+
+    const lead = await api.gql(LeadDealsGql, { id: ana.id, first: 2 }, org.key);
+    expect(lead.errors).toBeUndefined();
+    expect(lead.data!.lead.deals.totalCount).toBe(3);
+    expect(lead.data!.lead.deals.nodes).toHaveLength(2);
+    const nobody = await makeLead(api, org, { name: 'Sem negócios' });
+    const empty = await api.gql(LeadDealsGql, { id: nobody.id, first: 2 }, org.key);
+    expect(empty.data!.lead.deals).toEqual({ totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+  });
+
+  it('counts every column in one more statement, and only when totalCount is asked for', async () => {
+    await api.gql(CountsGql, { id: p.id, first: 2 }, org.key);
+    const withoutCounts = await api.countStatements(() => api.gql(ColumnGql, { id: p.id, first: 2 }, org.key));
+    const withCounts = await api.countStatements(() => api.gql(CountsGql, { id: p.id, first: 2 }, org.key));
+    expect(withCounts).toBe(withoutCounts + 1);
   });
 
   it('serves the list with the same shape as REST', async () => {

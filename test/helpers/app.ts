@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { totalStatements } from '../../src/db/statements.js';
 import { openTestDatabase } from './database.js';
+import { OpenApiCheck } from './openapi-check.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 const BASE = 'http://funil.test';
@@ -25,6 +26,8 @@ export interface Org {
 }
 
 export class TestClient {
+  private openApi?: Promise<OpenApiCheck>;
+
   constructor(
     readonly app: App,
     readonly db: Database,
@@ -35,7 +38,7 @@ export class TestClient {
     return this.app.fetch(new Request(BASE + path, init));
   }
 
-  /** A REST call: JSON body unless `body` is FormData. */
+  /** A REST call: JSON body unless `body` is FormData. The answer must match the OpenAPI document. */
   async rest<T = any>(method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<RestResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -47,7 +50,15 @@ export class TestClient {
     }
     const response = await this.raw(path, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    const result = { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    (await this.documentedAnswers()).check(method.toUpperCase(), new URL(BASE + path).pathname, result.status, result.body);
+    return result;
+  }
+
+  /** The checker of REST answers against the live OpenAPI document, fetched once. */
+  private documentedAnswers(): Promise<OpenApiCheck> {
+    this.openApi ??= this.raw('/backend/openapi.json').then(async (r) => new OpenApiCheck(await r.json()));
+    return this.openApi;
   }
 
   /** A GraphQL call with a typed document from codegen (test/gql). */

@@ -34,6 +34,6 @@ describe('production GraphQL', () => {
       duplex: 'half',
     } as RequestInit);
     expect(r.status).toBe(413);
-    expect(await r.json()).toEqual({ success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
+    expect(await r.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'PAYLOAD_TOO_LARGE', status: 413 } }] });
   });
 });

@@ -77,8 +77,8 @@ describe('routing', () => {
     const r = await api.raw('/backend/openapi.json');
     expect(r.status).toBe(200);
     const doc = await r.json();
-    expect(doc.paths['/leads'].post).toBeDefined();
-    expect(doc.paths['/tags/{id}'].put).toBeDefined();
+    expect(doc.paths['/backend/leads'].post).toBeDefined();
+    expect(doc.paths['/backend/tags/{id}'].put).toBeDefined();
     // Graph-only fields are not part of REST answers.
     expect(JSON.stringify(doc.components.schemas.Pipeline ?? {})).not.toContain('"group"');
     expect(Object.keys(doc.paths).every((p) => !p.includes('node'))).toBe(true);

@@ -95,9 +95,13 @@ describe('npm start', () => {
     expect(server.output()).toContain(`/backend/openapi.json`);
     const health = await request({ port: server.port, path: '/health' });
     expect(health.status).toBe(200);
+    const tags = await request({ port: server.port, path: '/backend/tags', headers: { authorization: `Bearer ${KEY}` } });
+    expect(tags.status).toBe(200);
     await new Promise((r) => setTimeout(r, 100));
-    const logLine = server.output().split('\n').find((l) => l.includes('"path":"/health"'));
-    expect(JSON.parse(logLine!)).toMatchObject({ level: 'info', msg: 'request', status: 200, requestId: expect.any(String) });
+    // Request lines name the organisation, the key and the operation; probes are logged only at debug.
+    const logLine = server.output().split('\n').find((l) => l.includes('"path":"/backend/tags"'));
+    expect(JSON.parse(logLine!)).toMatchObject({ level: 'info', msg: 'request', status: 200, requestId: expect.any(String), tenantId: expect.any(String), keyId: expect.any(String), operation: 'tags' });
+    expect(server.output()).not.toContain('"path":"/health"');
 
     // A request whose body is still arriving when SIGTERM comes in.
     const body = JSON.stringify({ name: 'in-flight', color: '#abcdef' });

@@ -1,5 +1,6 @@
 // Stage.deals: a cursor connection per board column. All columns asked for in one GraphQL request with
-// the same arguments are read in one statement (a LATERAL join per stage over the stage index).
+// the same arguments are read in one statement (a LATERAL join per stage over the stage index), and
+// their totalCounts in one GROUP BY, only when selected.
 import DataLoader from 'dataloader';
 import { Prisma, type Deal } from '../../generated/prisma/client.js';
 import { invalidInput } from '../../errors.js';
@@ -76,4 +77,52 @@ async function loadGroup(ctx: Context, group: StageDealsKey[]) {
     const { _stage_id, ...deal } = r as unknown as Deal & { _stage_id: string };
     return { ...deal, _stage: `${_stage_id}|${sigKey}` } as Deal & { _stage: string };
   });
+}
+
+export interface StageCountKey {
+  stageId: string;
+  pipelineId: string;
+  args: DealFilterArgs;
+}
+
+const countKeyOf = (k: StageCountKey) => `${k.stageId}|${JSON.stringify([k.pipelineId, k.args])}`;
+
+/** Deals per stage under the filters: one statement per pipeline and filter set. */
+export const stageDealCounts = defineLoader(
+  (ctx) =>
+    new DataLoader<StageCountKey, number, string>(
+      async (keys) => {
+        const groups = new Map<string, StageCountKey[]>();
+        for (const k of keys) {
+          const sig = JSON.stringify([k.pipelineId, k.args]);
+          groups.set(sig, [...(groups.get(sig) ?? []), k]);
+        }
+        const counts = new Map<string, number>();
+        for (const group of groups.values()) {
+          const first = group[0];
+          const filter = parseDealFilter(first.pipelineId, { ...first.args, stage_id: undefined });
+          const stageIds = Prisma.join(group.map((k) => Prisma.sql`${k.stageId}::uuid`));
+          const rows = await ctx.db.$tenantQuery<{ stage_id: string; n: number }[]>(
+            (tenant) => Prisma.sql`
+            SELECT d.stage_id::text AS stage_id, count(*)::int AS n FROM deals d
+            WHERE ${dealConditions(tenant, filter, false)} AND d.stage_id IN (${stageIds})
+            GROUP BY d.stage_id`,
+          );
+          for (const r of rows) counts.set(countKeyOf({ ...first, stageId: r.stage_id }), Number(r.n));
+        }
+        return keys.map((k) => counts.get(countKeyOf(k)) ?? 0);
+      },
+      { cacheKeyFn: countKeyOf },
+    ),
+);
+
+export type CountedConnection = { totalCount: () => Promise<number> };
+
+/** A page with its total (counted only when asked for) and, when it is empty, null cursors. */
+export function withTotalCount<C extends { edges: readonly unknown[]; pageInfo: { startCursor?: string | null; endCursor?: string | null } }>(
+  connection: C,
+  totalCount: () => Promise<number>,
+): C & CountedConnection {
+  const pageInfo = connection.edges.length ? connection.pageInfo : { ...connection.pageInfo, startCursor: null, endCursor: null };
+  return { ...connection, pageInfo: pageInfo as C['pageInfo'], totalCount };
 }

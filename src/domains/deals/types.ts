@@ -12,7 +12,7 @@ import type { Context } from '../../context/context.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectsAny } from './selection.js';
 import { Decimal, toNumber } from '../common/money.js';
-import { dealCursor, stageDeals } from './stage-deals.js';
+import { dealCursor, stageDealCounts, stageDeals, withTotalCount, type CountedConnection } from './stage-deals.js';
 
 export const DealSort = builder.enumType('DealSort', {
   description: 'Order of deals: `recent` (newest first, the default) or `oldest`.',
@@ -110,19 +110,25 @@ builder.prismaObjectField('Stage', 'deals', (t) =>
       from: t.arg.string({ description: 'Start (inclusive, ISO 8601) with period=custom.' }),
       to: t.arg.string({ description: 'End (inclusive, ISO 8601) with period=custom.' }),
     },
-    resolve: (stage: StageRow, args, ctx, info) =>
-      resolveCursorConnection<Promise<DealRow[]>>({ args, toCursor: (d) => dealCursor(d), defaultSize: 20, maxSize: 100 }, async ({ after, before, limit, inverted }) => {
-        const deals = await stageDeals(ctx).load({
-          stageId: stage.id,
-          pipelineId: stage.pipeline_id,
-          args: { search: args.search, sort: args.sort, mode: args.mode, period: args.period, from: args.from, to: args.to },
-          after,
-          before,
-          limit,
-          inverted,
-        });
-        return primeExtras(ctx, info, deals, true);
+    resolve: async (stage: StageRow, args, ctx, info) => {
+      const filters = { search: args.search, sort: args.sort, mode: args.mode, period: args.period, from: args.from, to: args.to };
+      const connection = await resolveCursorConnection<Promise<DealRow[]>>(
+        { args, toCursor: (d) => dealCursor(d), defaultSize: 20, maxSize: 100 },
+        async ({ after, before, limit, inverted }) => {
+          const deals = await stageDeals(ctx).load({ stageId: stage.id, pipelineId: stage.pipeline_id, args: filters, after, before, limit, inverted });
+          return primeExtras(ctx, info, deals, true);
+        },
+      );
+      return withTotalCount(connection, () => stageDealCounts(ctx).load({ stageId: stage.id, pipelineId: stage.pipeline_id, args: filters }));
+    },
+  },
+  {
+    fields: (c) => ({
+      totalCount: c.int({
+        description: 'Deals in this column under the filters, across all pages.',
+        resolve: (connection) => (connection as unknown as CountedConnection).totalCount(),
       }),
+    }),
   }),
 );
 
@@ -133,6 +139,7 @@ builder.prismaObjectField('Lead', 'deals', (t) =>
     description: 'Deals linked to this lead, newest first (at most 100 per page).',
     maxSize: 100,
     defaultSize: 20,
+    totalCount: true,
     query: { orderBy: [{ created_at: 'desc' }, { id: 'desc' }] },
   }),
 );

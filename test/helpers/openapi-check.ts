@@ -1,0 +1,70 @@
+// Every REST answer the suite receives is checked against the live OpenAPI document: the route's
+// documented response for that status (success and errors alike) must exist and its schema must accept
+// the body. A mismatch throws, failing the test that made the call.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { domains } from '../../src/domains/index.js';
+import { buildRouteTable } from '../../src/rest/route-table.js';
+import { openApiPath } from '../../src/rest/openapi/document.js';
+import { errorBody } from '../../src/rest/openapi/errors.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const table = buildRouteTable(domains);
+
+interface ResponseObject {
+  $ref?: string;
+  content?: Record<string, { schema?: unknown }>;
+}
+
+/** Escapes one JSON pointer segment. */
+const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export class OpenApiCheck {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(private readonly document: { paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>; components: { responses: Record<string, ResponseObject> } }) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(document as object, 'openapi');
+  }
+
+  private validator(key: string, schema: object): ValidateFunction {
+    let validate = this.validators.get(key);
+    if (!validate) this.validators.set(key, (validate = this.ajv.compile(schema)));
+    return validate;
+  }
+
+  /** Throws when `body` is not what the document promises for this call and status. */
+  check(method: string, pathname: string, status: number, body: unknown): void {
+    if (method === 'HEAD' || pathname === '/backend/openapi.json' || pathname.startsWith('/backend/docs')) return;
+    const where = `${method} ${pathname} → ${status}`;
+    const { compiled } = table.match(method, pathname);
+    if (!compiled) {
+      // No route: the 404 of the path's area.
+      if (status !== 404) throw new Error(`OpenAPI: ${where}: no route matches, yet the answer is not 404`);
+      return this.assertValid(this.validator(`unrouted ${table.styleOf(pathname)}`, errorBody(table.styleOf(pathname), 404)), body, where);
+    }
+    const path = openApiPath(compiled);
+    const operation = this.document.paths[path]?.[method.toLowerCase()];
+    if (!operation) throw new Error(`OpenAPI: ${where}: ${method} ${path} is not documented`);
+    let response = operation.responses[String(status)];
+    let location = `#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${status}`;
+    if (!response) throw new Error(`OpenAPI: ${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+    if (response.$ref) {
+      location = response.$ref;
+      response = this.document.components.responses[response.$ref.split('/').pop()!];
+    }
+    const media = response.content?.['application/json'];
+    if (!media) {
+      if (body !== undefined) throw new Error(`OpenAPI: ${where}: documented without a body, answered ${JSON.stringify(body)}`);
+      return;
+    }
+    this.assertValid(this.validator(location, { $ref: `openapi${location}/content/application~1json/schema` }), body, where);
+  }
+
+  private assertValid(validate: ValidateFunction, body: unknown, where: string) {
+    if (validate(body)) return;
+    const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    throw new Error(`OpenAPI: ${where}: the answer does not match its documented schema:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 1000)}`);
+  }
+}
