@@ -2599,6 +2599,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
