@@ -4,7 +4,7 @@
 // request fails with 413 at once, the partial file is removed and the rest of the body is not read.
 import busboy from 'busboy';
 import { AppError, invalidInput } from '../errors.js';
-import { MAX_FILE_BYTES, tooLarge } from '../rest/body.js';
+import { MAX_FILE_BYTES, tooLarge } from '../http/body.js';
 import type { FileStorage, StoredFile } from './storage.js';
 
 export interface UploadedFile extends StoredFile {
