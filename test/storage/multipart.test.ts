@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILE_BYTES } from '../../src/rest/body.js';
+import { MAX_FILE_BYTES } from '../../src/http/body.js';
 import { filesUnder, patternBytes, sameBytes, temporaryRoot } from './files.js';
 import { startUploadServer, type UploadServer } from './upload-server.js';
 
