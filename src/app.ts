@@ -17,6 +17,7 @@ import { errorResponse } from './http/responses.js';
 import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
 import { buildRouteTable } from './rest/route-table.js';
+import { createDirectoryStorage } from './storage/storage.js';
 
 /**
  * GraphQL bodies get the same 10 MB bound as REST: a declared length is checked by the Node server or
@@ -41,7 +42,7 @@ export interface App {
 }
 
 export function createApp(config: Config, db: Database): App {
-  const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config };
+  const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config, storage: createDirectoryStorage(config.storageDir) };
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
