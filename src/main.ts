@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
+import { sweepStorageAtStart } from './domains/uploads/sweep.js';
 import { listen } from './http/server.js';
 import { log, setLogLevel } from './log.js';
 
@@ -28,6 +29,7 @@ async function main() {
     log.info('created organisation "Default" with BOOTSTRAP_API_KEY');
   }
   const app = createApp(config, db);
+  sweepStorageAtStart(db.prisma, app.deps.storage);
   const server = await listen(app, config);
   console.log(
     [
