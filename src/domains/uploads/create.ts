@@ -82,12 +82,14 @@ function storedFilename(name: string): string {
 }
 
 /**
- * The bytes decide. Only when they say nothing (octet-stream) does the client's declaration count, and
- * never a type a browser would run: that stays opaque bytes.
+ * The bytes decide. Only when they say nothing (octet-stream: no known format, and not text) does the
+ * client's declaration count, and never a type a browser would run, nor a text type (the bytes are not
+ * text; a part without a Content-Type is declared text/plain by default): those stay opaque bytes.
  */
 async function contentTypeOf(file: IncomingFile): Promise<string> {
   const sniffed = await sniffContentType(file.head);
   if (sniffed !== UNKNOWN_TYPE) return sniffed;
   const declared = file.declaredType.split(';')[0].trim().toLowerCase();
-  return MIME.test(declared) && declared.length <= 255 && !isActiveContentType(declared) ? declared : UNKNOWN_TYPE;
+  const usable = MIME.test(declared) && declared.length <= 255 && !declared.startsWith('text/') && !isActiveContentType(declared);
+  return usable ? declared : UNKNOWN_TYPE;
 }
