@@ -74,7 +74,7 @@ export async function startUploadServer(root: string, options?: MultipartOptions
 /** In the child process only: `?action=start` begins sampling RSS after a GC, `?action=peak` reports the growth. */
 let memory: ((action: string | null) => Response) | undefined;
 
-function memorySampler(): (action: string | null) => Response {
+export function memorySampler(): (action: string | null) => Response {
   const gc = (globalThis as { gc?: () => void }).gc;
   let baseline = 0;
   let peak = 0;

@@ -129,7 +129,7 @@ describe('GET /media/proxy/{path}', () => {
     const cleaned = await upload(api, other.key);
     await api.rest('POST', '/backend/uploads/cleanup?hours=0', { key: other.key });
     // A stored file without a record (an orphan).
-    const orphan = (await api.app.deps.storage.put([PNG], { maxBytes: 1000 })).key;
+    const orphan = (await api.app.deps.storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
 
     const hostile: [string, string][] = [
       ['dot segments', '/media/proxy/../../../../etc/passwd'],
