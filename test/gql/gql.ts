@@ -31,6 +31,11 @@ type Documents = {
     "\n  mutation DeleteStageGql($id: UUID!, $target_stage_id: UUID) {\n    deleteStage(id: $id, target_stage_id: $target_stage_id) {\n      success\n    }\n  }\n": typeof types.DeleteStageGqlDocument,
     "\n  mutation CreateLead($name: String!, $phone: String!, $tag_ids: [UUID!], $custom_fields: JSONObject) {\n    createLead(name: $name, phone: $phone, tag_ids: $tag_ids, custom_fields: $custom_fields) {\n      id name phone email company custom_fields created_at\n      status { id name color }\n      tags { id name color }\n    }\n  }\n": typeof types.CreateLeadDocument,
     "\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n": typeof types.LeadByIdDocument,
+    "\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n": typeof types.UploadFileDocument,
+    "\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n": typeof types.UploadsDocument,
+    "\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.UploadStatusDocument,
+    "\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n": typeof types.DeleteUploadDocument,
+    "\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n": typeof types.CleanupUploadsDocument,
 };
 const documents: Documents = {
     "\n  fragment DealsPageInfo on PageInfo {\n    hasNextPage\n    hasPreviousPage\n    endCursor\n    startCursor\n  }\n": types.DealsPageInfoFragmentDoc,
@@ -50,6 +55,11 @@ const documents: Documents = {
     "\n  mutation DeleteStageGql($id: UUID!, $target_stage_id: UUID) {\n    deleteStage(id: $id, target_stage_id: $target_stage_id) {\n      success\n    }\n  }\n": types.DeleteStageGqlDocument,
     "\n  mutation CreateLead($name: String!, $phone: String!, $tag_ids: [UUID!], $custom_fields: JSONObject) {\n    createLead(name: $name, phone: $phone, tag_ids: $tag_ids, custom_fields: $custom_fields) {\n      id name phone email company custom_fields created_at\n      status { id name color }\n      tags { id name color }\n    }\n  }\n": types.CreateLeadDocument,
     "\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n": types.LeadByIdDocument,
+    "\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n": types.UploadFileDocument,
+    "\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n": types.UploadsDocument,
+    "\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.UploadStatusDocument,
+    "\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n": types.DeleteUploadDocument,
+    "\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n": types.CleanupUploadsDocument,
 };
 
 /**
@@ -134,6 +144,26 @@ export function graphql(source: "\n  mutation CreateLead($name: String!, $phone:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n"): (typeof documents)["\n  query LeadById($id: UUID!) {\n    lead(id: $id) { id name phone email company custom_fields created_at status { id name color } tags { id name color } }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n"): (typeof documents)["\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n"): (typeof documents)["\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n"): (typeof documents)["\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
