@@ -65,12 +65,23 @@ export async function readMultipartUpload(request: Request, storage: FileStorage
   }
 
   let failure: unknown;
-  let signalFailure!: () => void;
-  const failed = new Promise<void>((resolve) => (signalFailure = resolve));
+  let interrupt: (() => void) | undefined;
   const fail = (error: unknown) => {
     if (failure !== undefined) return;
     failure = error;
-    signalFailure();
+    interrupt?.();
+  };
+  /**
+   * `step`, or undefined as soon as the upload fails. Not Promise.race against one long-pending failure
+   * promise: every race leaves a reaction on it that keeps the race's result alive (nodejs/node#17469),
+   * and the results here are the body's chunks, so the whole body would stay in memory until the end.
+   */
+  const untilFailure = <T>(step: Promise<T>): Promise<T | undefined> => {
+    if (failure !== undefined) return Promise.resolve(undefined);
+    return new Promise<T | undefined>((resolve, reject) => {
+      interrupt = () => resolve(undefined);
+      step.then(resolve, reject);
+    }).finally(() => (interrupt = undefined));
   };
 
   const fields = new Map<string, string>();
@@ -115,7 +126,7 @@ export async function readMultipartUpload(request: Request, storage: FileStorage
   let received = 0;
   let bodyDone = false;
   while (failure === undefined) {
-    const read = await Promise.race([reader.read().catch(() => fail(invalidInput('O envio do arquivo foi interrompido'))), failed]);
+    const read = await untilFailure(reader.read().catch(() => fail(invalidInput('O envio do arquivo foi interrompido'))));
     if (!read || failure !== undefined) break;
     if (read.done) {
       bodyDone = true;
@@ -124,9 +135,9 @@ export async function readMultipartUpload(request: Request, storage: FileStorage
     }
     received += read.value.byteLength;
     if (received > maxBodyBytes) fail(tooLarge());
-    else await Promise.race([new Promise<void>((resolve) => parser.write(read.value, () => resolve())), failed]);
+    else await untilFailure(new Promise<void>((resolve) => parser.write(read.value, () => resolve())));
   }
-  await Promise.race([parsed, failed]);
+  await untilFailure(parsed);
   if (failure === undefined) {
     // The parser is done when the last part ended; the file may still be on its way to disk.
     const file = await stored;

@@ -71,25 +71,38 @@ export async function startUploadServer(root: string, options?: MultipartOptions
   };
 }
 
-/** In the child process only: `?action=start` begins sampling RSS after a GC, `?action=peak` reports the growth. */
+/** In the child process only: `?action=start` begins sampling, `?action=peak` reports the growth. */
 let memory: ((action: string | null) => Response) | undefined;
 
+/**
+ * The memory a server holds while requests run, sampled right after a full collection every 5 ms (needs
+ * --expose-gc): `growth` of resident memory (with MALLOC_MMAP_THRESHOLD_ under the chunk size, freed
+ * chunks return their pages at once) and `heldGrowth` of what JavaScript keeps alive (heap and buffers).
+ * Without the collection, resident memory also counts body chunks already used but not yet collected
+ * (about as many bytes as were received), which says nothing about holding a file; it hid that every
+ * chunk of an upload was kept alive until the upload ended.
+ */
 export function memorySampler(): (action: string | null) => Response {
   const gc = (globalThis as { gc?: () => void }).gc;
-  let baseline = 0;
-  let peak = 0;
+  let baseline = { rss: 0, held: 0 };
+  let peak = baseline;
+  const sample = () => {
+    gc?.();
+    const { rss, heapUsed, external } = process.memoryUsage();
+    peak = { rss: Math.max(peak.rss, rss), held: Math.max(peak.held, heapUsed + external) };
+  };
   let timer: NodeJS.Timeout | undefined;
   return (action) => {
-    if (action === 'start') {
-      gc?.();
-      baseline = peak = process.memoryUsage().rss;
-      clearInterval(timer);
-      timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2);
-      return Response.json({ baseline, gc: Boolean(gc) });
-    }
     clearInterval(timer);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    return Response.json({ baseline, peak, growth: peak - baseline });
+    if (action === 'start') {
+      peak = { rss: 0, held: 0 };
+      sample();
+      baseline = peak;
+      timer = setInterval(sample, 5);
+      return Response.json({ baseline: baseline.rss, gc: Boolean(gc) });
+    }
+    sample();
+    return Response.json({ baseline: baseline.rss, peak: peak.rss, growth: peak.rss - baseline.rss, heldGrowth: peak.held - baseline.held });
   };
 }
 

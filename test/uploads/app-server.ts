@@ -2,8 +2,9 @@
 // `node --expose-gc --import tsx test/uploads/app-server.ts <storage dir> [database url]` opens the
 // database (without a URL: PGlite on disk beside the storage directory, as `npm start` runs it; in
 // memory its write-ahead log would grow the process's memory), creates an organisation, serves on a
-// free port and prints `<url> <api key>`. `/memory?action=start|peak` samples its resident memory
-// (memorySampler of test/storage/upload-server.ts).
+// free port and prints `<url> <api key>`. `/memory?action=start|peak` measures the memory it holds
+// (memorySampler of test/storage/upload-server.ts); `POST /buffered` reads a whole body into memory, as
+// a control that the measurement tells such a server apart.
 import path from 'node:path';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -23,9 +24,17 @@ const server = await listen(
     styleOf: app.styleOf,
     fetch: async (request) => {
       const url = new URL(request.url);
-      return url.pathname === '/memory' ? memory(url.searchParams.get('action')) : app.fetch(request);
+      if (url.pathname === '/memory') return memory(url.searchParams.get('action'));
+      if (url.pathname === '/buffered' && request.method === 'POST') {
+        // What a server that reads a whole upload into memory does (to show the measurement can tell).
+        const body = new Uint8Array(await request.arrayBuffer());
+        await new Promise((resolve) => setTimeout(resolve, 50)); // e.g. writing it out
+        return Response.json({ size: body.byteLength });
+      }
+      return app.fetch(request);
     },
   },
   config,
 );
 process.stdout.write(`${server.url} ${api_key}\n`);
+
