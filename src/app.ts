@@ -10,7 +10,7 @@ import { TenantClients } from './db/tenant-scope.js';
 import { domains, schema } from './domains/index.js';
 import type { ResponseStyle } from './domains/manifest.js';
 import { AppError } from './errors.js';
-import { MAX_BODY_BYTES, readLimitedBody, tooLarge } from './http/body.js';
+import { readLimitedBody } from './http/body.js';
 import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer } from './http/graphql.js';
 import { errorResponse } from './http/responses.js';
@@ -20,16 +20,11 @@ import { buildRouteTable } from './rest/route-table.js';
 import { createDirectoryStorage } from './storage/storage.js';
 
 /**
- * GraphQL bodies get the same 10 MB bound as REST: a declared length is checked by the Node server or
- * here; a streamed body is read under the limit before Yoga sees it.
+ * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
+ * arriving too late or cut by the client is answered as on REST (Yoga would call it invalid JSON).
  */
 async function withBoundedBody(request: Request): Promise<Request> {
   if (!request.body) return request;
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
-    if (Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-    return request;
-  }
   const body = await readLimitedBody(request);
   return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
 }

@@ -4,9 +4,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
-import { displayPrefix, generateApiKey, hashApiKey } from './auth/keys.js';
-import { createOrganisation } from './domains/accounts/service.js';
+import { TenantClients } from './db/tenant-scope.js';
+import { createApiKey, createOrganisation, deleteApiKey, revokeApiKey } from './domains/accounts/service.js';
+// The composition root: registers every domain (and so the permission catalogue the key checks use).
+import './domains/index.js';
+import { isUuid } from './domains/common/validate.js';
+import type { Context } from './context/context.js';
 import { setLogLevel } from './log.js';
+import { createDirectoryStorage } from './storage/storage.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -42,6 +47,23 @@ async function main() {
     if (!v) throw new Error(`--${name} is required for ${command}\n\n${USAGE}`);
     return v;
   };
+  const needId = (name: 'tenant' | 'id') => {
+    const v = need(name);
+    if (!isUuid(v)) throw new Error(`--${name} must be an id (UUID)`);
+    return v;
+  };
+  // The platform operator acting inside one organisation: the API's account services and their checks.
+  const tenants = new TenantClients(prisma);
+  const storage = createDirectoryStorage(config.storageDir);
+  const operatorIn = (tenantId: string): Context => ({
+    viewer: { kind: 'admin', tenantId }, db: tenants.for(tenantId), prisma, config, storage, requestId: 'cli', perRequest: new Map(),
+  });
+  /** The organisation of a key, for the commands that name only the key. */
+  const keyTenant = async (id: string) => {
+    const key = await prisma.apiKey.findUnique({ where: { id }, select: { tenant_id: true } });
+    if (!key) throw new Error('No such key');
+    return key.tenant_id;
+  };
   try {
     switch (command) {
       case 'create-tenant': {
@@ -55,33 +77,37 @@ async function main() {
         console.log(JSON.stringify(await prisma.tenant.findMany({ select: { id: true, name: true, created_at: true }, orderBy: { created_at: 'asc' } }), null, 2));
         break;
       case 'create-key': {
-        const tenantId = need('tenant');
-        const owner = values.user
-          ? await prisma.user.findFirst({ where: { id: values.user, tenant_id: tenantId } })
-          : await prisma.user.findFirst({ where: { tenant_id: tenantId, role: 'owner' }, orderBy: { created_at: 'asc' } });
-        if (!owner) throw new Error('No such user in that organisation');
-        const key = generateApiKey();
-        const row = await prisma.apiKey.create({
-          data: {
-            tenant_id: tenantId, user_id: owner.id, name: values.name ?? 'CLI key', prefix: displayPrefix(key), key_hash: hashApiKey(key),
-            permissions: values.permissions ? values.permissions.split(',').map((p) => p.trim()) : [],
-            expires_at: values['expires-at'] ? new Date(values['expires-at']) : null,
-          },
+        const ctx = operatorIn(needId('tenant'));
+        if (values.user && !isUuid(values.user)) throw new Error('--user must be an id (UUID)');
+        const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
+        if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error('--expires-at must be an ISO 8601 timestamp');
+        // Without --user, the organisation's first Owner.
+        const userId = values.user ?? (await ctx.db.user.findFirst({ where: { role: 'owner' }, orderBy: { created_at: 'asc' }, select: { id: true } }))?.id;
+        if (!userId) throw new Error('No such user in that organisation');
+        const row = await createApiKey(ctx, {
+          name: values.name ?? 'CLI key',
+          user_id: userId,
+          permissions: values.permissions ? values.permissions.split(',').map((p) => p.trim()) : [],
+          expires_at: expiresAt,
         });
-        console.log(JSON.stringify({ id: row.id, key, prefix: row.prefix, user_id: row.user_id }, null, 2));
+        console.log(JSON.stringify({ id: row.id, key: row.key, prefix: row.prefix, user_id: row.user_id }, null, 2));
         break;
       }
       case 'list-keys':
         console.log(JSON.stringify(await prisma.apiKey.findMany({ where: { tenant_id: need('tenant') }, omit: { key_hash: true } }), null, 2));
         break;
-      case 'revoke-key':
-        await prisma.apiKey.update({ where: { id: need('id') }, data: { revoked_at: new Date() } });
+      case 'revoke-key': {
+        const id = needId('id');
+        await revokeApiKey(operatorIn(await keyTenant(id)), id);
         console.log('revoked');
         break;
-      case 'delete-key':
-        await prisma.apiKey.delete({ where: { id: need('id') } });
+      }
+      case 'delete-key': {
+        const id = needId('id');
+        await deleteApiKey(operatorIn(await keyTenant(id)), id);
         console.log('deleted');
         break;
+      }
       default:
         throw new Error(`Unknown command "${command}"\n\n${USAGE}`);
     }

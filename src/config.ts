@@ -16,10 +16,16 @@ export interface Config {
   tlsKeyFile?: string;
   requireHttps: boolean;
   trustProxy: boolean;
+  /** How long a client has to send a request body, from its headers. */
+  requestBodyTimeoutMs: number;
   production: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Origins allowed to call /graphql and /backend from a browser; empty = none. */
   corsOrigins: string[];
+  /** Run background jobs in this process (WORKERS). */
+  workers: boolean;
+  /** Jobs run at once by this process (WORKER_CONCURRENCY). */
+  workerConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -48,10 +54,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule = env.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()));
     if (webhookRetrySchedule.some((n) => !Number.isFinite(n) || n < 0)) problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated milliseconds');
   }
+  const requestBodyTimeoutMs = Number(env.REQUEST_BODY_TIMEOUT_MS || 30_000);
+  if (!Number.isInteger(requestBodyTimeoutMs) || requestBodyTimeoutMs < 1)
+    problems.push(`REQUEST_BODY_TIMEOUT_MS must be a positive number of milliseconds, got "${env.REQUEST_BODY_TIMEOUT_MS}"`);
   const logLevel = (env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info')) as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
   if (env.BOOTSTRAP_API_KEY !== undefined && env.BOOTSTRAP_API_KEY.length > 0 && env.BOOTSTRAP_API_KEY.length < 16)
     problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
+  const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
+  if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
   let result: Config | undefined;
   try {
     result = {
@@ -69,9 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyFile,
       requireHttps: bool('REQUIRE_HTTPS', env.REQUIRE_HTTPS, production),
       trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
+      requestBodyTimeoutMs,
       production,
       logLevel,
       corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
+      workers: bool('WORKERS', env.WORKERS, true),
+      workerConcurrency,
     };
   } catch (e) {
     problems.push((e as Error).message);

@@ -4,9 +4,11 @@ import path from 'node:path';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
 import { sweepStorageAtStart } from './domains/uploads/sweep.js';
 import { listen } from './http/server.js';
+import { startJobRunner } from './jobs/registry.js';
 import { log, setLogLevel } from './log.js';
 
 async function main() {
@@ -31,6 +33,7 @@ async function main() {
   const app = createApp(config, db);
   sweepStorageAtStart(db.prisma, app.deps.storage);
   const server = await listen(app, config);
+  const jobs = await startJobRunner(db, config);
   console.log(
     [
       `Funil is listening on ${server.url} (${db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL'})`,
@@ -49,6 +52,7 @@ async function main() {
     log.info('shutting down', { signal });
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     await server.close();
+    await jobs.stop();
     await db.close();
     clearTimeout(force);
     process.exit(0);
@@ -58,6 +62,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  log.error('failed to start', { error: String(e?.stack ?? e) });
+  if (e instanceof DataDirInUseError) console.error(e.message);
+  else log.error('failed to start', { error: String(e?.stack ?? e) });
   process.exit(1);
 });

@@ -63,5 +63,6 @@ export async function authenticate(
     role: key.role,
     apiKeyId: key.id,
     permissions: effectivePermissions(key.role, key.permissions),
+    narrowed: key.permissions.length > 0,
   };
 }

@@ -3,11 +3,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { migrate, type SqlRunner } from './migrate.js';
+import { lockDataDir } from './pglite-lock.js';
 import { countingAdapterFactory } from './statements.js';
 
 export interface Database {
@@ -15,6 +17,11 @@ export interface Database {
   prisma: PrismaClient;
   /** Raw access for migrations, benchmarks and tests. */
   sql: SqlRunner;
+  /**
+   * LISTEN on `channel`: `onNotify` runs for each notification (sent on commit of the transaction that
+   * raised it) and after a lost PostgreSQL connection is re-established. Returns the unlisten function.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -34,7 +41,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const lite = dir ? new PGlite(dir) : new PGlite(template ? { loadDataDir: template } : {});
+  // Before PGlite touches the files; a failed start releases it when the process exits.
+  const lock = dir ? lockDataDir(dir) : undefined;
+  // Contrib extensions the migrations create (PostgreSQL servers ship them; PGlite loads them here).
+  const extensions = { unaccent };
+  const lite = dir ? new PGlite(dir, { extensions }) : new PGlite(template ? { loadDataDir: template, extensions } : { extensions });
   await lite.waitReady;
   const sql: SqlRunner = {
     script: async (s) => void (await lite.exec(s)),
@@ -46,9 +57,11 @@ async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
     kind: 'pglite',
     prisma,
     sql,
+    listen: (channel, onNotify) => lite.listen(channel, () => onNotify()),
     async close() {
       await prisma.$disconnect();
       await lite.close();
+      lock?.release();
     },
   };
 }
@@ -83,9 +96,43 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
     kind: 'postgres',
     prisma,
     sql,
+    listen: (channel, onNotify) => listenPostgres(parsed.toString(), channel, onNotify),
     async close() {
       await prisma.$disconnect();
       await pool.end();
     },
+  };
+}
+
+/**
+ * A dedicated connection outside the pool holds the LISTEN (it must stay open). When it drops, it is
+ * reopened every second until it works; `onNotify` then runs once, for notifications missed meanwhile.
+ */
+async function listenPostgres(connectionString: string, channel: string, onNotify: () => void) {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const reopen = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      open().then(onNotify, reopen);
+    }, 1000).unref();
+  };
+  const open = async () => {
+    const c = new pg.Client({ connectionString });
+    c.on('notification', (n) => n.channel === channel && onNotify());
+    const lost = () => client === c && reopen();
+    c.on('error', lost);
+    c.on('end', lost);
+    client = c;
+    await c.connect();
+    await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+  };
+  await open();
+  return async () => {
+    closed = true;
+    clearTimeout(retry);
+    await client?.end();
   };
 }

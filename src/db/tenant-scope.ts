@@ -11,8 +11,8 @@ const FILTERED = new Set([
   'groupBy', 'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany',
 ]);
 const CREATING = new Set(['create', 'createMany', 'createManyAndReturn']);
-/** Models that are not tenant-owned. */
-const GLOBAL_MODELS = new Set(['Tenant']);
+/** Models that are not tenant-owned (the job queue serves every organisation). */
+const GLOBAL_MODELS = new Set(['Tenant', 'Job']);
 
 function scopeArgs(operation: string, args: Record<string, any>, tenant_id: string) {
   if (FILTERED.has(operation)) return { ...args, where: { ...args.where, tenant_id } };
@@ -72,7 +72,7 @@ type ScopedDelegate<D> = Omit<D, 'create' | 'createMany' | 'createManyAndReturn'
   upsert<A extends ScopedUpsert<Prisma.Args<D, 'upsert'>>>(args: Prisma.Exact<A, ScopedUpsert<Prisma.Args<D, 'upsert'>>>): Prisma.PrismaPromise<Prisma.Result<D, A, 'upsert'>>;
 };
 
-type TenantModel = Uncapitalize<Exclude<Prisma.ModelName, 'Tenant'>>;
+type TenantModel = Uncapitalize<Exclude<Prisma.ModelName, 'Tenant' | 'Job'>>;
 type RawMethods = '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe';
 
 /** The scoped client inside one of its own transactions. */

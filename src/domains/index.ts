@@ -9,9 +9,11 @@ import { leadsDomain } from './leads/index.js';
 import { pipelinesDomain } from './pipelines/index.js';
 import { productsDomain } from './products/index.js';
 import { dealsDomain } from './deals/index.js';
+import { templatesDomain } from './templates/index.js';
+import { knowledgeDomain } from './knowledge/index.js';
 import { uploadsDomain } from './uploads/index.js';
 
-export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain, uploadsDomain];
+export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain, templatesDomain, knowledgeDomain, uploadsDomain];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 

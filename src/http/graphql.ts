@@ -1,15 +1,13 @@
 // Yoga on /graphql: GraphiQL for people exploring, the same context as REST, AppErrors carried in
 // extensions {code, status}, everything else masked; depth, alias and cost limits on every operation.
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
-import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import type { Viewer } from '../auth/viewer.js';
-import { normalizeError } from '../errors.js';
-import { log } from '../log.js';
 import { createContext, type ContextDeps } from '../context/context.js';
+import { costLimitPlugin } from './graphql-cost.js';
+import { clientError, shapeValidationErrors } from './graphql-errors.js';
 import { cleanInputPlugin } from './graphql-input.js';
 
 export interface GraphQLServerContext {
@@ -27,27 +25,13 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }) },
     logging: false,
     context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
-    maskedErrors: {
-      maskError(error) {
-        const { error: app, internal } = normalizeError(error);
-        if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
-        const original = error as GraphQLError;
-        return new GraphQLError(app.message, {
-          nodes: original.nodes,
-          path: original.path,
-          source: original.source,
-          positions: original.positions,
-          // A request error (no path: refused before execution) sets the HTTP status too.
-          extensions: { code: app.kind, status: app.status, ...app.extra, ...(original.path ? {} : { http: { status: app.status } }) },
-        });
-      },
-    },
+    maskedErrors: { maskError: (error) => clientError(error, deps.config) },
     plugins: [
       cleanInputPlugin(),
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),
-      costLimitPlugin({ maxCost: 20000 }),
-      ...(deps.config.production ? [blockFieldSuggestionsPlugin()] : []),
+      costLimitPlugin({ maxCost: 10000 }),
+      shapeValidationErrors(deps.config),
     ],
   });
 }

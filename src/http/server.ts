@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { ResponseStyle } from '../domains/manifest.js';
 import { AppError } from '../errors.js';
 import { MAX_BODY_BYTES, tooLarge } from './body.js';
+import { fetchWithBodyDeadline } from './body-deadline.js';
 import { errorResponse } from './responses.js';
 
 /** What the server serves: the app's fetch handler, and the error style of a path for its own refusals. */
@@ -32,7 +33,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
         return errorResponse('envelope', new AppError('FORBIDDEN', 'HTTPS é obrigatório'));
       }
     }
-    return app.fetch(request);
+    return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
   });
 
   const listener: http.RequestListener = (req, res) => {
@@ -49,9 +50,12 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     adapter(req, res);
   };
 
+  // Node's own limit on receiving a whole request, a little after ours: it also cuts a late body no
+  // handler reads (answered before reading it), which Node would otherwise wait five minutes for.
+  const timeouts = { requestTimeout: config.requestBodyTimeoutMs + 1_000, connectionsCheckingInterval: 1_000 };
   const server = config.tlsCertFile
-    ? https.createServer({ cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
-    : http.createServer(listener);
+    ? https.createServer({ ...timeouts, cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
+    : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { PGlite } from '@electric-sql/pglite';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { migrate } from '../../src/db/migrate.js';
 import { testDatabaseKind, POSTGRES_URL } from './env.js';
 
@@ -19,7 +20,7 @@ export default async function setup(project: TestProject) {
   const kind = testDatabaseKind();
   console.log(`[funil tests] database: ${kind}`);
   if (kind === 'pglite') {
-    const lite = new PGlite();
+    const lite = new PGlite({ extensions: { unaccent } });
     await migrate({ script: async (s) => void (await lite.exec(s)), query: async (s, p) => (await lite.query(s, p)).rows as never[] });
     const dump = await lite.dumpDataDir('none');
     await lite.close();

@@ -49,6 +49,29 @@ describe('admin CLI', () => {
     expect(JSON.parse(await cli('list-keys', '--tenant', created.tenant.id)).find((k: any) => k.id === key.id).revoked_at).not.toBeNull();
   });
 
+  // Every command is a process start (seconds on a loaded machine), and on PGlite they must not overlap.
+  it('creates, revokes and deletes keys through the account services, with their checks', { timeout: 240_000 }, async () => {
+    const acme = JSON.parse(await cli('create-tenant', '--name', 'Acme'));
+    const other = JSON.parse(await cli('create-tenant', '--name', 'Other'));
+    const refused = async (args: string[], message: string) =>
+      expect(cli('create-key', '--tenant', acme.tenant.id, ...args)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(message) });
+    await refused(['--permissions', 'pipeline.view,pipeline.everything'], 'Permissões desconhecidas: pipeline.everything');
+    await refused(['--expires-at', '2020-01-01T00:00:00Z'], 'expires_at deve estar no futuro');
+    await refused(['--user', other.user.id], 'Usuário não encontrado');
+
+    const key = JSON.parse(await cli('create-key', '--tenant', acme.tenant.id, '--expires-at', '2999-01-01T00:00:00Z'));
+    expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^fnl_/), prefix: key.key.slice(0, 10), user_id: acme.user.id });
+    // Revoking twice keeps the first revocation time, as the API does.
+    await cli('revoke-key', '--id', key.id);
+    const afterFirst = Date.now();
+    expect(await cli('revoke-key', '--id', key.id)).toContain('revoked');
+    const listed = JSON.parse(await cli('list-keys', '--tenant', acme.tenant.id));
+    expect(listed.map((k: any) => k.name).sort()).toEqual(['CLI key', 'Owner key']); // nothing from the refused ones
+    expect(new Date(listed.find((k: any) => k.id === key.id).revoked_at).getTime()).toBeLessThanOrEqual(afterFirst);
+    expect(await cli('delete-key', '--id', key.id)).toContain('deleted');
+    await expect(cli('delete-key', '--id', key.id)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('No such key') });
+  });
+
   it('explains a missing option and exits non-zero', async () => {
     await expect(cli('create-key')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--tenant is required') });
   });

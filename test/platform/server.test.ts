@@ -1,5 +1,6 @@
 // The real server process, as `npm start` runs it: start-up output, environment validation, graceful
-// SIGTERM (in-flight requests finish), HTTPS with TLS files, REQUIRE_HTTPS, oversized bodies on a socket.
+// SIGTERM (in-flight requests finish), HTTPS with TLS files, REQUIRE_HTTPS, oversized bodies on a socket,
+// bodies that stall (408 after REQUEST_BODY_TIMEOUT_MS) or are cut by the client (not an internal error).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -123,10 +124,11 @@ describe('npm start', () => {
   });
 
   it('refuses an invalid environment with a clear message', async () => {
-    const server = await start({ PORT: 'not-a-port', TLS_CERT_FILE: '/nope.pem' }, null);
+    const server = await start({ PORT: 'not-a-port', TLS_CERT_FILE: '/nope.pem', REQUEST_BODY_TIMEOUT_MS: 'soon' }, null);
     expect(await server.exited).toBe(1);
     expect(server.output()).toMatch(/PORT must be a port number/);
     expect(server.output()).toMatch(/TLS_CERT_FILE and TLS_KEY_FILE must be set together/);
+    expect(server.output()).toMatch(/REQUEST_BODY_TIMEOUT_MS must be a positive number of milliseconds/);
   });
 
   it('serves HTTPS with TLS_CERT_FILE/TLS_KEY_FILE', async () => {
@@ -152,6 +154,105 @@ describe('npm start', () => {
     const big = await request({ port: server.port, path: '/backend/pipeline/products', method: 'POST', headers: { 'x-forwarded-proto': 'https', 'content-length': String(50 * 1024 * 1024) } });
     expect(big.status).toBe(413);
     expect(JSON.parse(big.body)).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) });
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+});
+
+/** Sends the headers and `partial` of a body declared longer (or chunked), then stalls: what comes back, and when. */
+function stalledUpload(port: number, path: string, headers: Record<string, string>, partial: string, giveUpMs = 10_000) {
+  const started = Date.now();
+  return new Promise<{ status: number | null; body: string; ms: number; closed: boolean }>((resolve) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let data = '';
+      res.on('data', (d) => (data += d));
+      res.on('end', () => {
+        // The server must also hang up: the rest of the body is never read.
+        const closed = new Promise<boolean>((r) => {
+          if (req.socket?.destroyed) return r(true);
+          req.socket?.once('close', () => r(true));
+          setTimeout(() => r(false), 3_000);
+        });
+        void closed.then((c) => resolve({ status: res.statusCode!, body: data, ms: Date.now() - started, closed: c }));
+      });
+    });
+    req.on('error', () => resolve({ status: null, body: '', ms: Date.now() - started, closed: true }));
+    req.write(partial);
+    setTimeout(() => {
+      req.destroy();
+      resolve({ status: null, body: '', ms: Date.now() - started, closed: false });
+    }, giveUpMs);
+  });
+}
+
+describe('request bodies that do not arrive', () => {
+  it('answers a stalled body with 408 in the route style after REQUEST_BODY_TIMEOUT_MS and hangs up', { timeout: 120_000 }, async () => {
+    const server = await start({ BOOTSTRAP_API_KEY: KEY, REQUEST_BODY_TIMEOUT_MS: '1000' });
+    const auth = { authorization: `Bearer ${KEY}` };
+    const declared = { ...auth, 'content-length': '1000' };
+    const [envelope, bare, graphql, chunked, unread] = await Promise.all([
+      stalledUpload(server.port, '/backend/tags', declared, '{"name":"sl'),
+      stalledUpload(server.port, '/backend/pipeline/products', declared, '{"name":"sl'),
+      stalledUpload(server.port, '/graphql', declared, '{"query":"{ ta'),
+      stalledUpload(server.port, '/graphql', { ...auth, 'transfer-encoding': 'chunked' }, '{"query":"{ ta'),
+      // Refused before its body is read (no key): Node's own limit hangs up soon after.
+      stalledUpload(server.port, '/backend/tags', { 'content-length': '1000' }, '{"name":"sl'),
+    ]);
+    for (const r of [envelope, bare, graphql, chunked]) {
+      expect(r.status).toBe(408);
+      expect(r.ms).toBeGreaterThanOrEqual(900);
+      expect(r.ms).toBeLessThan(5_000);
+      expect(r.closed).toBe(true);
+    }
+    const timeout = { code: 'REQUEST_TIMEOUT', message: expect.any(String) };
+    expect(JSON.parse(envelope.body)).toEqual({ success: false, error: timeout });
+    expect(JSON.parse(bare.body)).toEqual({ code: 'ERR_REQUEST_TIMEOUT', message: expect.any(String) });
+    expect(JSON.parse(graphql.body)).toEqual({ success: false, error: timeout });
+    expect(JSON.parse(chunked.body)).toEqual({ success: false, error: timeout });
+    expect(unread.status).toBe(401);
+    expect(unread.closed).toBe(true);
+    expect(unread.ms).toBeLessThan(6_000);
+
+    // A body that arrives in time, in pieces, is served as usual.
+    const slowButWhole = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ name: 'in-time', color: '#abcdef' });
+      const req = http.request({ host: '127.0.0.1', port: server.port, path: '/backend/tags', method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 500);
+    });
+    expect(slowButWhole).toBe(201);
+    expect(server.output()).not.toContain('unhandled error');
+    server.proc.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('does not log a client that aborts its upload as an internal error', { timeout: 120_000 }, async () => {
+    const server = await start({ BOOTSTRAP_API_KEY: KEY });
+    const aborted = (path: string, headers: Record<string, string>) =>
+      new Promise<void>((resolve) => {
+        const req = http.request({ host: '127.0.0.1', port: server.port, path, method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers } });
+        req.on('error', () => resolve());
+        req.write('{"name":"ab');
+        setTimeout(() => (req.destroy(), resolve()), 300);
+      });
+    await Promise.all([
+      aborted('/backend/tags', { 'content-length': '1000' }),
+      aborted('/backend/pipeline/products', { 'content-length': '1000' }),
+      aborted('/graphql', { 'content-length': '1000' }),
+      aborted('/graphql', { 'transfer-encoding': 'chunked' }),
+    ]);
+    const deadline = Date.now() + 10_000;
+    const requestLines = () => server.output().split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"method":"POST"'));
+    while (requestLines().length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(requestLines()).toHaveLength(4);
+    for (const line of requestLines()) expect(JSON.parse(line).status).toBe(400);
+    expect(server.output()).not.toContain('unhandled error');
+    expect(server.output()).not.toMatch(/"level":"error"/);
+    expect((await request({ port: server.port, path: '/health' })).status).toBe(200);
     server.proc.kill('SIGTERM');
     expect(await server.exited).toBe(0);
   });

@@ -2,8 +2,8 @@
 // the CLI, or the first start); users and keys by an organisation's Owner/Admin.
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/keys.js';
-import { isPermission } from '../../auth/permissions.js';
-import { requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
+import { keyPermissions } from '../../auth/permissions.js';
+import { requireAccountManager, requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
 import { fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
@@ -48,10 +48,11 @@ export function listUsers(ctx: Context, query: Selection = {}) {
 const ROLES: RoleInput[] = ['owner', 'admin', 'operator'];
 
 export async function createUser(ctx: Context, input: { name: string; email: string; role: string }) {
-  requireAdminRole(ctx.viewer);
+  requireAccountManager(ctx.viewer);
   const name = requiredText('name', input.name, 200);
   const email = optionalEmail(requiredText('email', input.email, 254));
   if (!ROLES.includes(input.role as RoleInput)) throw invalidInput('O campo role deve ser owner, admin ou operator');
+  requireAccountManager(ctx.viewer, input.role as RoleInput);
   try {
     return await ctx.db.user.create({ data: { name, email: email!.toLowerCase(), role: input.role as RoleInput } });
   } catch (e) {
@@ -68,15 +69,15 @@ export async function createApiKey(
   ctx: Context,
   input: { name: string; user_id?: string | null; permissions?: string[] | null; expires_at?: Date | null },
 ) {
-  const viewer = requireAdminRole(ctx.viewer);
+  const viewer = requireAccountManager(ctx.viewer);
   const name = requiredText('name', input.name, 200);
-  const permissions = input.permissions ?? [];
-  const unknown = permissions.filter((p) => !isPermission(p));
-  if (unknown.length) throw invalidInput(`Permissões desconhecidas: ${unknown.join(', ')}`);
   if (input.expires_at && input.expires_at.getTime() <= Date.now()) throw invalidInput('O campo expires_at deve estar no futuro');
-  const userId = input.user_id ?? viewer.userId;
-  const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true } });
+  const userId = input.user_id ?? (viewer.kind === 'user' ? viewer.userId : null);
+  if (!userId) throw invalidInput('O campo user_id é obrigatório');
+  const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true, role: true } });
   if (!user) throw notFound('Usuário');
+  requireAccountManager(ctx.viewer, user.role);
+  const permissions = keyPermissions(user.role, input.permissions ?? []);
   const key = generateApiKey();
   const row = await ctx.db.apiKey.create({
     data: { user_id: user.id, name, prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions, expires_at: input.expires_at ?? null },
@@ -85,7 +86,7 @@ export async function createApiKey(
 }
 
 export async function revokeApiKey(ctx: Context, id: string, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
+  requireAccountManager(ctx.viewer);
   // Revoking twice keeps the first revocation time.
   await ctx.db.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: new Date() } });
   const key = await ctx.db.apiKey.findUnique({ ...query, where: { id } });
@@ -94,7 +95,7 @@ export async function revokeApiKey(ctx: Context, id: string, query: Selection = 
 }
 
 export async function deleteApiKey(ctx: Context, id: string) {
-  requireAdminRole(ctx.viewer);
+  requireAccountManager(ctx.viewer);
   const { count } = await ctx.db.apiKey.deleteMany({ where: { id } });
   if (count === 0) throw notFound('Chave de API');
   return true;

@@ -3,6 +3,7 @@
 // list and Stage.deals. Raw SQL is not tenant-scoped: the tenant is always the first condition.
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidInput } from '../../errors.js';
+import { escapeLike } from '../common/like.js';
 
 export type DealSortValue = 'recent' | 'oldest';
 export type DealModeValue = 'created' | 'won' | 'lost';
@@ -52,7 +53,7 @@ export function parseDealFilter(pipelineId: string, args: DealFilterArgs, now = 
   if (search) {
     const digits = /^#?(\d{1,9})$/.exec(search);
     if (digits) filter.number = Number(digits[1]);
-    else filter.pattern = `%${search.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    else filter.pattern = `%${escapeLike(search)}%`;
   }
   const period = args.period?.trim();
   if (period) {

@@ -7,11 +7,12 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
-import { assertTagsExist, insertLead } from '../leads/service.js';
+import { assertStatusExists, assertTagsExist, insertLead } from '../leads/service.js';
 import { recordEvents, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
+import { lockRow, LOCKING_TX } from '../common/lock.js';
 
 export interface NewLeadInput {
   name?: string | null;
@@ -71,7 +72,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     const now = new Date();
     const state = stageState(stage.kind, input.loss_reason, now);
     if (input.owner_id) await assertUser(db, input.owner_id);
-    if (input.lead_status_id && !(await db.leadStatus.findUnique({ where: { id: input.lead_status_id }, select: { id: true } }))) throw notFound('Status');
+    if (input.lead_status_id) await assertStatusExists(db, input.lead_status_id);
     const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
     const lines = await buildLines(db, input.products ?? []);
     let leadId: string;
@@ -118,6 +119,8 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
   const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
+    // Before reading the deal and its lines: concurrent edits of this deal run one after the other.
+    await lockRow(db, 'deals', id);
     const deal = await db.deal.findUnique({ where: { id } });
     if (!deal) throw notFound('Negócio');
     const data: Prisma.DealUncheckedUpdateInput = {};
@@ -163,7 +166,7 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
     if (Object.keys(data).length || input.products != null) await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } });
     await recordEvents(db, viewer, id, events);
-  });
+  }, LOCKING_TX);
   return ctx.db.deal.findUniqueOrThrow({ where: { id } });
 }
 

@@ -7,6 +7,9 @@ import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
 import { hexColor, optionalEmail, optionalText, requiredText } from '../common/validate.js';
+import { lockRow, LOCKING_TX } from '../common/lock.js';
+import { customFields } from '../common/custom-fields.js';
+import { escapeLike } from '../common/like.js';
 import type { Selection } from '../common/types.js';
 
 export interface LeadInput {
@@ -31,7 +34,8 @@ export function normalizePhone(phone: string | null | undefined): string {
   return compact;
 }
 
-async function assertStatusExists(db: TenantTx, statusId: string) {
+/** 404 unless `statusId` is a lead status of the organisation. Deals use it too. */
+export async function assertStatusExists(db: TenantTx, statusId: string) {
   if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
 }
 
@@ -48,7 +52,7 @@ function leadData(input: LeadInput) {
     email: optionalEmail(input.email),
     company: optionalText('company', input.company, 255),
     avatar_url: optionalText('avatar_url', input.avatar_url, 2000),
-    custom_fields: input.custom_fields === null ? {} : (input.custom_fields as Prisma.InputJsonValue | undefined),
+    custom_fields: input.custom_fields === null ? {} : customFields(input.custom_fields),
   };
 }
 
@@ -79,6 +83,8 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
   requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
+    // Before reading the lead: concurrent edits of this lead (its tag list) run one after the other.
+    await lockRow(db, 'leads', id);
     const existing = await db.lead.findUnique({ where: { id }, select: { id: true } });
     if (!existing) throw notFound('Lead');
     const data: Record<string, unknown> = { ...leadData(input) };
@@ -103,7 +109,7 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       await db.leadTag.deleteMany({ where: { lead_id: id } });
       if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) });
     }
-  });
+  }, LOCKING_TX);
   return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id } });
 }
 
@@ -117,13 +123,14 @@ export async function getLead(ctx: Context, id: string, query: Selection = {}) {
 export function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null }) {
   requireTenant(ctx.viewer);
   const search = args.search?.trim();
+  const text = search && escapeLike(search);
   const where: Prisma.LeadWhereInput = search
     ? {
         OR: [
-          { name: { contains: search, mode: 'insensitive' } },
-          { company: { contains: search, mode: 'insensitive' } },
-          { email: { contains: search, mode: 'insensitive' } },
-          { phone: { contains: search.replace(/[\s().-]/g, '') } },
+          { name: { contains: text, mode: 'insensitive' } },
+          { company: { contains: text, mode: 'insensitive' } },
+          { email: { contains: text, mode: 'insensitive' } },
+          { phone: { contains: escapeLike(search.replace(/[\s().-]/g, '')) } },
         ],
       }
     : {};

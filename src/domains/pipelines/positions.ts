@@ -9,6 +9,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
+import { lockRow } from '../common/lock.js';
 
 /** Configuration writes may wait for a lock held by a concurrent save of the same pipeline. */
 const TX = { maxWait: 15_000, timeout: 30_000 };
@@ -32,11 +33,8 @@ async function lockLayout(db: TenantTx) {
 }
 
 /** Locks the pipeline row for the rest of the transaction; false when it is not the organisation's. */
-export async function lockPipeline(db: TenantTx, pipelineId: string): Promise<boolean> {
-  const rows = await db.$tenantQuery<{ id: string }[]>(
-    (tenant) => Prisma.sql`SELECT id::text AS id FROM pipelines WHERE id = ${pipelineId}::uuid AND tenant_id = ${tenant} FOR UPDATE`,
-  );
-  return rows.length > 0;
+export function lockPipeline(db: TenantTx, pipelineId: string): Promise<boolean> {
+  return lockRow(db, 'pipelines', pipelineId);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,11 +1,10 @@
 // The product catalog: global per organisation, shared by every pipeline. Deal lines copy a product's
-// name and price when they are added (catalogSnapshot), so catalog edits never touch existing lines;
+// name and price when they are added (deals/lines.ts), so catalog edits never touch existing lines;
 // deleting a product turns its lines into one-off lines (custom, no product_id) with the same name,
 // price and qty, so deal totals do not change.
 import { requirePermission } from '../../auth/viewer.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
 import { money, type Money } from '../common/money.js';
 import { requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
@@ -43,16 +42,4 @@ export async function deleteProduct(ctx: Context, id: string) {
     await db.product.delete({ where: { id }, select: { id: true } });
   });
   return true;
-}
-
-/**
- * For the deals service: the name and price to copy into new deal lines, by product id, read inside the
- * caller's transaction. An unknown id (or another organisation's) is 404.
- */
-export async function catalogSnapshot(db: TenantTx, productIds: string[]): Promise<Map<string, { name: string; price: number }>> {
-  const unique = [...new Set(productIds)];
-  if (!unique.length) return new Map();
-  const rows = await db.product.findMany({ where: { id: { in: unique } }, select: { id: true, name: true, price: true } });
-  if (rows.length !== unique.length) throw notFound('Produto');
-  return new Map(rows.map((p) => [p.id, { name: p.name, price: Number(p.price) }]));
 }

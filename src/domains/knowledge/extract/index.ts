@@ -1,0 +1,55 @@
+// Text extraction for knowledge files: the one entry point. Cheap checks run here (extension, size,
+// whether the bytes are what the extension claims); the parsing runs in a disposable worker thread
+// (run-worker.ts), so a hostile file costs at most that worker. Every refusal is a 400 INVALID_INPUT.
+import { invalidInput } from '../../../errors.js';
+import { log } from '../../../log.js';
+import { MAX_FILE_BYTES } from '../../../http/body.js';
+import { ACCEPTED_EXTENSIONS, contentMatches, fileTypeOf, isBinaryKind } from './file-types.js';
+import { MAX_INFLATED_BYTES, MAX_TEXT_CHARS, type RefusalReason } from './worker/limits.mjs';
+import { DEFAULT_WORKER_LIMITS, runExtractionWorker, type WorkerLimits } from './run-worker.js';
+
+export { ACCEPTED_EXTENSIONS } from './file-types.js';
+export { MAX_TEXT_CHARS } from './worker/limits.mjs';
+export type { WorkerLimits } from './run-worker.js';
+
+export interface ExtractedText {
+  text: string;
+  mimeType: string;
+}
+
+const MESSAGES: Record<RefusalReason, (extension: string) => string> = {
+  mismatch: (ext) => `O conteúdo do arquivo não corresponde à extensão ${ext}`,
+  unreadable: (ext) => `Não foi possível extrair o texto do arquivo ${ext}: conteúdo inválido ou corrompido`,
+  inflated_too_large: () => `A planilha descompactada excede ${MAX_INFLATED_BYTES / 1024 / 1024} MB`,
+  too_long: () => `O texto extraído do arquivo excede ${MAX_TEXT_CHARS.toLocaleString('pt-BR')} caracteres`,
+  limits: () => 'A extração do texto do arquivo excedeu o limite de memória ou de tempo',
+};
+
+/**
+ * The text of a knowledge file and its MIME type, or an INVALID_INPUT AppError saying why not.
+ * `limits` exists for tests (e.g. a shorter time limit); callers use the defaults.
+ */
+export async function extractText(
+  file: { filename: string; bytes: Uint8Array },
+  limits: WorkerLimits = DEFAULT_WORKER_LIMITS,
+): Promise<ExtractedText> {
+  const type = fileTypeOf(file.filename);
+  if (!type) throw invalidInput(`Extensão de arquivo não aceita. Use uma destas: ${ACCEPTED_EXTENSIONS.join(', ')}`);
+  const { extension } = type;
+  if (file.bytes.byteLength > MAX_FILE_BYTES) throw invalidInput('O arquivo excede o limite de 10 MB');
+  if (!contentMatches(type.kind, file.bytes)) {
+    throw invalidInput(
+      isBinaryKind(type.kind)
+        ? MESSAGES.mismatch(extension)
+        : `O arquivo ${extension} deve ser texto UTF-8, sem bytes nulos`,
+    );
+  }
+  const outcome = await runExtractionWorker({ kind: type.kind, bytes: file.bytes }, limits);
+  if (!outcome.ok) {
+    log.warn('knowledge file extraction refused', { extension, reason: outcome.reason, detail: outcome.detail });
+    const error = invalidInput(MESSAGES[outcome.reason](extension));
+    error.cause = { reason: outcome.reason, detail: outcome.detail }; // for logs and tests, never sent to clients
+    throw error;
+  }
+  return { text: outcome.text, mimeType: type.mimeType };
+}

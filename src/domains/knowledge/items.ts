@@ -1,0 +1,140 @@
+// Knowledge items: create and partial update (JSON or multipart with a file), read, list, delete.
+// An item's `content` is its typed text followed by the text extracted from its file; the two parts are
+// stored apart, so new typed text keeps the file's text and a new file replaces only the extracted part.
+import { requirePermission } from '../../auth/viewer.js';
+import { constraintViolation, invalidInput } from '../../errors.js';
+import type { Context } from '../../context/context.js';
+import type { Selection } from '../common/types.js';
+import { optionalText, requiredText } from '../common/validate.js';
+import { assistantNotFound } from './assistants.js';
+import { readKnowledgeFile, type KnowledgeFile } from './files.js';
+import { itemNotFound, scopeArg, visibleTo } from './scope.js';
+
+export const LIMITS = { name: 255, description: 1000, usage_instruction: 2000, content: 2_000_000, source_url: 2048 } as const;
+
+export interface ItemInput {
+  name?: string | null;
+  description?: string | null;
+  content?: string | null;
+  usage_instruction?: string | null;
+  source_url?: string | null;
+  assistant_id?: string | null;
+  file?: File | null;
+}
+
+/** What the API calls `content`: the typed text, then the file's text, separated by a blank line. */
+export function composeContent(item: { typed_text: string; file_text: string }): string {
+  return item.typed_text && item.file_text ? `${item.typed_text}\n\n${item.file_text}` : item.typed_text || item.file_text;
+}
+
+interface ItemChanges {
+  name?: string;
+  description?: string;
+  typed_text?: string;
+  usage_instruction?: string | null;
+  source_url?: string | null;
+  assistant_id?: string | null;
+}
+
+/** The validated text fields of a create or update; an absent field is left out, null clears it. */
+function textChanges(input: ItemInput): ItemChanges {
+  const changes: ItemChanges = {};
+  if (input.name !== undefined) changes.name = requiredText('name', input.name, LIMITS.name);
+  if (input.description !== undefined) changes.description = optionalText('description', input.description, LIMITS.description) ?? '';
+  if (input.content !== undefined) {
+    if (input.content && input.content.length > LIMITS.content) throw invalidInput(`O campo content aceita no máximo ${LIMITS.content} caracteres`);
+    changes.typed_text = input.content ?? '';
+  }
+  if (input.usage_instruction !== undefined) changes.usage_instruction = optionalText('usage_instruction', input.usage_instruction, LIMITS.usage_instruction) || null;
+  if (input.source_url !== undefined) changes.source_url = sourceUrl(input.source_url);
+  const scope = scopeArg(input.assistant_id);
+  if (scope !== undefined) changes.assistant_id = scope;
+  return changes;
+}
+
+function sourceUrl(value: string | null): string | null {
+  const url = optionalText('source_url', value, LIMITS.source_url);
+  if (!url) return null;
+  if (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) throw invalidInput('O campo source_url deve ser uma URL http ou https');
+  return url;
+}
+
+/** A form's empty file part (a file input left empty) is no file. */
+const sentFile = (file: File | null | undefined): file is File => !!file && !(file.size === 0 && file.name === '');
+
+function fileChanges(file: KnowledgeFile) {
+  return { file_text: file.text, file_name: file.file_name, file_type: file.file_type, file_size: file.file_size };
+}
+
+/** The item's assistant must be one of the organisation's: the composite foreign key says so, 404 here. */
+function assistantRefused(e: unknown): unknown {
+  return constraintViolation(e) === 'foreign_key' ? assistantNotFound() : e;
+}
+
+export async function createItem(ctx: Context, input: ItemInput, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'knowledge.manage');
+  const changes = textChanges({ ...input, name: input.name ?? null });
+  const file = sentFile(input.file) ? fileChanges(await readKnowledgeFile(input.file)) : {};
+  try {
+    const { id } = await ctx.db.knowledgeItem.create({ data: { ...changes, name: changes.name!, ...file }, select: { id: true } });
+    return ctx.db.knowledgeItem.findUniqueOrThrow({ ...query, where: { id } });
+  } catch (e) {
+    throw assistantRefused(e);
+  }
+}
+
+/**
+ * Partial update. `assistant_id` moves the item between global and exclusive; an item that becomes
+ * exclusive loses its exclusions. A file replaces the extracted text and the file's metadata.
+ */
+export async function updateItem(ctx: Context, id: string, input: ItemInput, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'knowledge.manage');
+  const changes = textChanges(input);
+  let file = {};
+  if (sentFile(input.file)) {
+    // Extraction takes a worker and up to seconds: not for an item that does not exist.
+    if (!(await ctx.db.knowledgeItem.findUnique({ where: { id }, select: { id: true } }))) throw itemNotFound();
+    file = fileChanges(await readKnowledgeFile(input.file));
+  }
+  const data = { ...changes, ...file };
+  if (Object.keys(data).length) {
+    await ctx.db.$transaction(async (tx) => {
+      // The update locks the row: exclusion writes on this item wait for it (scope.ts).
+      const { count } = await tx.knowledgeItem.updateMany({ where: { id }, data }).catch((e) => {
+        throw assistantRefused(e);
+      });
+      if (count === 0) throw itemNotFound();
+      if (changes.assistant_id) await tx.knowledgeExclusion.deleteMany({ where: { item_id: id } });
+    });
+  }
+  return getItem(ctx, id, query);
+}
+
+export async function getItem(ctx: Context, id: string, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'knowledge.view');
+  const item = await ctx.db.knowledgeItem.findUnique({ ...query, where: { id } });
+  if (!item) throw itemNotFound();
+  return item;
+}
+
+export const NEWEST_FIRST = [{ created_at: 'desc' as const }, { id: 'desc' as const }];
+
+/** Every item of the organisation, global and exclusive, newest first. */
+export function listItems(ctx: Context, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'knowledge.view');
+  return ctx.db.knowledgeItem.findMany({ ...query, orderBy: NEWEST_FIRST });
+}
+
+/** What one assistant sees: global items minus its exclusions, plus its exclusive items. */
+export async function assistantItems(ctx: Context, assistantId: string, query: Selection = {}) {
+  requirePermission(ctx.viewer, 'knowledge.view');
+  if (!(await ctx.db.assistant.findUnique({ where: { id: assistantId }, select: { id: true } }))) throw assistantNotFound();
+  return ctx.db.knowledgeItem.findMany({ ...query, where: visibleTo(assistantId), orderBy: NEWEST_FIRST });
+}
+
+export async function deleteItem(ctx: Context, id: string): Promise<void> {
+  requirePermission(ctx.viewer, 'knowledge.manage');
+  // Its exclusions go with it (ON DELETE CASCADE).
+  const { count } = await ctx.db.knowledgeItem.deleteMany({ where: { id } });
+  if (count === 0) throw itemNotFound();
+}

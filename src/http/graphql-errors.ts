@@ -1,0 +1,50 @@
+// What a GraphQL client sees of an error: the AppError kind and status in extensions, as errors.ts
+// decides them, for every phase (parse, validation, variables, cost, resolvers). A request error (one
+// without a path: nothing ran) also sets the HTTP status, where Yoga would answer 200. In production,
+// "Did you mean …" suggestions (fields, enum values) are hidden: they let a stranger map the schema.
+import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { normalizeError, type AppError } from '../errors.js';
+import { log } from '../log.js';
+
+export interface ErrorShapeOptions {
+  production: boolean;
+}
+
+/** Errors already in the client's shape: validation results are cached and shaped again on reuse. */
+const shaped = new WeakSet<GraphQLError>();
+
+export function clientError(error: unknown, { production }: ErrorShapeOptions): GraphQLError {
+  if (error instanceof GraphQLError && shaped.has(error)) return error;
+  const { error: app, internal } = normalizeError(error);
+  if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
+  const original = error as GraphQLError;
+  const at = { nodes: original.nodes, source: original.source, positions: original.positions };
+  const message = production ? withoutSuggestions(app.message) : app.message;
+  if (!original.path) return requestError(app, at, message);
+  return new GraphQLError(message, { ...at, path: original.path, extensions: { code: app.kind, status: app.status, ...app.extra } });
+}
+
+/** An error refusing the whole request: `{code, status}` in extensions and as the HTTP status. */
+export function requestError(app: AppError, at: Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions'> = {}, message = app.message): GraphQLError {
+  const error = new GraphQLError(message, {
+    ...at,
+    // `spec: false`: the status holds whatever the Accept header (Yoga sends 200 for application/json).
+    extensions: { code: app.kind, status: app.status, ...app.extra, http: { status: app.status, spec: false } },
+  });
+  shaped.add(error);
+  return error;
+}
+
+function withoutSuggestions(message: string): string {
+  return message.replace(/\s*Did you mean [^?]*\?/g, '');
+}
+
+/** Validation errors skip Yoga's error masking; this gives them the same shape. */
+export function shapeValidationErrors(options: ErrorShapeOptions): Plugin {
+  return {
+    onValidate: () => ({ valid, result, setResult }) => {
+      if (!valid) setResult(result.map((e) => clientError(e, options)));
+    },
+  };
+}

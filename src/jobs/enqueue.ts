@@ -1,0 +1,34 @@
+// Queues a job in the caller's transaction: it exists, and runs, only if that transaction commits.
+// The NOTIFY is delivered on commit too, and wakes idle runners at once (./runner.ts).
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import type { TenantTx } from '../db/tenant-scope.js';
+import type { JobPayload } from './queue.js';
+
+export const JOBS_CHANNEL = 'funil_jobs';
+
+/** The client, a tenant-scoped client, or (usually) an interactive transaction of either. */
+export type SqlClient = Pick<PrismaClient, '$queryRaw'> | Pick<TenantTx, '$tenantQuery'>;
+
+/**
+ * Runs a statement on either kind of client. The job table serves every organisation; on a scoped
+ * client the statement binds the tenant as the notification's payload, as `$tenantQuery` requires.
+ */
+function query<T>(db: SqlClient, build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T> {
+  return '$tenantQuery' in db ? db.$tenantQuery<T>((tenant) => build(Prisma.sql`${tenant}::text`)) : db.$queryRaw<T>(build(Prisma.sql`''`));
+}
+
+export async function enqueue(db: SqlClient, queue: string, payload: JobPayload = {}, options: { delayMs?: number } = {}): Promise<string> {
+  const delayMs = options.delayMs ?? 0;
+  if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`enqueue: delayMs must be a number >= 0, got ${delayMs}`);
+  // pg_notify returns void, which Prisma cannot read: hence the cast.
+  const [job] = await query<{ id: string }[]>(
+    db,
+    (tenant) => Prisma.sql`
+    WITH job AS (
+      INSERT INTO jobs (queue, payload, run_at)
+      VALUES (${queue}, ${JSON.stringify(payload)}::jsonb, now() + ${delayMs}::float8 * interval '1 millisecond')
+      RETURNING id)
+    SELECT id::text AS id, pg_notify(${JOBS_CHANNEL}, ${tenant})::text AS notified FROM job`,
+  );
+  return job.id;
+}

@@ -1,0 +1,24 @@
+// The queues this server's workers run, and the one call that starts them (src/main.ts).
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { log } from '../log.js';
+import type { QueueDefinition } from './queue.js';
+import { runJobs, type JobRunner } from './runner.js';
+
+/** What a queue's handler may need; it receives the unscoped database and scopes by the job's tenant itself. */
+export interface QueueDeps {
+  db: Database;
+  config: Config;
+}
+
+/** Every queue, as a factory of its definition. A domain adds its own here. */
+const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [];
+
+/** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */
+export async function startJobRunner(db: Database, config: Config): Promise<JobRunner> {
+  if (!config.workers) {
+    log.info('workers disabled (WORKERS=false): this process serves HTTP only');
+    return { stop: async () => {} };
+  }
+  return runJobs(db, { queues: QUEUES.map((make) => make({ db, config })), concurrency: config.workerConcurrency });
+}

@@ -1,0 +1,244 @@
+// The job runner: claims due jobs of its queues with a lease, runs up to `concurrency` handlers at once,
+// and records each outcome (deleted when done, rescheduled for a retry, or marked failed). Several
+// runners, in one process or in many on one PostgreSQL, never hold the same attempt: a claim takes rows
+// with FOR UPDATE SKIP LOCKED and sets a lease that a heartbeat renews while the handler runs. When a
+// process dies, its leases run out and the jobs become claimable again (the next attempt).
+//
+// It sleeps until something can be due: a NOTIFY from an enqueue that committed, a handler finishing,
+// the next run_at or lease expiry it knows of, or else the fallback poll (a missed notification, a
+// job retried by another process).
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Database } from '../db/client.js';
+import { log } from '../log.js';
+import { JOBS_CHANNEL } from './enqueue.js';
+import { DEFAULT_RETRY_DELAYS, FailJob, RetryJob, type JobPayload, type QueueDefinition } from './queue.js';
+
+export interface JobRunnerOptions {
+  queues: QueueDefinition<any>[];
+  /** Handlers running at once in this runner, all queues together. */
+  concurrency?: number;
+  /** How long a claim holds a job without a heartbeat; a dead process's jobs wait this long. */
+  leaseMs?: number;
+  /** Fallback poll when no notification arrives. */
+  pollMs?: number;
+}
+
+export interface JobRunner {
+  /**
+   * Stops claiming and waits up to `timeoutMs` for the running handlers. Handlers still running then
+   * are aborted (their signal) and keep their lease: another process runs their job after it expires.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+export async function runJobs(db: Pick<Database, 'sql' | 'listen'>, options: JobRunnerOptions): Promise<JobRunner> {
+  const runner = new Runner(db, options);
+  await runner.start();
+  return runner;
+}
+
+interface Queue {
+  definition: QueueDefinition<any>;
+  retryDelays: number[];
+  maxAttempts: number;
+  limit: number;
+  running: number;
+}
+
+interface ClaimedJob {
+  id: string;
+  payload: JobPayload;
+  attempts: number;
+}
+
+interface Running {
+  done: Promise<void>;
+  controller: AbortController;
+}
+
+/** A due job may be held by a claim of another runner for an instant: look again shortly, not in a loop. */
+const MIN_SLEEP_MS = 20;
+
+const CLAIM = `
+  UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
+  WHERE id IN (
+    SELECT id FROM jobs
+    WHERE queue = $3 AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+    ORDER BY run_at
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED)
+  RETURNING id::text AS id, payload, attempts`;
+
+// When the next job of these queues can be claimed: its run_at, or the end of another runner's lease.
+const NEXT_DUE = `
+  SELECT (EXTRACT(EPOCH FROM min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now()) * 1000)::float8 AS ms
+  FROM jobs
+  WHERE queue = ANY($1::text[]) AND failed_at IS NULL AND locked_by IS DISTINCT FROM $2`;
+
+const RENEW = `
+  UPDATE jobs SET locked_until = now() + $3::float8 * interval '1 millisecond'
+  WHERE id = ANY($1::uuid[]) AND locked_by = $2`;
+
+// Outcomes apply only while this runner still holds this attempt.
+const DONE = `DELETE FROM jobs WHERE id = $1 AND locked_by = $2 AND attempts = $3`;
+const RETRY = `
+  UPDATE jobs SET run_at = now() + $4::float8 * interval '1 millisecond', locked_by = NULL, locked_until = NULL, last_error = $5
+  WHERE id = $1 AND locked_by = $2 AND attempts = $3`;
+const FAILED = `
+  UPDATE jobs SET failed_at = now(), attempts = $4, locked_by = NULL, locked_until = NULL, last_error = $5
+  WHERE id = $1 AND locked_by = $2 AND attempts = $3`;
+
+class Runner implements JobRunner {
+  private readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly queues: Queue[];
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly running = new Map<string, Running>();
+  private first = 0; // queue claimed first in the next pass, rotated so no queue always goes last
+  private timer?: NodeJS.Timeout;
+  private heartbeat?: NodeJS.Timeout;
+  private unlisten?: () => Promise<void>;
+  private pass?: Promise<void>;
+  private again = false;
+  private stopping?: Promise<void>;
+
+  constructor(
+    private readonly db: Pick<Database, 'sql' | 'listen'>,
+    options: JobRunnerOptions,
+  ) {
+    this.concurrency = options.concurrency ?? 10;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollMs = options.pollMs ?? 5_000;
+    this.queues = options.queues.map((definition) => {
+      const retryDelays = definition.retryDelays?.length ? definition.retryDelays : DEFAULT_RETRY_DELAYS;
+      return {
+        definition,
+        retryDelays,
+        maxAttempts: definition.maxAttempts ?? retryDelays.length + 1,
+        limit: definition.concurrency ?? this.concurrency,
+        running: 0,
+      };
+    });
+  }
+
+  async start() {
+    this.unlisten = await this.db.listen(JOBS_CHANNEL, this.wake);
+    this.heartbeat = setInterval(() => void this.renewLeases(), this.leaseMs / 3);
+    this.wake();
+  }
+
+  stop({ timeoutMs = 10_000 } = {}): Promise<void> {
+    this.stopping ??= this.drain(timeoutMs);
+    return this.stopping;
+  }
+
+  private async drain(timeoutMs: number) {
+    clearTimeout(this.timer);
+    await this.unlisten?.().catch((e) => log.warn('job runner: unlisten failed', { error: String(e) }));
+    await this.pass; // a claim under way completes; its jobs are waited for below
+    let timeout: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      Promise.allSettled([...this.running.values()].map((r) => r.done)).then(() => true),
+      new Promise<false>((resolve) => (timeout = setTimeout(resolve, timeoutMs, false))),
+    ]);
+    clearTimeout(timeout);
+    clearInterval(this.heartbeat);
+    if (!drained) {
+      log.warn('job runner stopped with handlers still running; their jobs run again when the lease expires', {
+        jobs: [...this.running.keys()],
+      });
+      for (const r of this.running.values()) r.controller.abort();
+    }
+  }
+
+  /** Runs a claim pass now, or once more after the one under way. */
+  private wake = () => {
+    if (this.stopping) return;
+    this.again = true;
+    // passes() always awaits before it can end, so `pass` is set before it is cleared.
+    this.pass ??= this.passes();
+  };
+
+  private async passes() {
+    while (this.again && !this.stopping) {
+      this.again = false;
+      clearTimeout(this.timer);
+      let sleepMs = this.pollMs;
+      try {
+        await this.claimDue();
+        sleepMs = await this.nextDueInMs();
+      } catch (e) {
+        log.error('job runner: claim failed', { error: String(e) });
+      }
+      if (!this.stopping) this.timer = setTimeout(this.wake, sleepMs);
+    }
+    this.pass = undefined;
+  }
+
+  private async claimDue() {
+    const order = [...this.queues.slice(this.first), ...this.queues.slice(0, this.first)];
+    this.first = (this.first + 1) % Math.max(1, this.queues.length);
+    for (const queue of order) {
+      const free = Math.min(this.concurrency - this.running.size, queue.limit - queue.running);
+      if (free <= 0 || this.stopping) continue;
+      const jobs = await this.db.sql.query<ClaimedJob>(CLAIM, [this.id, this.leaseMs, queue.definition.name, free]);
+      for (const job of jobs) this.launch(queue, job);
+    }
+  }
+
+  /** Full queues are left out: a finishing handler wakes the runner anyway. */
+  private async nextDueInMs(): Promise<number> {
+    const open = this.queues.filter((q) => q.running < q.limit).map((q) => q.definition.name);
+    if (!open.length || this.running.size >= this.concurrency) return this.pollMs;
+    const [{ ms }] = await this.db.sql.query<{ ms: number | null }>(NEXT_DUE, [open, this.id]);
+    return ms === null ? this.pollMs : Math.min(this.pollMs, Math.max(MIN_SLEEP_MS, Math.ceil(ms)));
+  }
+
+  private launch(queue: Queue, job: ClaimedJob) {
+    const controller = new AbortController();
+    queue.running++;
+    const done = this.execute(queue, job, controller.signal).finally(() => {
+      queue.running--;
+      this.running.delete(job.id);
+      this.wake();
+    });
+    this.running.set(job.id, { done, controller });
+  }
+
+  private async execute(queue: Queue, job: ClaimedJob, signal: AbortSignal) {
+    const { name } = queue.definition;
+    const held = [job.id, this.id, job.attempts];
+    if (job.attempts > queue.maxAttempts) {
+      // The process running its last attempt died: the attempts are used up.
+      log.error('job failed', { queue: name, job: job.id, attempt: queue.maxAttempts, error: 'lease expired' });
+      return this.record(FAILED, [...held, queue.maxAttempts, 'lease expired during the last attempt (its process stopped)']);
+    }
+    try {
+      await queue.definition.handler(job.payload, { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      if (e instanceof FailJob || job.attempts >= queue.maxAttempts) {
+        log.error('job failed', { queue: name, job: job.id, attempt: job.attempts, error });
+        return this.record(FAILED, [...held, job.attempts, error]);
+      }
+      const delayMs = e instanceof RetryJob ? e.delayMs : queue.retryDelays[Math.min(job.attempts, queue.retryDelays.length) - 1];
+      log.warn('job attempt failed', { queue: name, job: job.id, attempt: job.attempts, retry_in_ms: delayMs, error });
+      return this.record(RETRY, [...held, delayMs, error]);
+    }
+    return this.record(DONE, held);
+  }
+
+  /** If the outcome cannot be written, the lease runs out and the job runs again: at least once. */
+  private async record(statement: string, params: unknown[]) {
+    await this.db.sql.query(statement, params).catch((e) => log.error('job runner: could not record an outcome', { job: params[0], error: String(e) }));
+  }
+
+  private async renewLeases() {
+    if (!this.running.size) return;
+    await this.db.sql
+      .query(RENEW, [[...this.running.keys()], this.id, this.leaseMs])
+      .catch((e) => log.warn('job runner: lease renewal failed', { error: String(e) }));
+  }
+}

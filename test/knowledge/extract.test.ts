@@ -1,0 +1,413 @@
+// Text extraction for knowledge files: real files of every accepted type, written by libraries in the
+// test, and the refusals, hostile files included (zip bombs, PDFs that loop or explode, a spreadsheet
+// that fills the heap): each a 400 INVALID_INPUT while the main thread keeps answering HTTP.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import ExcelJS from 'exceljs';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+// Writing a trusted fixture only; the server reads XLS with SheetJS inside the worker alone.
+import * as XLSX from 'xlsx';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { MAX_FILE_BYTES } from '../../src/http/body.js';
+import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract/index.js';
+import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../src/domains/knowledge/extract/run-worker.js';
+import { normalizeText } from '../../src/domains/knowledge/extract/worker/normalize.mjs';
+import { buildPdf, buildXlsx, buildZip, flateStream, pdfStream } from './hostile-files.js';
+
+const MB = 1024 * 1024;
+
+type Refused = AppError & { cause: { reason: string; detail?: string } };
+
+async function refusal(filename: string, bytes: Uint8Array, limits?: Partial<WorkerLimits>): Promise<Refused> {
+  const error = await extractText({ filename, bytes }, { ...DEFAULT_WORKER_LIMITS, ...limits }).then(
+    (result) => result,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  expect((error as AppError).kind).toBe('INVALID_INPUT');
+  expect((error as AppError).status).toBe(400);
+  return error as Refused;
+}
+
+/**
+ * Runs the work while a local HTTP server is asked for a response every 100 ms and a 20 ms timer
+ * ticks: how long the main thread took to answer, and how far the process's memory grew.
+ */
+async function watchingMainThread<T>(label: string, work: () => Promise<T>) {
+  const server = http.createServer((_request, response) => response.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  await (await fetch(url)).text(); // the first fetch loads the HTTP client: not the main thread's answer time
+  const rssAtStart = process.memoryUsage.rss();
+  let peakRssGrowth = 0;
+  let lastTick = performance.now();
+  let longestTickGap = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestTickGap = Math.max(longestTickGap, now - lastTick);
+    lastTick = now;
+    peakRssGrowth = Math.max(peakRssGrowth, process.memoryUsage.rss() - rssAtStart);
+  }, 20);
+  const latencies: number[] = [];
+  let done = false;
+  const pinging = (async () => {
+    while (!done) {
+      const sent = performance.now();
+      const response = await fetch(url);
+      expect(await response.text()).toBe('ok');
+      latencies.push(performance.now() - sent);
+      await sleep(100);
+    }
+  })();
+  const started = performance.now();
+  try {
+    const result = await work();
+    const elapsedMs = Math.round(performance.now() - started);
+    const report = {
+      elapsedMs,
+      peakRssGrowthMb: Math.round(peakRssGrowth / MB),
+      requests: latencies.length,
+      slowestAnswerMs: Math.round(Math.max(...latencies)),
+      longestTickGapMs: Math.round(longestTickGap),
+    };
+    console.log(`[extract] ${label}: ${JSON.stringify(report)}`);
+    return { result, ...report };
+  } finally {
+    done = true;
+    await pinging;
+    clearInterval(ticker);
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+function expectResponsive(watch: { requests: number; slowestAnswerMs: number; longestTickGapMs: number }) {
+  expect(watch.requests).toBeGreaterThan(0);
+  expect(watch.slowestAnswerMs).toBeLessThan(1000);
+  expect(watch.longestTickGapMs).toBeLessThan(1000);
+}
+
+describe('text of every accepted type', () => {
+  it('PDF written by pdf-lib: each page in order, lines kept, accents intact', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const first = doc.addPage([595, 842]);
+    first.drawText('Política de reembolso', { x: 50, y: 780, size: 18, font });
+    first.drawText('Prazo de 30 dias para devolução.', { x: 50, y: 750, size: 12, font });
+    const second = doc.addPage([595, 842]);
+    second.drawText('Página dois: orçamento anual', { x: 50, y: 780, size: 12, font });
+    const result = await extractText({ filename: 'politica.PDF', bytes: await doc.save() });
+    expect(result).toEqual({
+      text: 'Política de reembolso\nPrazo de 30 dias para devolução.\n\nPágina dois: orçamento anual',
+      mimeType: 'application/pdf',
+    });
+  });
+
+  it('XLSX written by exceljs: one block per sheet, one line per row, cells separated by tabs', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const products = workbook.addWorksheet('Produtos');
+    products.addRow(['Produto', 'Preço', 'Validade']);
+    products.addRow(['Plano Pro', 199.9, new Date(Date.UTC(2025, 0, 31))]);
+    products.addRow(['Consultoria\tpor hora', { formula: 'B2*2', result: 399.8 }, null, 'extra']);
+    products.addRow([]);
+    products.addRow([
+      { richText: [{ text: 'Texto ' }, { text: 'rico', font: { bold: true } }] },
+      { text: 'site', hyperlink: 'https://example.com' },
+      new Date(Date.UTC(2025, 5, 1, 14, 30)),
+    ]);
+    workbook.addWorksheet('Observações').addRow(['Linha única']);
+    const bytes = new Uint8Array(await workbook.xlsx.writeBuffer());
+    expect(await extractText({ filename: 'catalogo.xlsx', bytes })).toEqual({
+      text: [
+        'Produtos',
+        'Produto\tPreço\tValidade',
+        'Plano Pro\t199.9\t2025-01-31',
+        'Consultoria por hora\t399.8\t\textra',
+        'Texto rico\tsite\t2025-06-01 14:30:00',
+        '',
+        'Observações',
+        'Linha única',
+      ].join('\n'),
+      mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    });
+  });
+
+  it('XLS (BIFF8) written by SheetJS: the same layout, cells as Excel formats them', async () => {
+    const workbook = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet([['Cliente', 'Valor'], ['Ana', 1500], ['João', 2750.5]]), 'Clientes');
+    XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet([['Nota'], [], ['Pagamento à vista']]), 'Notas');
+    const bytes: Buffer = XLSX.write(workbook, { bookType: 'biff8', type: 'buffer' });
+    expect(await extractText({ filename: 'clientes.xls', bytes })).toEqual({
+      text: 'Clientes\nCliente\tValor\nAna\t1500\nJoão\t2750.5\n\nNotas\nNota\nPagamento à vista',
+      mimeType: 'application/vnd.ms-excel',
+    });
+  });
+
+  it('HTML: the visible text only, blocks on their own lines, table cells separated by tabs', async () => {
+    const html = `<!doctype html>
+<html><head><title>Título secreto</title><meta charset="utf-8"><style>body { color: red }</style>
+<script>var segredo = "vazou";</script></head>
+<body>
+  <h1>Horário   de
+  atendimento</h1>
+  <p>Segunda a sexta, <b>9h</b> às 18h &amp; sábado<br>até 12h.</p>
+  <script type="module">console.log('vazou')</script>
+  <noscript>Ative o JavaScript</noscript>
+  <template><p>modelo escondido</p></template>
+  <div hidden>oculto</div><div style="display: none">também oculto</div>
+  <!-- comentário -->
+  <table><tr><th>Plano</th><th>Preço</th></tr><tr><td>Pro</td><td>R$ 199</td></tr></table>
+  <ul><li>Um</li><li>Dois</li></ul>
+  <pre>linha 1
+  linha 2</pre>
+</body></html>`;
+    const { text, mimeType } = await extractText({ filename: 'pagina.html', bytes: Buffer.from(html) });
+    expect(mimeType).toBe('text/html');
+    expect(text).toBe(
+      'Horário de atendimento\n\nSegunda a sexta, 9h às 18h & sábado\naté 12h.\n\nPlano\tPreço\nPro\tR$ 199\n\nUm\nDois\n\nlinha 1\nlinha 2',
+    );
+    for (const leaked of ['Título', 'color', 'segredo', 'vazou', 'JavaScript', 'modelo', 'oculto', 'comentário']) {
+      expect(text).not.toContain(leaked);
+    }
+  });
+
+  it('Markdown: readable text without markup; link text kept, URLs and raw HTML dropped', async () => {
+    const md = [
+      '# Perguntas frequentes',
+      '',
+      'Veja **todas** as _condições_ no [site](https://example.com) e use `cupom10`.  ',
+      'Segunda linha.',
+      '',
+      '- Entrega em 2 dias',
+      '- Troca grátis',
+      '',
+      '<div class="aviso">HTML cru</div>',
+      '',
+      '| Plano | Preço |',
+      '| --- | --- |',
+      '| Pro | 199 |',
+      '',
+      '```js',
+      'const codigo = 1;',
+      '```',
+      '',
+      '[ref]: https://example.com/ref',
+    ].join('\n');
+    expect(await extractText({ filename: 'faq.md', bytes: Buffer.from(md) })).toEqual({
+      text:
+        'Perguntas frequentes\n\nVeja todas as condições no site e use cupom10.\nSegunda linha.\n\n' +
+        'Entrega em 2 dias\nTroca grátis\n\nPlano\tPreço\nPro\t199\n\nconst codigo = 1;',
+      mimeType: 'text/markdown',
+    });
+  });
+
+  it('MDX: import/export lines, JSX tags and {expressions} dropped; the text inside JSX kept', async () => {
+    const mdx = [
+      "import { Callout } from '../components/callout'",
+      'export const meta = { title: "Oculto" }',
+      '',
+      '# Guia de {meta.title} instalação',
+      '',
+      '<Callout type="warning" data-secret="atributo">',
+      '  Desligue o aparelho antes.',
+      '</Callout>',
+      '',
+      'Texto com <Badge color="green">novo</Badge> e {1 + 1} fim.',
+    ].join('\n');
+    expect(await extractText({ filename: 'guia.mdx', bytes: Buffer.from(mdx) })).toEqual({
+      text: 'Guia de instalação\n\nDesligue o aparelho antes.\n\nTexto com novo e fim.',
+      mimeType: 'text/mdx',
+    });
+  });
+
+  it('CSV, TXT, RST and ADOC as text: BOM dropped, line ends and spaces tidied, tabs kept', async () => {
+    const cases: [string, string, string, string][] = [
+      ['precos.csv', '\uFEFFproduto,preço\r\nPro,"199,90"\r\n', 'produto,preço\nPro,"199,90"', 'text/csv'],
+      ['notas.txt', '  Olá,   mundo\t!\n\n\n\nfim  \n', 'Olá, mundo\t!\n\nfim', 'text/plain'],
+      ['LEIAME.RST', 'Título\n======\n\nTexto *rst*.\n', 'Título\n======\n\nTexto *rst*.', 'text/x-rst'],
+      ['manual.adoc', '= Manual\n\nParágrafo.\n', '= Manual\n\nParágrafo.', 'text/asciidoc'],
+    ];
+    for (const [filename, content, text, mimeType] of cases) {
+      expect(await extractText({ filename, bytes: Buffer.from(content) })).toEqual({ text, mimeType });
+    }
+  });
+
+  it('normalises every text: NUL and control characters, lone surrogates, line ends, space runs', () => {
+    expect(normalizeText('\n a\u0000b\u0007 \uD800c\uDC00 \uD83D\uDE00\r\nx \u00A0\u2003 y\t \tz \r\r\r\rfim \n')).toBe(
+      'ab c \uD83D\uDE00\nx y\t\tz\n\nfim',
+    );
+  });
+
+  it('runs in a worker when the server itself runs under tsx (npm start)', () => {
+    const script = path.join(os.tmpdir(), `funil-extract-${process.pid}.mts`);
+    const entry = path.resolve('src/domains/knowledge/extract/index.ts');
+    fs.writeFileSync(
+      script,
+      `import { extractText } from ${JSON.stringify(entry)};\n` +
+        `const r = await extractText({ filename: 'a.md', bytes: Buffer.from('# Olá *tsx*') });\n` +
+        `process.stdout.write(JSON.stringify(r));\n`,
+    );
+    try {
+      const run = spawnSync(path.resolve('node_modules/.bin/tsx'), [script], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({ text: 'Olá tsx', mimeType: 'text/markdown' });
+    } finally {
+      fs.rmSync(script, { force: true });
+    }
+  });
+});
+
+describe('refusals', () => {
+  it('refuses extensions outside the list, whatever the content', async () => {
+    for (const filename of ['planilha.ods', 'doc.docx', 'script.exe', 'sem-extensao', 'notas.txt.zip', '.txt']) {
+      const error = await refusal(filename, Buffer.from('texto'));
+      expect(error.message).toContain('Extensão de arquivo não aceita');
+      expect(error.message).toContain('.txt, .md, .mdx, .rst, .adoc, .html, .pdf, .xlsx, .xls, .csv');
+    }
+  });
+
+  it('refuses content that does not match the extension', async () => {
+    const random = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256));
+    const zipWithoutWorkbook = buildZip([{ name: 'word/document.xml', content: [{ data: '<w:document/>' }] }]);
+    const oleHeader = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+    const cases: [string, Uint8Array, string][] = [
+      ['falso.pdf', Buffer.from('Isto é texto, não um PDF.'), 'mismatch'],
+      ['aleatorio.xlsx', random, 'mismatch'],
+      ['zip-quebrado.xlsx', Buffer.concat([Buffer.from('PK\x03\x04'), random]), 'mismatch'],
+      ['documento.xlsx', zipWithoutWorkbook, 'mismatch'],
+      ['aleatorio.xls', random, 'mismatch'],
+      ['planilha-nova.xls', zipWithoutWorkbook, 'mismatch'],
+      ['ole-quebrado.xls', Buffer.concat([oleHeader, random]), 'unreadable'],
+      ['pdf-quebrado.pdf', Buffer.from('%PDF-1.7\nisto não é um PDF de verdade'), 'unreadable'],
+    ];
+    for (const [filename, bytes, reason] of cases) {
+      const error = await refusal(filename, bytes);
+      if (reason === 'mismatch') expect(error.message).toBe(`O conteúdo do arquivo não corresponde à extensão ${path.extname(filename)}`);
+      else expect(error.cause.reason).toBe('unreadable');
+    }
+  });
+
+  it('refuses text files with NUL bytes or that are not UTF-8', async () => {
+    for (const [filename, bytes] of [
+      ['nulo.txt', Buffer.from('abc\u0000def')],
+      ['nulo.md', Buffer.from('# a\u0000')],
+      ['latin1.csv', Buffer.from('a,ação\n', 'latin1')],
+      ['utf16.html', Buffer.from('\uFEFF<p>oi</p>', 'utf16le')],
+    ] as const) {
+      const error = await refusal(filename, bytes);
+      expect(error.message).toBe(`O arquivo ${path.extname(filename)} deve ser texto UTF-8, sem bytes nulos`);
+    }
+  });
+
+  it('refuses a file over 10 MB before reading it; 10 MB itself passes the size check', async () => {
+    const error = await refusal('grande.pdf', Buffer.alloc(MAX_FILE_BYTES + 1, 0x20));
+    expect(error.message).toBe('O arquivo excede o limite de 10 MB');
+    // Exactly 10 MB is read (and then refused for its length, not its size).
+    const atLimit = await refusal('limite.txt', Buffer.alloc(MAX_FILE_BYTES, 'a'));
+    expect(atLimit.cause.reason).toBe('too_long');
+  });
+
+  it('refuses more than 2,000,000 characters of text; exactly 2,000,000 passes', async () => {
+    const ok = await extractText({ filename: 'limite.txt', bytes: Buffer.from('é'.repeat(MAX_TEXT_CHARS)) });
+    expect(ok.text.length).toBe(2_000_000);
+    const error = await refusal('longo.txt', Buffer.from('é'.repeat(MAX_TEXT_CHARS + 1)));
+    expect(error.message).toBe('O texto extraído do arquivo excede 2.000.000 caracteres');
+  });
+});
+
+describe('hostile files: refused, the worker discarded, the main thread answering within a second', () => {
+  const worksheetOfSpaces = (megabytes: number) => [{ data: ' '.repeat(MB), times: megabytes }];
+
+  it('an XLSX that inflates to 1 GB and says so: refused from its declared sizes, nothing inflated', async () => {
+    const bomb = buildXlsx('Bomba', worksheetOfSpaces(1024));
+    expect(bomb.length).toBeLessThan(1.1 * MB);
+    const watch = await watchingMainThread('xlsx zip bomb, honest sizes', () => refusal('bomba.xlsx', bomb));
+    expect(watch.result.message).toBe('A planilha descompactada excede 50 MB');
+    expect(watch.result.cause.detail).toMatch(/^declared 1073\d+ bytes$/);
+    expectResponsive(watch);
+    expect(watch.peakRssGrowthMb).toBeLessThan(200);
+  });
+
+  it('an XLSX that inflates to 1 GB while declaring 4 KB: stopped at the first bytes over, streaming', async () => {
+    const bomb = buildXlsx('Bomba', worksheetOfSpaces(1024), { declaredSheetSize: 4096 });
+    const watch = await watchingMainThread('xlsx zip bomb, lying sizes', () => refusal('bomba.xlsx', bomb));
+    expect(watch.result.cause.reason).toBe('inflated_too_large');
+    expect(watch.result.cause.detail).toContain('too many bytes in the stream. expected 4096');
+    expectResponsive(watch);
+    expect(watch.peakRssGrowthMb).toBeLessThan(200);
+  });
+
+  it('the same workbook, small, is read: the bombs above are refused for their size, not their shape', async () => {
+    const small = buildXlsx('Bomba', [{ data: '<row r="1"><c r="A1" t="inlineStr"><is><t>pequena</t></is></c><c r="B1"><v>42</v></c></row>' }]);
+    expect((await extractText({ filename: 'pequena.xlsx', bytes: small })).text).toBe('Bomba\npequena\t42');
+  });
+
+  it('a 2 KB XLSX whose merged range covers the whole sheet: the heap limit stops the worker, not the process', async () => {
+    const mergeEverything =
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>x</t></is></c></row></sheetData>' +
+      '<mergeCells count="1"><mergeCell ref="A1:XFD1048576"/></mergeCells><sheetData>';
+    const bomb = buildXlsx('Mescla', [{ data: mergeEverything }]);
+    expect(bomb.length).toBeLessThan(4096);
+    const watch = await watchingMainThread('xlsx merge bomb (heap limit 128 MB)', () =>
+      refusal('mescla.xlsx', bomb, { maxOldGenerationSizeMb: 128, timeoutMs: 120_000 }),
+    );
+    expect(watch.result.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
+    expect(watch.result.cause.detail).toContain('ERR_WORKER_OUT_OF_MEMORY');
+    expectResponsive(watch);
+  });
+
+  const catalog = '<< /Type /Catalog /Pages 2 0 R >>';
+
+  it('a PDF whose page tree contains itself: refused', async () => {
+    const loop = buildPdf([catalog, '<< /Type /Pages /Kids [2 0 R] /Count 1 >>']);
+    const watch = await watchingMainThread('pdf self-referencing page tree', () => refusal('ciclo.pdf', loop));
+    expect(watch.result.cause).toEqual({ reason: 'unreadable', detail: expect.stringContaining('circular reference') });
+    expectResponsive(watch);
+  });
+
+  it('a 6 KB PDF whose forms draw each other 2^30 times: stopped by the time limit', async () => {
+    // Form k draws form k-1 twice; form 0 shows text. The page draws the last form.
+    const levels = 30;
+    const formRef = (k: number) => `${5 + k} 0 R`;
+    const objects: (string | Buffer)[] = [
+      catalog,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X ${formRef(levels - 1)} >> >> /Contents 4 0 R >>`,
+      pdfStream('', Buffer.from('/X Do')),
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      pdfStream('/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>', Buffer.from('BT /F1 12 Tf (Loop) Tj ET')),
+    ];
+    for (let k = 1; k < levels; k++) {
+      objects.push(pdfStream(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /A ${formRef(k - 1)} >> >>`, Buffer.from('/A Do /A Do')));
+    }
+    const loop = buildPdf(objects);
+    expect(loop.length).toBeLessThan(8192);
+    const watch = await watchingMainThread('pdf exponential forms (time limit 3 s)', () => refusal('formas.pdf', loop, { timeoutMs: 3000 }));
+    expect(watch.result.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
+    expect(watch.result.cause.detail).toBe('over 3000 ms');
+    expect(watch.elapsedMs).toBeLessThan(6000);
+    expectResponsive(watch);
+  });
+
+  it('a 1 MB PDF whose content stream inflates to 1 GB outside the heap: stopped by the memory watchdog', async () => {
+    const content = flateStream([{ data: 'BT ' }, { data: ' '.repeat(MB), times: 1024 }, { data: ' ET' }]);
+    const bomb = buildPdf([
+      catalog,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+      pdfStream('/Filter /FlateDecode', content),
+    ]);
+    expect(bomb.length).toBeLessThan(1.1 * MB);
+    const watch = await watchingMainThread('pdf flate bomb (memory budget 256 MB)', () => refusal('inflada.pdf', bomb, { maxRssGrowthMb: 256 }));
+    expect(watch.result.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
+    expect(watch.result.cause.detail).toMatch(/^memory grew \d+ MB$/);
+    expectResponsive(watch);
+    expect(watch.peakRssGrowthMb).toBeLessThan(512);
+  });
+});

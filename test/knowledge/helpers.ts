@@ -1,0 +1,37 @@
+// Knowledge test helpers: assistants and items made through the REST API, multipart bodies, and a
+// snapshot of an organisation's knowledge rows for "nothing changed" assertions.
+import { expect } from 'vitest';
+import type { Org, TestClient } from '../helpers/app.js';
+
+export const ERR = (code: string) => ({ code, message: expect.any(String) });
+
+export async function makeAssistant(api: TestClient, org: Org, name = 'Atendente'): Promise<{ id: string; name: string }> {
+  const r = await api.rest('POST', '/backend/assistants', { key: org.key, body: { name } });
+  expect(r.status, `assistant: ${JSON.stringify(r.body)}`).toBe(201);
+  return r.body;
+}
+
+export async function makeItem(api: TestClient, org: Org, body: Record<string, unknown> = {}): Promise<any> {
+  const r = await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'Item', content: 'Texto', ...body } });
+  expect(r.status, `item: ${JSON.stringify(r.body)}`).toBe(201);
+  return r.body;
+}
+
+/** A multipart body with text fields and, optionally, files as [field, name, content]. */
+export function form(fields: Record<string, string>, ...files: [string, string, BlobPart][]): FormData {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.set(k, v);
+  for (const [field, name, content] of files) body.set(field, new File([content], name));
+  return body;
+}
+
+/** Every knowledge row of an organisation, for "nothing changed" checks. */
+export async function knowledgeRows(api: TestClient, tenantId: string) {
+  const p = api.db.prisma;
+  const where = { tenant_id: tenantId };
+  return {
+    assistants: await p.assistant.findMany({ where, orderBy: { id: 'asc' } }),
+    items: await p.knowledgeItem.findMany({ where, orderBy: { id: 'asc' } }),
+    exclusions: await p.knowledgeExclusion.findMany({ where, orderBy: [{ item_id: 'asc' }, { assistant_id: 'asc' }] }),
+  };
+}
