@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
-import { sweepStorageAtStart } from './domains/uploads/sweep.js';
+import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
 import { log, setLogLevel } from './log.js';
@@ -31,7 +31,7 @@ async function main() {
     log.info('created organisation "Default" with BOOTSTRAP_API_KEY');
   }
   const app = createApp(config, db);
-  sweepStorageAtStart(db.prisma, app.deps.storage);
+  void startUploadsUpkeep(db.prisma, app.deps.storage);
   const server = await listen(app, config);
   const jobs = await startJobRunner(db, config);
   console.log(

@@ -5,7 +5,6 @@
 //
 // Every table that holds storage keys must be consulted by `recordedKeys`; today only uploads do.
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { log } from '../../log.js';
 import type { FileStorage } from '../../storage/storage.js';
 
 export const SWEEP_GRACE_MS = 10 * 60_000;
@@ -35,10 +34,3 @@ async function recordedKeys(prisma: PrismaClient, keys: string[]): Promise<Set<s
   return new Set(rows.map((r) => r.storage_key));
 }
 
-/** For `main.ts`: runs the sweep in the background and logs what it did; a failure is logged, not fatal. */
-export function sweepStorageAtStart(prisma: PrismaClient, storage: FileStorage): void {
-  sweepOrphanFiles(prisma, storage).then(
-    (removed) => log.info('storage sweep done', removed),
-    (error) => log.error('storage sweep failed', { error: String(error?.stack ?? error) }),
-  );
-}
