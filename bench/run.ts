@@ -1,7 +1,8 @@
 // `npm run bench`: seeds the local PostgreSQL (schema funil_bench, recreated each run), starts the real
 // server in-process and a hand-written raw-SQL server, drives both over HTTP with autocannon (a separate
 // process, so the load generator does not share the servers' event loop), and prints throughput,
-// p50/p99 and SQL statements per request for (a) REST, (b) the same GraphQL query, (c) raw SQL.
+// p50/p99 and SQL statements per request for (a) REST, (b) the same GraphQL query, (c) raw SQL; then the
+// uploads line (bench/uploads.ts: upload MB/s and media proxy req/s beside plain Node baselines).
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per scenario (default 10), BENCH_CONNECTIONS (default 10), BENCH_LIST_DEALS (100000),
@@ -10,7 +11,9 @@
 // (default 2000) events from BENCH_WEBHOOK_PRODUCERS (10) concurrent transactions; BENCH_ONLY=webhooks
 // runs only that line (no seeding).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
@@ -105,8 +108,9 @@ async function main() {
   await seedPool.end();
   log(`seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-storage-'));
   // Private URLs allowed: the webhooks line delivers to a receiver on loopback.
-  const config = loadConfig({ ...process.env, DATABASE_URL: url, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  const config = loadConfig({ ...process.env, DATABASE_URL: url, STORAGE_DIR: storageDir, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
   const app = createApp(config, db);
   const server = await listen(app, config);
   const raw = await startRawServer(DB_URL, SCHEMA, POOL);
@@ -163,8 +167,13 @@ async function main() {
   log(`webhooks: ${WEBHOOK_EVENTS} events, ${WEBHOOK_PRODUCERS} producers`);
   const { benchWebhooks } = await import('./webhooks.js');
   const hooks = await benchWebhooks({ db, config, serverUrl: server.url, key: seeded.key, tenantId: seeded.tenantId, events: WEBHOOK_EVENTS, producers: WEBHOOK_PRODUCERS, log });
+  const { benchUploads, printUploadRows } = await import('./uploads.js');
+  const { cleanupExpiredUploads } = await import('../src/domains/uploads/service.js');
+  const cleanupUploads = () => cleanupExpiredUploads(db.prisma, app.deps.storage, 0).then(() => undefined);
+  const uploadRows = await benchUploads({ appUrl: server.url, key: seeded.key, cleanup: cleanupUploads, log });
 
   await server.close();
+  fs.rmSync(storageDir, { recursive: true, force: true });
   await raw.close();
   await db.close();
   if (!process.env.BENCH_KEEP) {
@@ -199,6 +208,7 @@ async function main() {
       `${hooks.events} events, ${hooks.eventsPerSecond.toFixed(1)} events/s, delay p50 ${hooks.p50} ms, p99 ${hooks.p99} ms` +
       (hooks.failed ? `, ${hooks.failed} NOT DELIVERED within 120 s` : ''),
   );
+  printUploadRows(uploadRows);
   log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 

@@ -20,6 +20,7 @@ import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
 import { buildOpenApiDocument } from './rest/openapi/document.js';
 import { buildRouteTable } from './rest/route-table.js';
+import { createDirectoryStorage } from './storage/storage.js';
 
 /**
  * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
@@ -39,7 +40,7 @@ export interface App {
 }
 
 export function createApp(config: Config, db: Database): App {
-  const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config };
+  const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config, storage: createDirectoryStorage(config.storageDir) };
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);

@@ -11,6 +11,7 @@ import './domains/index.js';
 import { isUuid } from './domains/common/validate.js';
 import type { Context } from './context/context.js';
 import { setLogLevel } from './log.js';
+import { createDirectoryStorage } from './storage/storage.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -53,8 +54,9 @@ async function main() {
   };
   // The platform operator acting inside one organisation: the API's account services and their checks.
   const tenants = new TenantClients(prisma);
+  const storage = createDirectoryStorage(config.storageDir);
   const operatorIn = (tenantId: string): Context => ({
-    viewer: { kind: 'admin', tenantId }, db: tenants.for(tenantId), prisma, config, requestId: 'cli', perRequest: new Map(),
+    viewer: { kind: 'admin', tenantId }, db: tenants.for(tenantId), prisma, config, storage, requestId: 'cli', perRequest: new Map(),
   });
   /** The organisation of a key, for the commands that name only the key. */
   const keyTenant = async (id: string) => {

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
+import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
 import { log, setLogLevel } from './log.js';
@@ -32,6 +33,7 @@ async function main() {
     log.info('created organisation "Default" with BOOTSTRAP_API_KEY');
   }
   const app = createApp(config, db);
+  void startUploadsUpkeep(db.prisma, app.deps.storage);
   const server = await listen(app, config);
   const jobs = await startJobRunner(db, config);
   console.log(

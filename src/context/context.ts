@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TenantClients, TenantDb } from '../db/tenant-scope.js';
 import { AppError } from '../errors.js';
+import type { FileStorage } from '../storage/storage.js';
 
 export interface Context {
   viewer: Viewer | null;
@@ -14,6 +15,8 @@ export interface Context {
   /** Unscoped client: only for platform-level work (organisations, authentication). */
   prisma: PrismaClient;
   config: Config;
+  /** Stored files (uploads, media, knowledge files): one store per app, from STORAGE_DIR. */
+  storage: FileStorage;
   requestId: string;
   /** Per-request state: dataloaders and what they settled (see context/loaders.ts). */
   perRequest: Map<object, unknown>;
@@ -23,6 +26,7 @@ export interface ContextDeps {
   prisma: PrismaClient;
   tenants: TenantClients;
   config: Config;
+  storage: FileStorage;
 }
 
 const noTenant = new Proxy({} as TenantDb, {
@@ -41,6 +45,7 @@ export function createContext(
     db: viewer?.kind === 'user' ? deps.tenants.for(viewer.tenantId) : noTenant,
     prisma: deps.prisma,
     config: deps.config,
+    storage: deps.storage,
     requestId: request.requestId,
     perRequest: new Map(),
   };

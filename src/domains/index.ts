@@ -12,6 +12,7 @@ import { dealsDomain } from './deals/index.js';
 import { templatesDomain } from './templates/index.js';
 import { knowledgeDomain } from './knowledge/index.js';
 import { webhooksDomain } from './webhooks/index.js';
+import { uploadsDomain } from './uploads/index.js';
 
 export const domains: readonly DomainManifest[] = [
   accountsDomain,
@@ -22,6 +23,7 @@ export const domains: readonly DomainManifest[] = [
   templatesDomain,
   knowledgeDomain,
   webhooksDomain,
+  uploadsDomain,
 ];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));

@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { deliveryQueue, dispatchQueue } from '../domains/webhooks/jobs.js';
+import { uploadCleanupQueue } from '../domains/uploads/cleanup-job.js';
 import { log } from '../log.js';
 import type { QueueDefinition } from './queue.js';
 import { runJobs, type JobRunner } from './runner.js';
@@ -13,7 +14,7 @@ export interface QueueDeps {
 }
 
 /** Every queue, as a factory of its definition. A domain adds its own here. */
-const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue];
+const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue, uploadCleanupQueue];
 
 /** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */
 export async function startJobRunner(db: Database, config: Config): Promise<JobRunner> {

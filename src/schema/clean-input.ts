@@ -18,7 +18,7 @@ export function assertCleanInput(value: unknown, path = 'entrada', depth = 0): v
     if (isDirtyText(value)) throw invalidInput(`O campo ${path} contém caracteres inválidos (NUL ou surrogate isolado)`);
     return;
   }
-  if (value === null || typeof value !== 'object' || value instanceof Blob) return;
+  if (value === null || typeof value !== 'object' || isFileOrBytes(value)) return;
   if (depth >= MAX_INPUT_DEPTH) throw invalidInput(`O campo ${path} tem aninhamento profundo demais`);
   if (Array.isArray(value)) {
     value.forEach((v, i) => assertCleanInput(v, `${path}[${i}]`, depth + 1));
@@ -28,4 +28,13 @@ export function assertCleanInput(value: unknown, path = 'entrada', depth = 0): v
     if (isDirtyText(k)) throw invalidInput(`O campo ${path} contém uma chave inválida`);
     assertCleanInput(v, path === 'entrada' ? k : `${path}.${k}`, depth + 1);
   }
+}
+
+/**
+ * Sent files and raw bytes are not text: the global File (REST), Yoga's own File class (not a global
+ * Blob; JSON variables never hold functions, so an object with arrayBuffer() is a file) and byte arrays,
+ * whose millions of entries must not be walked.
+ */
+function isFileOrBytes(value: object): boolean {
+  return value instanceof Blob || ArrayBuffer.isView(value) || value instanceof ArrayBuffer || typeof (value as { arrayBuffer?: unknown }).arrayBuffer === 'function';
 }

@@ -46,6 +46,11 @@ type Documents = {
     "\n  query TemplatesGraph {\n    cadences {\n      name\n      associations {\n        step_index\n        message_index\n        template {\n          template_name\n        }\n        cadence {\n          name\n        }\n      }\n    }\n    templates {\n      template_name\n      associations {\n        step_index\n        cadence {\n          name\n        }\n      }\n    }\n  }\n": typeof types.TemplatesGraphDocument,
     "\n  mutation TemplatesDeleteAssociation($id: UUID!) {\n    deleteCadenceAssociation(id: $id) {\n      success\n    }\n  }\n": typeof types.TemplatesDeleteAssociationDocument,
     "\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n": typeof types.TemplatesDeleteTemplateDocument,
+    "\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n": typeof types.UploadFileDocument,
+    "\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n": typeof types.UploadsDocument,
+    "\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": typeof types.UploadStatusDocument,
+    "\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n": typeof types.DeleteUploadDocument,
+    "\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n": typeof types.CleanupUploadsDocument,
 };
 const documents: Documents = {
     "\n  fragment DealsPageInfo on PageInfo {\n    hasNextPage\n    hasPreviousPage\n    endCursor\n    startCursor\n  }\n": types.DealsPageInfoFragmentDoc,
@@ -80,6 +85,11 @@ const documents: Documents = {
     "\n  query TemplatesGraph {\n    cadences {\n      name\n      associations {\n        step_index\n        message_index\n        template {\n          template_name\n        }\n        cadence {\n          name\n        }\n      }\n    }\n    templates {\n      template_name\n      associations {\n        step_index\n        cadence {\n          name\n        }\n      }\n    }\n  }\n": types.TemplatesGraphDocument,
     "\n  mutation TemplatesDeleteAssociation($id: UUID!) {\n    deleteCadenceAssociation(id: $id) {\n      success\n    }\n  }\n": types.TemplatesDeleteAssociationDocument,
     "\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n": types.TemplatesDeleteTemplateDocument,
+    "\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n": types.UploadFileDocument,
+    "\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n": types.UploadsDocument,
+    "\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n": types.UploadStatusDocument,
+    "\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n": types.DeleteUploadDocument,
+    "\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n": types.CleanupUploadsDocument,
 };
 
 /**
@@ -224,6 +234,26 @@ export function graphql(source: "\n  mutation TemplatesDeleteAssociation($id: UU
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n"): (typeof documents)["\n  mutation TemplatesDeleteTemplate($id: UUID!) {\n    deleteTemplate(id: $id) {\n      success\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n"): (typeof documents)["\n  mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {\n    uploadFile(file: $file, type: $type, folder: $folder) {\n      id\n      tenant_id\n      filename\n      file_type\n      file_url\n      mime_type\n      size\n      status\n      folder\n      created_at\n      updated_at\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n"): (typeof documents)["\n  query Uploads($id: UUID!, $tenant_id: UUID) {\n    upload(id: $id) {\n      id\n      status\n      file_url\n      updated_at\n    }\n    uploads(tenant_id: $tenant_id) {\n      id\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n"): (typeof documents)["\n  mutation UploadStatus($id: UUID!, $status: UploadStatus!) {\n    updateUploadStatus(id: $id, status: $status) {\n      id\n      status\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n"): (typeof documents)["\n  mutation DeleteUpload($id: UUID!) {\n    deleteUpload(id: $id) {\n      success\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n"): (typeof documents)["\n  mutation CleanupUploads($hours: Int) {\n    cleanupUploads(hours: $hours) {\n      deleted_count\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

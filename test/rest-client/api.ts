@@ -1127,6 +1127,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file (multipart: file, type, folder)
+         * @description Any key of the organisation.
+         */
+        post: operations["postUploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/uploads/cleanup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete PENDING uploads older than hours
+         * @description Deletes the organisation’s PENDING uploads older than `hours`, records and files (owner or admin).
+         *
+         *     Owner or admin role.
+         */
+        post: operations["cleanupUploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/uploads/tenant/{tenant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organisation’s uploads
+         * @description The organisation’s uploads, in creation order.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["uploads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an upload
+         * @description One upload.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["upload"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an upload and its file
+         * @description Deletes an upload: its record and its stored file. Its file_url answers 404 from then on.
+         *
+         *     Any key of the organisation.
+         */
+        delete: operations["deleteUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/uploads/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an upload’s status
+         * @description Sets an upload’s status: `ASSOCIATED` protects it from cleanup, `PENDING` makes it eligible again.
+         *
+         *     Any key of the organisation.
+         */
+        put: operations["updateUploadStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/users": {
         parameters: {
             query?: never;
@@ -1277,6 +1391,26 @@ export interface paths {
          *     Owner or admin role.
          */
         post: operations["regenerateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/proxy/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public file access (GET and HEAD)
+         * @description No key needed.
+         */
+        get: operations["getMediaProxy"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1828,6 +1962,46 @@ export interface components {
          * @description A field whose value is a generic Universally Unique Identifier: https://en.wikipedia.org/wiki/Universally_unique_identifier.
          */
         UUID: string;
+        /** @description A stored file of the organisation, publicly readable at its `file_url`. */
+        Upload: {
+            id: components["schemas"]["UUID"];
+            tenant_id: components["schemas"]["UUID"];
+            /** @description The name the file was sent with, without its extension. */
+            filename: string;
+            file_type: components["schemas"]["UploadFileType"];
+            /** @description Public address of the file under the media proxy: unguessable, no key needed. */
+            file_url: string;
+            /** @description Judged from the content, not from the name or the declared type. */
+            mime_type: string;
+            /**
+             * Format: int32
+             * @description Bytes.
+             */
+            size: number;
+            status: components["schemas"]["UploadStatus"];
+            /** @description The label given at upload, if any (not a location: the file_url does not depend on it). */
+            folder: string | null;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+        };
+        /** @description The result of a cleanup. */
+        UploadCleanup: {
+            /**
+             * Format: int32
+             * @description Uploads removed, record and file.
+             */
+            deleted_count: number;
+        };
+        /**
+         * @description What an upload is for: `media` (any file: images, video, documents) or `audio` (an audio file, e.g. a voice message).
+         * @enum {string}
+         */
+        UploadFileType: "media" | "audio";
+        /**
+         * @description `PENDING` (new; removed by cleanup once old enough) or `ASSOCIATED` (in use; kept by cleanup).
+         * @enum {string}
+         */
+        UploadStatus: "PENDING" | "ASSOCIATED";
         /** @description A person of the organisation. */
         User: {
             id: components["schemas"]["UUID"];
@@ -4638,6 +4812,182 @@ export interface operations {
             500: components["responses"]["BareError500"];
         };
     };
+    postUploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            413: components["responses"]["BareError413"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    cleanupUploads: {
+        parameters: {
+            query?: {
+                /** @description Age in hours, 0 to 87600; default 24. */
+                hours?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadCleanup"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    uploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The caller’s organisation (default); another organisation is not found. */
+                tenant_id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"][];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    deleteUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    updateUploadStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new status. */
+                    status: components["schemas"]["UploadStatus"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            500: components["responses"]["BareError500"];
+        };
+    };
     users: {
         parameters: {
             query?: never;
@@ -4977,6 +5327,31 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    getMediaProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rest of the path (may contain `/`). */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            404: components["responses"]["BareError404"];
+            500: components["responses"]["BareError500"];
         };
     };
 }

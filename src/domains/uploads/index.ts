@@ -1,0 +1,19 @@
+// Uploads and the public media proxy (bare style). Every role may upload, read, re-label and delete its
+// organisation's uploads; cleanup needs owner or admin.
+import { defineDomain } from '../manifest.js';
+import { mediaProxyHandler, uploadHandler } from './handlers.js';
+import { MEDIA_PROXY_PATH } from './media-url.js';
+import './fields.js';
+
+export const uploadsDomain = defineDomain({
+  name: 'uploads',
+  routes: [
+    { method: 'POST', path: '/uploads', handler: uploadHandler, style: 'bare', access: 'member', summary: 'Upload a file (multipart: file, type, folder)' },
+    { method: 'POST', path: '/uploads/cleanup', field: 'Mutation.cleanupUploads', style: 'bare', query: ['hours'], access: 'admin', summary: 'Delete PENDING uploads older than hours' },
+    { method: 'GET', path: '/uploads/tenant/:tenant_id', field: 'Query.uploads', style: 'bare', access: 'member', summary: 'List the organisation’s uploads' },
+    { method: 'GET', path: '/uploads/:id', field: 'Query.upload', style: 'bare', access: 'member', summary: 'Get an upload' },
+    { method: 'PUT', path: '/uploads/:id/status', field: 'Mutation.updateUploadStatus', style: 'bare', access: 'member', summary: 'Set an upload’s status' },
+    { method: 'DELETE', path: '/uploads/:id', field: 'Mutation.deleteUpload', style: 'bare', access: 'member', summary: 'Delete an upload and its file' },
+    { method: 'GET', path: `${MEDIA_PROXY_PATH}/*`, absolute: true, handler: mediaProxyHandler, style: 'bare', access: 'public', summary: 'Public file access (GET and HEAD)' },
+  ],
+});

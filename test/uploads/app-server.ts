@@ -1,0 +1,40 @@
+// The real app in its own process, so a test can measure the server's memory alone:
+// `node --expose-gc --import tsx test/uploads/app-server.ts <storage dir> [database url]` opens the
+// database (without a URL: PGlite on disk beside the storage directory, as `npm start` runs it; in
+// memory its write-ahead log would grow the process's memory), creates an organisation, serves on a
+// free port and prints `<url> <api key>`. `/memory?action=start|peak` measures the memory it holds
+// (memorySampler of test/storage/upload-server.ts); `POST /buffered` reads a whole body into memory, as
+// a control that the measurement tells such a server apart.
+import path from 'node:path';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
+import { createOrganisation } from '../../src/domains/accounts/service.js';
+import { listen } from '../../src/http/server.js';
+import { memorySampler } from '../storage/upload-server.js';
+
+const [storageDir, databaseUrl] = process.argv.slice(2);
+const db = await openDatabase(databaseUrl ? { databaseUrl } : { pgliteDir: path.join(`${storageDir}-db`, 'db') });
+const { api_key } = await createOrganisation(db.prisma, { name: 'Memória' });
+const config = loadConfig({ NODE_ENV: 'test', STORAGE_DIR: storageDir, HOST: '127.0.0.1', PORT: '0' });
+const app = createApp(config, db);
+const memory = memorySampler();
+const server = await listen(
+  {
+    styleOf: app.styleOf,
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      if (url.pathname === '/memory') return memory(url.searchParams.get('action'));
+      if (url.pathname === '/buffered' && request.method === 'POST') {
+        // What a server that reads a whole upload into memory does (to show the measurement can tell).
+        const body = new Uint8Array(await request.arrayBuffer());
+        await new Promise((resolve) => setTimeout(resolve, 50)); // e.g. writing it out
+        return Response.json({ size: body.byteLength });
+      }
+      return app.fetch(request);
+    },
+  },
+  config,
+);
+process.stdout.write(`${server.url} ${api_key}\n`);
+

@@ -1,0 +1,173 @@
+// Uploads through the real HTTP server with real bodies: the 10 MB boundary, a 50 MB body cut off
+// early, a declared oversized body, a client that walks away, and the server's resident memory while it
+// takes 10 MB and refuses 10 MB + 1 byte. Whatever is refused leaves no file and no record.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, type RunningServer } from '../../src/http/server.js';
+import type { Org } from '../helpers/app.js';
+import { keyOf, pathOfKey, patternBytes, storedFiles, uploadForm, useUploadApp } from './helpers.js';
+
+const TEN_MB = 10 * 1024 * 1024;
+const { api, root } = useUploadApp();
+let server: RunningServer;
+let org: Org;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  server = await listen(api.app, { ...api.config, host: '127.0.0.1', port: 0 });
+  org = await api.newOrg('Grandes');
+});
+afterAll(async () => {
+  for (const child of children) child.kill();
+  await server?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const post = (body: BodyInit, headers: Record<string, string> = {}, init: RequestInit = {}) =>
+  fetch(`${server.url}/backend/uploads`, { method: 'POST', body, headers: { authorization: `Bearer ${org.key}`, ...headers }, ...init });
+
+/** Checks that `fn` left storage and the uploads table as they were. */
+async function leavesNothing(fn: () => Promise<unknown>) {
+  const files = storedFiles(root);
+  const records = await api.db.prisma.upload.count();
+  await fn();
+  expect(storedFiles(root)).toEqual(files);
+  expect(await api.db.prisma.upload.count()).toBe(records);
+}
+
+/** A multipart body streamed by hand (no Content-Length): `fileBytes` of file, pulled as the socket takes it. */
+function streamedForm(fileBytes: number, options: { stallAfter?: number } = {}) {
+  const boundary = `funil-${randomBytes(8).toString('hex')}`;
+  const opening = new TextEncoder().encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nmedia\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="grande.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+  const chunk = new Uint8Array(64 * 1024).fill(42);
+  const state = { sent: 0, finished: false };
+  let release = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(opening),
+    async pull(controller) {
+      if (options.stallAfter !== undefined && state.sent >= options.stallAfter) return new Promise<void>((resolve) => (release = resolve));
+      if (state.sent >= fileBytes) {
+        controller.enqueue(closing);
+        controller.close();
+        state.finished = true;
+        return;
+      }
+      const piece = chunk.subarray(0, Math.min(chunk.byteLength, fileBytes - state.sent));
+      state.sent += piece.byteLength;
+      controller.enqueue(piece);
+    },
+    cancel: () => release(),
+  });
+  return { body, state, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+describe('uploads over the real server', () => {
+  it('accepts exactly 10 MB and refuses 10 MB + 1 byte with 413, leaving no file and no record', async () => {
+    const exact = patternBytes(TEN_MB, 3);
+    const accepted = await post(uploadForm({ bytes: exact, name: 'exato.bin' }));
+    expect(accepted.status).toBe(200);
+    const upload = await accepted.json();
+    expect(upload.size).toBe(TEN_MB);
+    const stored = fs.readFileSync(pathOfKey(root, keyOf(upload.file_url)));
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(createHash('sha256').update(exact).digest('hex'));
+
+    await leavesNothing(async () => {
+      const over = await post(uploadForm({ bytes: patternBytes(TEN_MB + 1, 4), name: 'grande.bin' }));
+      expect(over.status).toBe(413);
+      expect(await over.json()).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) });
+    });
+  });
+
+  it('answers 413 to a streamed 50 MB body before the client has sent it, leaving nothing behind', async () => {
+    await leavesNothing(async () => {
+      const total = 50 * 1024 * 1024;
+      const { body, state, contentType } = streamedForm(total);
+      const res = await post(body, { 'content-type': contentType }, { duplex: 'half' } as RequestInit);
+      const sentWhenAnswered = state.sent;
+      expect(res.status).toBe(413);
+      expect((await res.json()).code).toBe('ERR_PAYLOAD_TOO_LARGE');
+      expect(state.finished).toBe(false);
+      expect(sentWhenAnswered).toBeLessThan(total / 2);
+    });
+  });
+
+  it('refuses a declared Content-Length over the limit at once', async () => {
+    await leavesNothing(async () => {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${server.url}/backend/uploads`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.key}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(50 * 1024 * 1024) },
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.write('--x\r\n'); // the rest never comes: the answer must not wait for it
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body).code).toBe('ERR_PAYLOAD_TOO_LARGE');
+    });
+  });
+
+  it('leaves no partial file and no record when the client walks away mid-upload', async () => {
+    await leavesNothing(async () => {
+      const { body, contentType } = streamedForm(8 * 1024 * 1024, { stallAfter: 3 * 1024 * 1024 });
+      const controller = new AbortController();
+      const response = post(body, { 'content-type': contentType }, { duplex: 'half', signal: controller.signal } as RequestInit);
+      await expect.poll(() => storedFiles(root).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(1);
+      controller.abort();
+      await expect(response).rejects.toThrow();
+      await expect.poll(() => storedFiles(root).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(0);
+    });
+  });
+
+  it('keeps the server’s resident memory growth under 10 MB while it takes 10 MB and refuses 10 MB + 1 byte', async () => {
+    // The app in its own process (app-server.ts), on the same kind of database, measuring the memory it
+    // holds every 5 ms while the uploads run (memorySampler). A control request that reads a whole body
+    // into memory shows the measurement tells such a server apart.
+    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-mem-'));
+    const databaseUrl = (api.db as { url?: string }).url ?? '';
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/uploads/app-server.ts', storageDir, databaseUrl], {
+      env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '16384' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    const [url, key] = (await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve))).split(' ');
+    const send = async (target: string, size: number, expected: number) => {
+      const res = await fetch(`${url}${target}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: uploadForm({ bytes: patternBytes(size, size & 7), name: 'a.bin' }) });
+      expect(res.status).toBe(expected);
+      await res.arrayBuffer();
+    };
+    const measure = async (requests: () => Promise<void>) => {
+      expect((await (await fetch(`${url}/memory?action=start`)).json()).gc).toBe(true);
+      await requests();
+      return (await (await fetch(`${url}/memory?action=peak`)).json()) as { growth: number; heldGrowth: number };
+    };
+    const round = async () => {
+      await send('/backend/uploads', TEN_MB, 200);
+      await send('/backend/uploads', TEN_MB + 1, 413);
+    };
+    // The first round grows the heap once (code paths, V8 spaces); the measured round must not grow it again.
+    await round();
+    const uploads = await measure(round);
+    expect(uploads.growth).toBeLessThan(10 * 1024 * 1024);
+    expect(uploads.heldGrowth).toBeLessThan(2 * 1024 * 1024);
+    const buffered = await measure(() => send('/buffered', TEN_MB, 200));
+    expect(buffered.heldGrowth).toBeGreaterThan(10 * 1024 * 1024);
+    expect(storedFiles(storageDir).length).toBe(2); // the two accepted files, nothing partial
+    child.kill();
+    await new Promise((resolve) => child.once('exit', resolve));
+    for (const dir of [storageDir, `${storageDir}-db`]) fs.rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+});
