@@ -22,7 +22,12 @@ async function main() {
     throw e;
   }
   setLogLevel(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db') });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: path.join(config.dataDir, 'db'),
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   const boot = await bootstrapOrganisation(db.prisma, config.bootstrapApiKey);
   if (boot?.generated) {
     console.log(`\nCreated organisation "Default". Owner API key (shown only this once):\n\n    ${boot.api_key}\n`);
