@@ -1,5 +1,5 @@
 // The Node HTTP(S) server around the app's fetch handler: optional TLS, optional refusal of plain HTTP,
-// an early 413 for oversized declared bodies, and a graceful close that lets in-flight requests finish.
+// an early 413 for oversized declared bodies, and the stop sequence a balancer expects (RunningServer.close).
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -20,8 +20,15 @@ export interface ServedApp {
 export interface RunningServer {
   server: http.Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * The stop sequence: at once `/ready` answers 503, idle keep-alive connections are closed and every
+   * response carries `Connection: close` (a connection serves at most the request it has); after
+   * `delayMs`, new connections are refused. Resolves when every request received has been answered.
+   */
+  close(options?: { delayMs?: number }): Promise<void>;
 }
+
+const READY_PATH = /^\/ready(\?|$)/;
 
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
   const adapter = createServerAdapter((request: Request) => {
@@ -36,7 +43,22 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
   });
 
+  let stopping = false;
+  /** Responses under way, to close their connections once the stop begins. */
+  const answering = new Set<http.ServerResponse>();
+
   const listener: http.RequestListener = (req, res) => {
+    if (stopping) {
+      res.setHeader('connection', 'close');
+      // Balancers take the process out of rotation on this; until the listener closes it still serves.
+      if (READY_PATH.test(req.url ?? '')) {
+        res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ status: 'stopping' }));
+        return;
+      }
+    }
+    answering.add(res);
+    res.once('close', () => answering.delete(res));
     // Refuse before reading a byte of a body declared too large.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
       const refusal = errorResponse(app.styleOf((req.url ?? '/').split('?')[0]), tooLarge());
@@ -67,11 +89,20 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
   return {
     server,
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets.
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    close: ({ delayMs = 0 } = {}) => {
+      stopping = true;
+      for (const res of answering) {
+        if (!res.headersSent) res.setHeader('connection', 'close');
+        // Sent already as keep-alive: the connection is closed once its response is done.
+        else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+      }
+      server.closeIdleConnections();
+      return new Promise<void>((resolve) => {
+        // server.close() also closes the connections idle by then, and calls back when the last one ends.
+        const refuseNew = () => server.close(() => resolve());
+        if (delayMs > 0) setTimeout(refuseNew, delayMs);
+        else refuseNew();
+      });
+    },
   };
 }
