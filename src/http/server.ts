@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type net from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Config } from '../config.js';
 import type { ResponseStyle } from '../domains/manifest.js';
@@ -44,8 +45,20 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
   });
 
   let stopping = false;
-  /** Responses under way, to close their connections once the stop begins. */
-  const answering = new Set<http.ServerResponse>();
+  /** Responses under way; once the stop begins, a connection without one is closed. */
+  const answering = new Map<http.ServerResponse, net.Socket>();
+  const connections = new Set<net.Socket>();
+  const inUse = (socket: net.Socket) => [...answering.values()].includes(socket);
+  /** Closes a connection after what it has to send: a client never sees a response cut. */
+  const hangUp = (socket: net.Socket) => {
+    if (socket.writableFinished) return void socket.destroy();
+    socket.once('finish', () => socket.destroy());
+    socket.end();
+  };
+  /** Idle keep-alive connections, and ones that have not sent a whole request (which waiting would let hold the stop). */
+  const hangUpUnused = () => {
+    for (const socket of connections) if (!inUse(socket)) hangUp(socket);
+  };
 
   const listener: http.RequestListener = (req, res) => {
     if (stopping) {
@@ -57,8 +70,13 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
         return;
       }
     }
-    answering.add(res);
-    res.once('close', () => answering.delete(res));
+    const socket = req.socket;
+    answering.set(res, socket);
+    res.once('close', () => {
+      answering.delete(res);
+      // Its response may have started as keep-alive before the stop.
+      if (stopping && !inUse(socket)) hangUp(socket);
+    });
     // Refuse before reading a byte of a body declared too large.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
       const refusal = errorResponse(app.styleOf((req.url ?? '/').split('?')[0]), tooLarge());
@@ -79,6 +97,10 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     ? https.createServer({ ...timeouts, cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
     : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
+  server.on(config.tlsCertFile ? 'secureConnection' : 'connection', (socket: net.Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -91,15 +113,13 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     url,
     close: ({ delayMs = 0 } = {}) => {
       stopping = true;
-      for (const res of answering) {
-        if (!res.headersSent) res.setHeader('connection', 'close');
-        // Sent already as keep-alive: the connection is closed once its response is done.
-        else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
-      }
-      server.closeIdleConnections();
+      for (const res of answering.keys()) if (!res.headersSent) res.setHeader('connection', 'close');
+      hangUpUnused();
       return new Promise<void>((resolve) => {
-        // server.close() also closes the connections idle by then, and calls back when the last one ends.
-        const refuseNew = () => server.close(() => resolve());
+        const refuseNew = () => {
+          server.close(() => resolve()); // calls back when the last connection has ended
+          hangUpUnused(); // those opened during the delay without a whole request
+        };
         if (delayMs > 0) setTimeout(refuseNew, delayMs);
         else refuseNew();
       });
