@@ -22,9 +22,10 @@ export interface RunningServer {
   server: http.Server;
   url: string;
   /**
-   * The stop sequence: at once `/ready` answers 503, idle keep-alive connections are closed and every
-   * response carries `Connection: close` (a connection serves at most the request it has); after
-   * `delayMs`, new connections are refused. Resolves when every request received has been answered.
+   * The stop sequence: at once `/ready` answers 503, every response carries `Connection: close` and
+   * connections with no request being answered are closed (idle keep-alive ones, and any that has not
+   * sent a whole request), so a connection serves at most the request it has; after `delayMs`, new
+   * connections are refused. Resolves when every request received has been answered.
    */
   close(options?: { delayMs?: number }): Promise<void>;
 }
