@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
+import { MIGRATION_LOCK_KEY } from '../../src/db/migrate.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 
 const schemas: string[] = [];
@@ -58,10 +59,10 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('PostgreSQL connections (Post
       Number((await observer.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1`, [name])).rows[0].n);
     try {
       // Another process migrating: the start waits for it longer than the statement timeout, and works.
-      await observer.query('SELECT pg_advisory_lock(72110001)');
+      await observer.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
       const opening = openDatabase({ databaseUrl: `${POSTGRES_URL}?schema=${schema}&application_name=${name}`, poolSize: 3, statementTimeoutMs: 300 });
       await new Promise((r) => setTimeout(r, 1_000));
-      await observer.query('SELECT pg_advisory_unlock(72110001)');
+      await observer.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
       const db = await opening;
       try {
         const stopListening = await db.listen('funil_settings_test', () => {});

@@ -7,6 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MIGRATION_LOCK_KEY } from '../../src/db/migrate.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 
@@ -49,8 +50,6 @@ async function accounts(schema: string) {
   });
 }
 
-const MIGRATION_LOCK = 72_110_001; // src/db/migrate.ts
-
 /**
  * Starts `n` processes on `schema` and waits until every one listens. They are lined up first: the test
  * holds the migrations' advisory lock until all `n` wait for it, so they race from the same instant.
@@ -60,9 +59,9 @@ async function startTogether(n: number, schema: string, env: Record<string, stri
   const gate = new pg.Client({ connectionString: POSTGRES_URL });
   await gate.connect();
   try {
-    await gate.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const env_ = { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}&application_name=${name}`, ...env };
-    const servers = await Promise.all(Array.from({ length: n }, () => spawnServer(env_)));
+    await gate.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const serverEnv = { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}&application_name=${name}`, ...env };
+    const servers = await Promise.all(Array.from({ length: n }, () => spawnServer(serverEnv)));
     const deadline = Date.now() + 90_000;
     for (;;) {
       const { rows } = await gate.query(
@@ -74,7 +73,7 @@ async function startTogether(n: number, schema: string, env: Record<string, stri
       if (Date.now() > deadline) throw new Error(`only ${rows[0].n} of ${n} processes reached the migrations`);
       await Promise.race([new Promise((r) => setTimeout(r, 50)), ...servers.map((s) => s.listening)]);
     }
-    await gate.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    await gate.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     await Promise.all(servers.map((s) => s.listening));
     return servers;
   } finally {
