@@ -26,6 +26,14 @@ export interface Config {
   workers: boolean;
   /** Jobs run at once by this process (WORKER_CONCURRENCY). */
   workerConcurrency: number;
+  /** PostgreSQL connections in this process's pool (DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
+  /** PostgreSQL cancels a statement running longer than this; 0 = never (DATABASE_STATEMENT_TIMEOUT_MS). */
+  databaseStatementTimeoutMs: number;
+  /** After SIGTERM, how long connections are still accepted while /ready answers 503 (SHUTDOWN_DELAY_MS). */
+  shutdownDelayMs: number;
+  /** From SIGTERM to exit: past it, what is still running is cut and the exit code is 1 (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +71,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
   const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
   if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
+  const whole = (name: string, fallback: number, min: number) => {
+    const value = Number(env[name] || fallback);
+    if (!Number.isInteger(value) || value < min) problems.push(`${name} must be a whole number >= ${min}, got "${env[name]}"`);
+    return value;
+  };
+  const databasePoolSize = whole('DATABASE_POOL_SIZE', 10, 1);
+  const databaseStatementTimeoutMs = whole('DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0);
+  const shutdownDelayMs = whole('SHUTDOWN_DELAY_MS', 0, 0);
+  const shutdownTimeoutMs = whole('SHUTDOWN_TIMEOUT_MS', 25_000, 1);
+  if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
   let result: Config | undefined;
   try {
     result = {
@@ -86,6 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
       workers: bool('WORKERS', env.WORKERS, true),
       workerConcurrency,
+      databasePoolSize,
+      databaseStatementTimeoutMs,
+      shutdownDelayMs,
+      shutdownTimeoutMs,
     };
   } catch (e) {
     problems.push((e as Error).message);

@@ -25,7 +25,12 @@ async function main() {
   setLogLevel(config.logLevel);
   // The first start on a new data directory spends several seconds creating the schema.
   console.log(`Opening the database (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}) and applying pending migrations…`);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db') });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: path.join(config.dataDir, 'db'),
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   const boot = await bootstrapOrganisation(db.prisma, config.bootstrapApiKey);
   if (boot?.generated) {
     console.log(`\nCreated organisation "Default". Owner API key (shown only this once):\n\n    ${boot.api_key}\n`);
@@ -51,10 +56,15 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
-    const force = setTimeout(() => process.exit(1), 15_000).unref();
-    await server.close();
-    await jobs.stop();
+    const { shutdownDelayMs: delayMs, shutdownTimeoutMs: timeoutMs } = config;
+    log.info('shutting down', { signal, delayMs, timeoutMs });
+    const force = setTimeout(() => {
+      log.error('shutdown timed out: exiting with requests or jobs unfinished', { timeoutMs });
+      process.exit(1);
+    }, timeoutMs).unref();
+    // HTTP and the workers drain side by side; the workers abort what is left a second before the deadline
+    // (their jobs run again elsewhere when the lease expires), so closing the database fits in.
+    await Promise.all([server.close({ delayMs }), jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
     await db.close();
     clearTimeout(force);
     process.exit(0);

@@ -54,7 +54,11 @@ export async function authenticate(
   if (key.revoked_at) throw unauthorized('Chave de API revogada');
   if (key.expires_at && key.expires_at <= now) throw unauthorized('Chave de API expirada');
   if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await prisma.apiKey.update({ where: { id: key.id }, data: { last_used_at: now } });
+    // Decided again in the statement: of many first uses at once only one writes, and a key deleted
+    // since the lookup matches nothing (this request was authorised before it went, so it is served).
+    await prisma.$executeRaw`
+      UPDATE api_keys SET last_used_at = ${now}
+      WHERE id = ${key.id}::uuid AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})`;
   }
   return {
     kind: 'user',

@@ -32,11 +32,14 @@ export interface DatabaseOptions {
   pgliteDir?: string;
   /** In-memory PGlite started from a dump of an already-migrated database (tests: skips initdb). */
   pgliteTemplate?: Blob;
+  /** PostgreSQL: connections in the pool (default 10). The LISTEN connection comes on top. */
   poolSize?: number;
+  /** PostgreSQL: statement_timeout of every connection but the migrator's, in ms; 0 = none (default 30 s). */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize) : openPGlite(options.pgliteDir, options.pgliteTemplate);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.pgliteDir, options.pgliteTemplate);
 }
 
 async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
@@ -66,37 +69,43 @@ async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 30_000 }: DatabaseOptions): Promise<Database> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? undefined;
   parsed.searchParams.delete('schema');
-  const pool = new pg.Pool({
-    connectionString: parsed.toString(),
-    max: poolSize,
-    // Unqualified names in migrations and raw queries resolve in the chosen schema.
-    options: schema ? `-c search_path="${schema}"` : undefined,
-  });
-  if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '')}"`);
+  const connectionString = parsed.toString();
+  // Unqualified names in migrations and raw queries resolve in the chosen schema.
+  const searchPath = schema ? `-c search_path="${schema}"` : '';
+  const options = `${searchPath} -c statement_timeout=${statementTimeoutMs}`.trim();
+  const pool = new pg.Pool({ connectionString, max: poolSize, options });
+  if (schema) {
+    // IF NOT EXISTS is no guard against another process creating it at the same moment.
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '')}"`).catch((e) => {
+      if ((e as { code?: string }).code !== '23505') throw e;
+    });
+  }
   const sql: SqlRunner = {
     script: async (s) => void (await pool.query(s)),
     query: async (s, params) => (await pool.query(s, params as unknown[])).rows,
   };
-  // Migrations hold an advisory lock for their whole run, so they need one connection, not the pool.
-  const client = await pool.connect();
+  // Migrations hold an advisory lock for their whole run, so they need one connection of their own, and
+  // no statement timeout: waiting for another process's migrations, or a long one, is not a fault.
+  const migrator = new pg.Client({ connectionString, options: searchPath || undefined });
+  await migrator.connect();
   try {
     await migrate({
-      script: async (s) => void (await client.query(s)),
-      query: async (s, params) => (await client.query(s, params as unknown[])).rows,
+      script: async (s) => void (await migrator.query(s)),
+      query: async (s, params) => (await migrator.query(s, params as unknown[])).rows,
     });
   } finally {
-    client.release();
+    await migrator.end();
   }
   const prisma = new PrismaClient({ adapter: countingAdapterFactory(new PrismaPg(pool, { schema })) });
   return {
     kind: 'postgres',
     prisma,
     sql,
-    listen: (channel, onNotify) => listenPostgres(parsed.toString(), channel, onNotify),
+    listen: (channel, onNotify) => listenPostgres({ connectionString, options }, channel, onNotify),
     async close() {
       await prisma.$disconnect();
       await pool.end();
@@ -108,7 +117,7 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
  * A dedicated connection outside the pool holds the LISTEN (it must stay open). When it drops, it is
  * reopened every second until it works; `onNotify` then runs once, for notifications missed meanwhile.
  */
-async function listenPostgres(connectionString: string, channel: string, onNotify: () => void) {
+async function listenPostgres(connection: pg.ClientConfig, channel: string, onNotify: () => void) {
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -120,7 +129,7 @@ async function listenPostgres(connectionString: string, channel: string, onNotif
     }, 1000).unref();
   };
   const open = async () => {
-    const c = new pg.Client({ connectionString });
+    const c = new pg.Client(connection);
     c.on('notification', (n) => n.channel === channel && onNotify());
     const lost = () => client === c && reopen();
     c.on('error', lost);

@@ -14,7 +14,8 @@ export interface SqlRunner {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
 }
 
-const LOCK_KEY = 72_110_001; // arbitrary, constant: "funil migrations"
+/** Arbitrary, constant: "funil migrations". The first start's bootstrap decides under it too. */
+export const MIGRATION_LOCK_KEY = 72_110_001;
 
 export async function migrate(db: SqlRunner, dir = MIGRATIONS_DIR): Promise<string[]> {
   const names = fs
@@ -22,7 +23,7 @@ export async function migrate(db: SqlRunner, dir = MIGRATIONS_DIR): Promise<stri
     .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, 'migration.sql')))
     .map((d) => d.name)
     .sort();
-  await db.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+  await db.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
     await db.script(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -57,6 +58,6 @@ export async function migrate(db: SqlRunner, dir = MIGRATIONS_DIR): Promise<stri
     }
     return done;
   } finally {
-    await db.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+    await db.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
   }
 }

@@ -1,8 +1,9 @@
 // The Node HTTP(S) server around the app's fetch handler: optional TLS, optional refusal of plain HTTP,
-// an early 413 for oversized declared bodies, and a graceful close that lets in-flight requests finish.
+// an early 413 for oversized declared bodies, and the stop sequence a balancer expects (RunningServer.close).
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type net from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { Config } from '../config.js';
 import type { ResponseStyle } from '../domains/manifest.js';
@@ -20,13 +21,21 @@ export interface ServedApp {
 export interface RunningServer {
   server: http.Server;
   url: string;
-  close(): Promise<void>;
+  /**
+   * The stop sequence: at once `/ready` answers 503, every response carries `Connection: close` and
+   * connections with no request being answered are closed (idle keep-alive ones, and any that has not
+   * sent a whole request), so a connection serves at most the request it has; after `delayMs`, new
+   * connections are refused. Resolves when every request received has been answered.
+   */
+  close(options?: { delayMs?: number }): Promise<void>;
 }
 
 /** The server's own refusals, in the shape of the path: GraphQL errors on /graphql, else the area's style. */
 function refusal(app: ServedApp, pathname: string, error: AppError, restStyle?: ResponseStyle): Response {
   return pathname === '/graphql' ? graphqlErrorResponse(error) : errorResponse(restStyle ?? app.styleOf(pathname), error);
 }
+
+const READY_PATH = /^\/ready(\?|$)/;
 
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
   const adapter = createServerAdapter((request: Request) => {
@@ -42,7 +51,39 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
   });
 
+  let stopping = false;
+  /** Responses under way; once the stop begins, a connection without one is closed. */
+  const answering = new Map<http.ServerResponse, net.Socket>();
+  const connections = new Set<net.Socket>();
+  const inUse = (socket: net.Socket) => [...answering.values()].includes(socket);
+  /** Closes a connection after what it has to send: a client never sees a response cut. */
+  const hangUp = (socket: net.Socket) => {
+    if (socket.writableFinished) return void socket.destroy();
+    socket.once('finish', () => socket.destroy());
+    socket.end();
+  };
+  /** Idle keep-alive connections, and ones that have not sent a whole request (which waiting would let hold the stop). */
+  const hangUpUnused = () => {
+    for (const socket of connections) if (!inUse(socket)) hangUp(socket);
+  };
+
   const listener: http.RequestListener = (req, res) => {
+    if (stopping) {
+      res.setHeader('connection', 'close');
+      // Balancers take the process out of rotation on this; until the listener closes it still serves.
+      if (READY_PATH.test(req.url ?? '')) {
+        res.writeHead(503, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ status: 'stopping' }));
+        return;
+      }
+    }
+    const socket = req.socket;
+    answering.set(res, socket);
+    res.once('close', () => {
+      answering.delete(res);
+      // Its response may have started as keep-alive before the stop.
+      if (stopping && !inUse(socket)) hangUp(socket);
+    });
     // Refuse before reading a byte of a body declared too large.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
       void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => {
@@ -62,6 +103,10 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     ? https.createServer({ ...timeouts, cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
     : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
+  server.on(config.tlsCertFile ? 'secureConnection' : 'connection', (socket: net.Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -72,11 +117,18 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
   return {
     server,
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets.
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    close: ({ delayMs = 0 } = {}) => {
+      stopping = true;
+      for (const res of answering.keys()) if (!res.headersSent) res.setHeader('connection', 'close');
+      hangUpUnused();
+      return new Promise<void>((resolve) => {
+        const refuseNew = () => {
+          server.close(() => resolve()); // calls back when the last connection has ended
+          hangUpUnused(); // those opened during the delay without a whole request
+        };
+        if (delayMs > 0) setTimeout(refuseNew, delayMs);
+        else refuseNew();
+      });
+    },
   };
 }

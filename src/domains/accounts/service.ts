@@ -1,9 +1,10 @@
 // Organisations, users and API keys. Organisations are created by the platform operator (ADMIN_TOKEN,
 // the CLI, or the first start); users and keys by an organisation's Owner/Admin.
-import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/keys.js';
 import { keyPermissions } from '../../auth/permissions.js';
 import { requireAccountManager, requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
+import { MIGRATION_LOCK_KEY } from '../../db/migrate.js';
 import { fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
@@ -20,19 +21,21 @@ export interface NewOrganisation {
 }
 
 /** Creates an organisation with its Owner and the Owner's first API key, in one transaction. */
-export async function createOrganisation(prisma: PrismaClient, input: NewOrganisation) {
+export function createOrganisation(prisma: PrismaClient, input: NewOrganisation) {
+  return prisma.$transaction((tx) => insertOrganisation(tx, input));
+}
+
+async function insertOrganisation(tx: Prisma.TransactionClient, input: NewOrganisation) {
   const name = requiredText('name', input.name, 200);
   const ownerName = input.owner_name?.trim() || 'Owner';
   const ownerEmail = optionalEmail(input.owner_email) ?? 'owner@localhost';
   const key = input.key ?? generateApiKey();
-  return prisma.$transaction(async (tx) => {
-    const tenant = await tx.tenant.create({ data: { name } });
-    const user = await tx.user.create({ data: { tenant_id: tenant.id, name: ownerName, email: ownerEmail, role: 'owner' } });
-    await tx.apiKey.create({
-      data: { tenant_id: tenant.id, user_id: user.id, name: 'Owner key', prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions: [] },
-    });
-    return { tenant, user, api_key: key };
+  const tenant = await tx.tenant.create({ data: { name } });
+  const user = await tx.user.create({ data: { tenant_id: tenant.id, name: ownerName, email: ownerEmail, role: 'owner' } });
+  await tx.apiKey.create({
+    data: { tenant_id: tenant.id, user_id: user.id, name: 'Owner key', prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions: [] },
   });
+  return { tenant, user, api_key: key };
 }
 
 export function createTenantAsAdmin(ctx: Context, input: NewOrganisation) {
@@ -101,10 +104,23 @@ export async function deleteApiKey(ctx: Context, id: string) {
   return true;
 }
 
-/** First start: make sure someone can get in (decisions.md BOOTSTRAP_API_KEY). */
+/**
+ * First start: make sure someone can get in (decisions.md BOOTSTRAP_API_KEY). Several processes may
+ * start together on an empty database: the decision and the creation hold the migrations' advisory
+ * lock, so exactly one of them creates the organisation and the others find it.
+ */
 export async function bootstrapOrganisation(prisma: PrismaClient, bootstrapKey?: string) {
-  if ((await prisma.tenant.count()) > 0) return null;
-  const created = await createOrganisation(prisma, { name: 'Default', key: bootstrapKey });
-  return { ...created, generated: !bootstrapKey };
+  if ((await prisma.tenant.count()) > 0) return null; // every start but the first: no lock taken
+  const created = await prisma.$transaction(
+    async (tx) => {
+      // First statement, so the transaction holds nothing a migration of another process could wait on.
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::bigint)::text AS locked`;
+      if ((await tx.tenant.count()) > 0) return null;
+      return insertOrganisation(tx, { name: 'Default', key: bootstrapKey });
+    },
+    // The lock may be waited for while another process migrates or bootstraps.
+    { maxWait: 10_000, timeout: 60_000 },
+  );
+  return created && { ...created, generated: !bootstrapKey };
 }
 

@@ -1,0 +1,96 @@
+// SIGTERM with the default settings, on both databases: connections with no request being answered
+// (idle keep-alive, or a request not sent whole) are closed at once and cannot hold the stop, new
+// connections are refused, the request under way is answered with Connection: close, and the exit
+// code is 0 as soon as it is.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { spawnServer } from '../helpers/server-process.js';
+
+const KEY = 'graceful-stop-bootstrap-key-01';
+const schema = `funil_test_${Math.floor(Date.now() / 1000)}_stop${randomBytes(3).toString('hex')}`;
+
+afterAll(async () => {
+  if (testDatabaseKind() !== 'postgres') return;
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
+
+const databaseEnv = (): Record<string, string> =>
+  testDatabaseKind() === 'postgres'
+    ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` }
+    : { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-stop-')) };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A raw connection that has sent `text`; `answer` is what came back, `closed` when the server closed it. */
+function rawConnection(port: number, text: string) {
+  const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+  let received = '';
+  let closedAt: number | undefined;
+  socket.on('data', (d) => (received += d));
+  socket.on('error', () => {});
+  socket.on('close', () => (closedAt = Date.now()));
+  return { received: () => received, closedAt: () => closedAt };
+}
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(false)));
+    socket.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('SIGTERM', () => {
+  it('closes unused connections at once, refuses new ones, answers the request under way, exits 0', { timeout: 120_000 }, async () => {
+    const server = await spawnServer({ ...databaseEnv(), BOOTSTRAP_API_KEY: KEY, SHUTDOWN_TIMEOUT_MS: '20000' });
+    await server.listening;
+    const idle = rawConnection(server.port, 'GET /health HTTP/1.1\r\nHost: funil\r\n\r\n');
+    const partial = rawConnection(server.port, 'GET /backend/tags HTTP/1.1\r\nHost: funil\r\n'); // headers never end
+    const body = JSON.stringify({ name: 'under-way', color: '#abcdef' });
+    let finish!: () => void;
+    const underWay = new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: server.port, path: '/backend/tags', method: 'POST', agent: false, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      finish = () => req.end(body.slice(10));
+    });
+    while (!idle.received().includes('"ok"')) await sleep(20);
+    expect(idle.received()).toMatch(/keep-alive/i);
+
+    const sigterm = Date.now();
+    server.proc.kill('SIGTERM');
+    const deadline = Date.now() + 10_000;
+    while (!(await refuses(server.port))) {
+      if (Date.now() > deadline) throw new Error('still accepting connections');
+      await sleep(20);
+    }
+    while ((!idle.closedAt() || !partial.closedAt()) && Date.now() < deadline) await sleep(20);
+    expect(idle.closedAt()).toBeDefined();
+    expect(partial.closedAt()).toBeDefined();
+    expect(partial.received()).toBe(''); // never given a response it did not ask for whole
+    expect(server.proc.exitCode).toBeNull(); // still waiting for the request under way
+
+    await sleep(300);
+    const finishedAt = Date.now();
+    finish();
+    expect(await underWay).toEqual({ status: 201, connection: 'close' });
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - finishedAt).toBeLessThan(5_000);
+    expect(Date.now() - sigterm).toBeLessThan(15_000);
+  });
+});
