@@ -9,8 +9,9 @@ import { leadsDomain } from './leads/index.js';
 import { pipelinesDomain } from './pipelines/index.js';
 import { productsDomain } from './products/index.js';
 import { dealsDomain } from './deals/index.js';
+import { messagingDomain } from './messaging/index.js';
 
-export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain];
+export const domains: readonly DomainManifest[] = [accountsDomain, leadsDomain, pipelinesDomain, productsDomain, dealsDomain, messagingDomain];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 

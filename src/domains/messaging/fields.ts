@@ -1,0 +1,79 @@
+// Root fields of messaging. REST routes (./index.ts) run these same fields.
+import { builder } from '../../schema/builder.js';
+import { idArg } from '../common/args.js';
+import * as departments from './departments.js';
+import { Acknowledgement, Department, DepartmentList, DepartmentMemberList } from './types.js';
+
+// ---- Departments and members ----
+
+builder.queryField('departments', (t) =>
+  t.field({ type: DepartmentList, description: 'Every department of the organisation (owner or admin).', resolve: (_, __, ctx) => departments.listDepartments(ctx) }),
+);
+
+builder.queryField('myDepartments', (t) =>
+  t.field({ type: DepartmentList, description: 'The departments the caller belongs to (any role).', resolve: (_, __, ctx) => departments.myDepartments(ctx) }),
+);
+
+builder.mutationField('createDepartment', (t) =>
+  t.prismaField({
+    type: Department,
+    description: 'Creates a department (owner or admin). A name already used in the organisation is a conflict.',
+    args: {
+      name: t.arg.string({ required: true, description: '1 to 100 characters, unique in the organisation.' }),
+      description: t.arg.string({ description: 'Up to 1,000 characters.' }),
+    },
+    resolve: (query, _, args, ctx) => departments.createDepartment(ctx, args, query),
+  }),
+);
+
+builder.mutationField('updateDepartment', (t) =>
+  t.prismaField({
+    type: Department,
+    description: 'Renames or describes a department (owner or admin); omitted fields are unchanged.',
+    args: {
+      ...idArg('The department.'),
+      name: t.arg.string({ description: '1 to 100 characters, unique in the organisation.' }),
+      description: t.arg.string({ description: 'Up to 1,000 characters; null clears it.' }),
+    },
+    resolve: (query, _, args, ctx) => departments.updateDepartment(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteDepartment', (t) =>
+  t.boolean({
+    description: 'Deletes a department (owner or admin): its channels and conversations keep existing without a department.',
+    args: idArg('The department.'),
+    resolve: (_, args, ctx) => departments.deleteDepartment(ctx, args.id),
+  }),
+);
+
+builder.queryField('departmentMembers', (t) =>
+  t.field({
+    type: DepartmentMemberList,
+    description: 'The members of a department (owner or admin).',
+    args: idArg('The department.'),
+    resolve: (_, args, ctx) => departments.listMembers(ctx, args.id),
+  }),
+);
+
+const memberArgs = builder.args((t) => ({
+  ...idArg('The department.'),
+  user_id: t.field({ type: 'UUID', required: true, description: 'A user of the organisation.' }),
+}));
+
+builder.mutationField('addDepartmentMember', (t) =>
+  t.field({
+    type: Acknowledgement,
+    description: 'Adds a user of the organisation to a department (owner or admin). Already a member is a conflict.',
+    args: memberArgs,
+    resolve: (_, args, ctx) => departments.addMember(ctx, args.id, args.user_id),
+  }),
+);
+
+builder.mutationField('removeDepartmentMember', (t) =>
+  t.boolean({
+    description: 'Removes a user from a department (owner or admin).',
+    args: memberArgs,
+    resolve: (_, args, ctx) => departments.removeMember(ctx, args.id, args.user_id),
+  }),
+);

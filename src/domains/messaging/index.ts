@@ -1,0 +1,18 @@
+// Messaging: departments and members (bare style), channels, inbound and outbound messages,
+// conversations and message history (envelope style), with one operator visibility policy.
+import { defineDomain } from '../manifest.js';
+import './fields.js';
+
+export const messagingDomain = defineDomain({
+  name: 'messaging',
+  routes: [
+    { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'admin', summary: 'List departments' },
+    { method: 'GET', path: '/departments/my', field: 'Query.myDepartments', style: 'bare', access: 'member', summary: 'The caller’s departments' },
+    { method: 'POST', path: '/departments', field: 'Mutation.createDepartment', style: 'bare', status: 201, access: 'admin', summary: 'Create a department' },
+    { method: 'PUT', path: '/departments/:id', field: 'Mutation.updateDepartment', style: 'bare', access: 'admin', summary: 'Update a department' },
+    { method: 'DELETE', path: '/departments/:id', field: 'Mutation.deleteDepartment', style: 'bare', status: 204, access: 'admin', summary: 'Delete a department' },
+    { method: 'GET', path: '/departments/:id/members', field: 'Query.departmentMembers', style: 'bare', access: 'admin', summary: 'List a department’s members' },
+    { method: 'POST', path: '/departments/:id/members', field: 'Mutation.addDepartmentMember', style: 'bare', access: 'admin', summary: 'Add a member' },
+    { method: 'DELETE', path: '/departments/:id/members/:user_id', field: 'Mutation.removeDepartmentMember', style: 'bare', status: 204, access: 'admin', summary: 'Remove a member' },
+  ],
+});
