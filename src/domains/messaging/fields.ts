@@ -1,8 +1,9 @@
 // Root fields of messaging. REST routes (./index.ts) run these same fields.
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
+import * as channels from './channels.js';
 import * as departments from './departments.js';
-import { Acknowledgement, Department, DepartmentList, DepartmentMemberList } from './types.js';
+import { Acknowledgement, Channel, ChannelConfigInput, ChannelProviderEnum, Department, DepartmentList, DepartmentMemberList } from './types.js';
 
 // ---- Departments and members ----
 
@@ -75,5 +76,53 @@ builder.mutationField('removeDepartmentMember', (t) =>
     description: 'Removes a user from a department (owner or admin).',
     args: memberArgs,
     resolve: (_, args, ctx) => departments.removeMember(ctx, args.id, args.user_id),
+  }),
+);
+
+// ---- Channels ----
+
+builder.queryField('channels', (t) =>
+  t.prismaField({ type: [Channel], description: 'The organisation’s channels, oldest first.', resolve: (query, _, __, ctx) => channels.listChannels(ctx, query) }),
+);
+
+builder.queryField('channel', (t) =>
+  t.prismaField({ type: Channel, description: 'One channel.', args: idArg('The channel.'), resolve: (query, _, args, ctx) => channels.getChannel(ctx, args.id, query) }),
+);
+
+builder.mutationField('createChannel', (t) =>
+  t.prismaField({
+    type: Channel,
+    description: 'Creates a channel (owner or admin).',
+    args: {
+      name: t.arg.string({ required: true, description: '1 to 100 characters.' }),
+      provider: t.arg({ type: ChannelProviderEnum, required: true }),
+      department_id: t.arg({ type: 'UUID', description: 'A department of the organisation.' }),
+      active: t.arg.boolean({ description: 'Default true.' }),
+      config: t.arg({ type: ChannelConfigInput }),
+    },
+    resolve: (query, _, args, ctx) => channels.createChannel(ctx, args, query),
+  }),
+);
+
+builder.mutationField('updateChannel', (t) =>
+  t.prismaField({
+    type: Channel,
+    description: 'Changes a channel (owner or admin); omitted fields are unchanged, a given config replaces the stored one.',
+    args: {
+      ...idArg('The channel.'),
+      name: t.arg.string({ description: '1 to 100 characters.' }),
+      department_id: t.arg({ type: 'UUID', description: 'A department of the organisation; null clears it.' }),
+      active: t.arg.boolean(),
+      config: t.arg({ type: ChannelConfigInput }),
+    },
+    resolve: (query, _, args, ctx) => channels.updateChannel(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteChannel', (t) =>
+  t.boolean({
+    description: 'Deletes a channel (owner or admin); its conversations and messages stay.',
+    args: idArg('The channel.'),
+    resolve: (_, args, ctx) => channels.deleteChannel(ctx, args.id),
   }),
 );

@@ -14,5 +14,10 @@ export const messagingDomain = defineDomain({
     { method: 'GET', path: '/departments/:id/members', field: 'Query.departmentMembers', style: 'bare', access: 'admin', summary: 'List a department’s members' },
     { method: 'POST', path: '/departments/:id/members', field: 'Mutation.addDepartmentMember', style: 'bare', access: 'admin', summary: 'Add a member' },
     { method: 'DELETE', path: '/departments/:id/members/:user_id', field: 'Mutation.removeDepartmentMember', style: 'bare', status: 204, access: 'admin', summary: 'Remove a member' },
+    { method: 'GET', path: '/channels', field: 'Query.channels', style: 'envelope', access: 'member', summary: 'List channels' },
+    { method: 'POST', path: '/channels', field: 'Mutation.createChannel', style: 'envelope', status: 201, access: 'admin', summary: 'Create a channel' },
+    { method: 'GET', path: '/channels/:id', field: 'Query.channel', style: 'envelope', access: 'member', summary: 'Get a channel' },
+    { method: 'PUT', path: '/channels/:id', field: 'Mutation.updateChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Update a channel' },
+    { method: 'DELETE', path: '/channels/:id', field: 'Mutation.deleteChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Delete a channel' },
   ],
 });

@@ -61,3 +61,31 @@ export const Acknowledgement = builder.objectRef<{ message: string }>('Acknowled
   description: 'Confirms an operation with a message (in Portuguese).',
   fields: (t) => ({ message: t.exposeString('message') }),
 });
+
+export const ChannelProviderEnum = builder.enumType('ChannelProvider', {
+  description: '`test` accepts every send; `whatsapp_cloud` sends through the WhatsApp Cloud API.',
+  values: { test: { value: 'test' }, whatsapp_cloud: { value: 'whatsapp_cloud' } } as const,
+});
+
+export const ChannelConfigInput = builder.inputType('ChannelConfigInput', {
+  description: 'Provider settings, write-only (never returned). whatsapp_cloud: phone_number_id and access_token are required.',
+  fields: (t) => ({
+    api_url: t.string({ description: 'Base URL of the Graph API; default https://graph.facebook.com/v21.0.' }),
+    phone_number_id: t.string({ description: 'The WhatsApp Business phone number id.' }),
+    access_token: t.string({ description: 'Bearer token for the Graph API.' }),
+    app_secret: t.string({ description: 'The app secret: signs the provider’s webhooks (X-Hub-Signature-256).' }),
+    verify_token: t.string({ description: 'The token the provider echoes when verifying the webhook URL.' }),
+  }),
+});
+
+export const Channel = builder.prismaObject('Channel', {
+  description: 'A messaging channel. Its provider configuration is write-only and never returned.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    provider: t.expose('provider', { type: ChannelProviderEnum }),
+    department_id: t.expose('department_id', { type: 'UUID', nullable: true, description: 'New conversations of this channel get this department.' }),
+    active: t.exposeBoolean('active', { description: 'Inactive channels do not send.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
