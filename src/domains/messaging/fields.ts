@@ -2,8 +2,24 @@
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import * as channels from './channels.js';
+import * as conversations from './conversations.js';
+import { CONVERSATIONS_MAX_LIMIT } from './conversations.js';
 import * as departments from './departments.js';
-import { Acknowledgement, Channel, ChannelConfigInput, ChannelProviderEnum, Department, DepartmentList, DepartmentMemberList } from './types.js';
+import * as inbound from './inbound.js';
+import {
+  Acknowledgement,
+  Channel,
+  ChannelConfigInput,
+  ChannelProviderEnum,
+  Conversation,
+  ConversationPage,
+  ConversationStatusEnum,
+  Department,
+  DepartmentList,
+  DepartmentMemberList,
+  InboundResultType,
+  MessagePage,
+} from './types.js';
 
 // ---- Departments and members ----
 
@@ -124,5 +140,74 @@ builder.mutationField('deleteChannel', (t) =>
     description: 'Deletes a channel (owner or admin); its conversations and messages stay.',
     args: idArg('The channel.'),
     resolve: (_, args, ctx) => channels.deleteChannel(ctx, args.id),
+  }),
+);
+
+// ---- Inbound ----
+
+builder.mutationField('receiveInboundMessage', (t) =>
+  t.field({
+    type: InboundResultType,
+    description:
+      'An inbound message from the phone `from` on a channel (owner or admin key): finds or creates the lead and the open conversation, stores the message (role user) and counts it unread.',
+    args: {
+      ...idArg('The channel.'),
+      from: t.arg.string({ required: true, description: 'The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits.' }),
+      content: t.arg.string({ required: true, description: 'The text, up to 4,096 characters.' }),
+      name: t.arg.string({ description: 'The sender’s name, for a new lead (default: the phone).' }),
+    },
+    resolve: (_, args, ctx) => inbound.receiveInbound(ctx, args.id, args),
+  }),
+);
+
+// ---- Conversations and history ----
+
+builder.queryField('conversations', (t) =>
+  t.field({
+    type: ConversationPage,
+    description: 'Conversations the caller can see, latest activity first.',
+    args: {
+      limit: t.arg.int({ description: `1 to ${CONVERSATIONS_MAX_LIMIT}, default 20 (out of range: 20).` }),
+      offset: t.arg.int({ description: 'Default 0.' }),
+      lead_id: t.arg({ type: 'UUID', description: 'Only this lead’s conversations.' }),
+      status: t.arg({ type: ConversationStatusEnum, description: 'active or archived.' }),
+    },
+    resolve: (_, args, ctx) => conversations.conversationPage(ctx, args),
+  }),
+);
+
+builder.queryField('conversation', (t) =>
+  t.prismaField({
+    type: Conversation,
+    description: 'One conversation, if the caller can see it.',
+    args: idArg('The conversation.'),
+    resolve: (query, _, args, ctx) => conversations.getConversation(ctx, args.id, query),
+  }),
+);
+
+builder.mutationField('updateConversation', (t) =>
+  t.prismaField({
+    type: Conversation,
+    description: 'Archives or reopens a conversation, moves it to a department, or marks it read.',
+    args: {
+      ...idArg('The conversation.'),
+      status: t.arg({ type: ConversationStatusEnum, description: 'Reopening while the lead has another open conversation is a conflict.' }),
+      department_id: t.arg({ type: 'UUID', description: 'A department of the organisation; null clears it.' }),
+      read: t.arg.boolean({ description: '`true` sets unread_count to 0.' }),
+    },
+    resolve: (query, _, args, ctx) => conversations.updateConversation(ctx, args.id, args, query),
+  }),
+);
+
+builder.queryField('leadMessages', (t) =>
+  t.field({
+    type: MessagePage,
+    description: 'A lead’s message history in the conversations the caller can see; newest last.',
+    args: {
+      ...idArg('The lead.'),
+      limit: t.arg.int({ description: '1 to 100, default 20.' }),
+      offset: t.arg.int({ description: 'Messages to skip, counting back from the newest. Default 0.' }),
+    },
+    resolve: (_, args, ctx) => conversations.leadMessages(ctx, args.id, args),
   }),
 );

@@ -19,5 +19,10 @@ export const messagingDomain = defineDomain({
     { method: 'GET', path: '/channels/:id', field: 'Query.channel', style: 'envelope', access: 'member', summary: 'Get a channel' },
     { method: 'PUT', path: '/channels/:id', field: 'Mutation.updateChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Update a channel' },
     { method: 'DELETE', path: '/channels/:id', field: 'Mutation.deleteChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Delete a channel' },
+    { method: 'POST', path: '/channels/:id/inbound', field: 'Mutation.receiveInboundMessage', style: 'envelope', access: 'admin', summary: 'Report an inbound message' },
+    { method: 'GET', path: '/conversations', field: 'Query.conversations', style: 'envelope', wrap: 'spread', access: 'member', summary: 'List conversations' },
+    { method: 'GET', path: '/conversations/:id', field: 'Query.conversation', style: 'envelope', access: 'member', summary: 'Get a conversation' },
+    { method: 'PUT', path: '/conversations/:id', field: 'Mutation.updateConversation', style: 'envelope', access: 'member', summary: 'Update a conversation' },
+    { method: 'GET', path: '/leads/:id/messages', field: 'Query.leadMessages', style: 'envelope', wrap: 'spread', access: 'member', summary: 'A lead’s message history' },
   ],
 });
