@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import { log } from '../log.js';
 import type { QueueDefinition } from './queue.js';
 import { runJobs, type JobRunner } from './runner.js';
+import { messageDeliveryQueue } from '../domains/messaging/deliver.js';
 
 /** What a queue's handler may need; it receives the unscoped database and scopes by the job's tenant itself. */
 export interface QueueDeps {
@@ -12,7 +13,7 @@ export interface QueueDeps {
 }
 
 /** Every queue, as a factory of its definition. A domain adds its own here. */
-const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [];
+const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [messageDeliveryQueue];
 
 /** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */
 export async function startJobRunner(db: Database, config: Config): Promise<JobRunner> {

@@ -49,3 +49,34 @@ export async function inbound(api: TestClient, org: Org, channelId: string, from
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.data as { lead: { id: string; name: string; phone: string }; conversation: { id: string; unread_count: number; department_id: string | null }; message: { id: string } };
 }
+
+/** Sends a message through the API, asserting 200; returns the stored message. */
+export async function send(api: TestClient, key: string, body: Record<string, unknown>) {
+  const r = await api.rest('POST', '/backend/messages/send', { key, body });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.data as { id: string; status: string; conversation_id: string; channel_id: string; lead_id: string };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls a message's row until `done` holds for it (or the time is up). */
+export async function waitForMessage(api: TestClient, id: string, done: (m: MessageRow) => boolean, timeoutMs = 10_000): Promise<MessageRow> {
+  const started = Date.now();
+  for (;;) {
+    const [row] = await api.db.sql.query<MessageRow>('SELECT id::text AS id, status::text AS status, provider_message_id, error FROM messages WHERE id = $1', [id]);
+    if (row && done(row)) return row;
+    if (Date.now() - started > timeoutMs) throw new Error(`message ${id} still ${JSON.stringify(row)}`);
+    await sleep(50);
+  }
+}
+
+export interface MessageRow {
+  id: string;
+  status: string;
+  provider_message_id: string | null;
+  error: string | null;
+}
+
+export async function eventTypes(api: TestClient, tenantId: string): Promise<string[]> {
+  return (await api.db.sql.query<{ type: string }>('SELECT type FROM events WHERE tenant_id = $1 ORDER BY created_at, type', [tenantId])).map((e) => e.type);
+}

@@ -6,6 +6,8 @@ import * as conversations from './conversations.js';
 import { CONVERSATIONS_MAX_LIMIT } from './conversations.js';
 import * as departments from './departments.js';
 import * as inbound from './inbound.js';
+import * as send from './send.js';
+import * as status from './status.js';
 import {
   Acknowledgement,
   Channel,
@@ -18,6 +20,7 @@ import {
   DepartmentList,
   DepartmentMemberList,
   InboundResultType,
+  Message,
   MessagePage,
 } from './types.js';
 
@@ -209,5 +212,36 @@ builder.queryField('leadMessages', (t) =>
       offset: t.arg.int({ description: 'Messages to skip, counting back from the newest. Default 0.' }),
     },
     resolve: (_, args, ctx) => conversations.leadMessages(ctx, args.id, args),
+  }),
+);
+
+// ---- Sending and statuses ----
+
+builder.mutationField('sendMessage', (t) =>
+  t.prismaField({
+    type: Message,
+    description:
+      'Sends a text to a lead: stored `pending` in the lead’s open conversation (created if none) and delivered in the background through the channel. Without channel_id: the open conversation’s channel, else the oldest active channel.',
+    args: {
+      lead_id: t.arg({ type: 'UUID', required: true, description: 'The lead.' }),
+      content: t.arg.string({ required: true, description: 'The text, up to 4,096 characters.' }),
+      type: t.arg.string({ description: 'Only `text` (the default).' }),
+      channel_id: t.arg({ type: 'UUID', description: 'An active channel of the organisation.' }),
+    },
+    resolve: (query, _, args, ctx) => send.sendMessage(ctx, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
+  }),
+);
+
+builder.mutationField('reportMessageStatus', (t) =>
+  t.prismaField({
+    type: Message,
+    description: 'A provider’s status callback for an outbound message of the channel (owner or admin key). Statuses only move forward.',
+    args: {
+      ...idArg('The channel.'),
+      message_id: t.arg.string({ required: true, description: 'Our message id or the provider’s.' }),
+      status: t.arg.string({ required: true, description: 'sent, delivered, read or failed.' }),
+      error: t.arg.string({ description: 'The provider’s reason, with failed.' }),
+    },
+    resolve: (query, _, args, ctx) => status.reportStatus(ctx, args.id, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
   }),
 );

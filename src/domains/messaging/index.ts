@@ -20,6 +20,8 @@ export const messagingDomain = defineDomain({
     { method: 'PUT', path: '/channels/:id', field: 'Mutation.updateChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Update a channel' },
     { method: 'DELETE', path: '/channels/:id', field: 'Mutation.deleteChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Delete a channel' },
     { method: 'POST', path: '/channels/:id/inbound', field: 'Mutation.receiveInboundMessage', style: 'envelope', access: 'admin', summary: 'Report an inbound message' },
+    { method: 'POST', path: '/channels/:id/status', field: 'Mutation.reportMessageStatus', style: 'envelope', access: 'admin', summary: 'Report a message status' },
+    { method: 'POST', path: '/messages/send', field: 'Mutation.sendMessage', style: 'envelope', access: 'member', summary: 'Send a text message to a lead' },
     { method: 'GET', path: '/conversations', field: 'Query.conversations', style: 'envelope', wrap: 'spread', access: 'member', summary: 'List conversations' },
     { method: 'GET', path: '/conversations/:id', field: 'Query.conversation', style: 'envelope', access: 'member', summary: 'Get a conversation' },
     { method: 'PUT', path: '/conversations/:id', field: 'Mutation.updateConversation', style: 'envelope', access: 'member', summary: 'Update a conversation' },

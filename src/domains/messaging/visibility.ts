@@ -8,7 +8,6 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Viewer } from '../../auth/viewer.js';
 import { requireTenant } from '../../auth/viewer.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
 
 /** Who is looking: everything (owner, admin, the system acting for a channel) or one operator. */
 export type Audience = { kind: 'all' } | { kind: 'operator'; userId: string };
@@ -37,13 +36,4 @@ export function conversationSql(audience: Audience, alias: Prisma.Sql): Prisma.S
   return Prisma.sql`(${alias}.department_id IS NULL OR EXISTS (
     SELECT 1 FROM department_members m
     WHERE m.tenant_id = ${alias}.tenant_id AND m.department_id = ${alias}.department_id AND m.user_id = ${audience.userId}::uuid))`;
-}
-
-/**
- * Whether a conversation that does not exist yet, with this department, would be visible (send creates
- * the lead's open conversation with its channel's department).
- */
-export async function seesDepartment(db: Pick<TenantTx, 'departmentMember'>, audience: Audience, departmentId: string | null): Promise<boolean> {
-  if (audience.kind === 'all' || departmentId === null) return true;
-  return (await db.departmentMember.count({ where: { department_id: departmentId, user_id: audience.userId } })) > 0;
 }
