@@ -2,6 +2,7 @@
 // conversations and message history (envelope style), with one operator visibility policy.
 import { defineDomain } from '../manifest.js';
 import './fields.js';
+import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
 
 export const messagingDomain = defineDomain({
   name: 'messaging',
@@ -21,6 +22,8 @@ export const messagingDomain = defineDomain({
     { method: 'DELETE', path: '/channels/:id', field: 'Mutation.deleteChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Delete a channel' },
     { method: 'POST', path: '/channels/:id/inbound', field: 'Mutation.receiveInboundMessage', style: 'envelope', access: 'admin', summary: 'Report an inbound message' },
     { method: 'POST', path: '/channels/:id/status', field: 'Mutation.reportMessageStatus', style: 'envelope', access: 'admin', summary: 'Report a message status' },
+    { method: 'GET', path: '/channels/:id/whatsapp', style: 'envelope', access: 'public', handler: verifyWebhook, summary: 'WhatsApp Cloud webhook verification (hub.challenge)' },
+    { method: 'POST', path: '/channels/:id/whatsapp', style: 'envelope', access: 'public', handler: receiveWebhook, summary: 'WhatsApp Cloud webhook (signed with X-Hub-Signature-256)' },
     { method: 'POST', path: '/messages/send', field: 'Mutation.sendMessage', style: 'envelope', access: 'member', summary: 'Send a text message to a lead' },
     { method: 'GET', path: '/conversations', field: 'Query.conversations', style: 'envelope', wrap: 'spread', access: 'member', summary: 'List conversations' },
     { method: 'GET', path: '/conversations/:id', field: 'Query.conversation', style: 'envelope', access: 'member', summary: 'Get a conversation' },
