@@ -24,6 +24,8 @@ export interface Config {
   workers: boolean;
   /** Jobs run at once by this process (WORKER_CONCURRENCY). */
   workerConcurrency: number;
+  /** redis:// URL: live GraphQL subscriptions cross server processes through Redis (REDIS_URL). */
+  redisUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -58,6 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
   const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
   if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   let result: Config | undefined;
   try {
     result = {
@@ -80,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
       workers: bool('WORKERS', env.WORKERS, true),
       workerConcurrency,
+      redisUrl,
     };
   } catch (e) {
     problems.push((e as Error).message);

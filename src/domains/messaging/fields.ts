@@ -6,6 +6,7 @@ import * as conversations from './conversations.js';
 import { CONVERSATIONS_MAX_LIMIT } from './conversations.js';
 import * as departments from './departments.js';
 import * as inbound from './inbound.js';
+import * as live from './live.js';
 import * as send from './send.js';
 import * as status from './status.js';
 import {
@@ -243,5 +244,16 @@ builder.mutationField('reportMessageStatus', (t) =>
       error: t.arg.string({ description: 'The provider’s reason, with failed.' }),
     },
     resolve: (query, _, args, ctx) => status.reportStatus(ctx, args.id, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
+  }),
+);
+
+// ---- Live messages ----
+
+builder.subscriptionField('messageAdded', (t) =>
+  t.field({
+    type: Message,
+    description: 'New messages (inbound and sent) of the conversations the caller can see, as they are stored.',
+    subscribe: (_, __, ctx) => live.messagesFor(ctx),
+    resolve: (message) => message,
   }),
 );

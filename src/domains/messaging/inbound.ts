@@ -8,6 +8,7 @@ import type { TenantDb } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
 import { notFound, invalidInput } from '../../errors.js';
 import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
+import { announceMessage } from './live.js';
 import { inboundPhone } from './phone.js';
 import { messageData } from './shapes.js';
 import { appendMessage, leadForPhone, openConversation } from './store.js';
@@ -60,8 +61,9 @@ export async function receiveMessage(db: TenantDb, channelId: string, input: Inb
 
 /** POST /backend/channels/{id}/inbound: an integration (owner or admin key) reports a message. */
 export async function receiveInbound(ctx: Context, channelId: string, input: { from: string; content: string; name?: string | null }): Promise<InboundResult> {
-  requireAdminRole(ctx.viewer);
+  const viewer = requireAdminRole(ctx.viewer);
   if (input.name != null && input.name.length > 255) throw invalidInput('O campo name aceita no máximo 255 caracteres');
-  const result = await receiveMessage(ctx.db, channelId, { from: input.from, content: messageText('content', input.content), name: input.name });
-  return result!;
+  const result = (await receiveMessage(ctx.db, channelId, { from: input.from, content: messageText('content', input.content), name: input.name }))!;
+  announceMessage(ctx.config, viewer.tenantId, result.message.id);
+  return result;
 }

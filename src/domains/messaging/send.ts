@@ -8,6 +8,7 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { AppError, invalidInput, notFound } from '../../errors.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
+import { announceMessage } from './live.js';
 import { canReceiveMessages } from './phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
@@ -40,7 +41,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
   const content = messageText('content', input.content);
   const type = input.type ?? 'text';
   if (type !== 'text') throw invalidInput('O campo type aceita apenas text');
-  return ctx.db.$transaction(async (tx) => {
+  const message = await ctx.db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({ where: { id: input.lead_id } });
     if (!lead) throw notFound('Lead');
     if (!canReceiveMessages(lead.phone)) throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
@@ -55,4 +56,6 @@ export async function sendMessage(ctx: Context, input: SendInput) {
     await enqueue(tx, DELIVER_QUEUE, payload);
     return message;
   });
+  announceMessage(ctx.config, ctx.db.$tenantId, message.id);
+  return message;
 }

@@ -13,6 +13,7 @@ import { log } from '../../log.js';
 import { isUuid } from '../common/validate.js';
 import { whatsAppConfig } from './channels.js';
 import { receiveMessage } from './inbound.js';
+import { announceMessage } from './live.js';
 import { advanceStatus, REPORTED_STATUSES, type ReportedStatus } from './status.js';
 import { tenantDb } from './tenant-db.js';
 
@@ -116,7 +117,10 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
       if (!message.from || !message.id) continue;
       try {
         const stored = await receiveMessage(db, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: message.type ?? 'text', providerMessageId: message.id });
-        if (stored) messages++;
+        if (stored) {
+          announceMessage(ctx.config, channel.tenant_id, stored.message.id);
+          messages++;
+        }
       } catch (e) {
         // One unreadable sender must not make the provider resend the others forever.
         if (!(e instanceof AppError && e.kind === 'INVALID_INPUT')) throw e;
