@@ -106,6 +106,17 @@ describe('conversations', () => {
     expect((await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key })).body.data).toEqual([expect.objectContaining({ content: 'Olá', channel_id: null })]);
   });
 
+  it('deletes a lead’s conversations and messages with the lead', async () => {
+    const org = await api.newOrg();
+    const channel = await makeChannel(api, org);
+    const { lead, conversation } = await inbound(api, org, channel.id, nextMobile());
+    const deleted = await api.rest('DELETE', `/backend/leads/${lead.id}`, { key: org.key });
+    expect(deleted.status).toBe(200);
+    expect((await api.rest('GET', `/backend/conversations/${conversation.id}`, { key: org.key })).status).toBe(404);
+    const [left] = await api.db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE tenant_id = $1', [org.tenantId]);
+    expect(left.n).toBe(0);
+  });
+
   it('gives a lead’s message history newest last, paged back from the newest', async () => {
     const org = await api.newOrg();
     const channel = await makeChannel(api, org);

@@ -4,6 +4,7 @@
 // stored), the open conversation (created if none, with the channel's department), the message stored
 // `pending` and a `messages.deliver` job. The provider is called by the job, never by the request.
 import type { Context } from '../../context/context.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { AppError, invalidInput, notFound } from '../../errors.js';
 import { enqueue } from '../../jobs/enqueue.js';
@@ -12,7 +13,7 @@ import { announceMessage } from './live.js';
 import { canReceiveMessages } from './phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
-import { audienceOf, conversationWhere, type Audience } from './visibility.js';
+import { audienceOf, conversationSql, type Audience } from './visibility.js';
 
 export interface SendInput {
   lead_id: string;
@@ -21,8 +22,13 @@ export interface SendInput {
   channel_id?: string | null;
 }
 
+/** One EXISTS statement with the policy in its SQL form. */
 async function isVisible(tx: TenantTx, audience: Audience, conversationId: string) {
-  return (await tx.conversation.count({ where: { AND: [{ id: conversationId }, conversationWhere(audience)] } })) > 0;
+  const [row] = await tx.$tenantQuery<{ visible: boolean }[]>(
+    (tenant) => Prisma.sql`
+    SELECT EXISTS (SELECT 1 FROM conversations c WHERE c.tenant_id = ${tenant} AND c.id = ${conversationId}::uuid AND ${conversationSql(audience, Prisma.sql`c`)}) AS visible`,
+  );
+  return row.visible;
 }
 
 async function chooseChannel(tx: TenantTx, explicit: string | null | undefined, conversationChannel: string | null | undefined) {
