@@ -3,7 +3,6 @@ import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import * as channels from './channels.js';
 import * as conversations from './conversations.js';
-import { CONVERSATIONS_MAX_LIMIT } from './conversations.js';
 import * as departments from './departments.js';
 import * as inbound from './inbound.js';
 import * as live from './live.js';
@@ -171,7 +170,7 @@ builder.queryField('conversations', (t) =>
     type: ConversationPage,
     description: 'Conversations the caller can see, latest activity first.',
     args: {
-      limit: t.arg.int({ description: `1 to ${CONVERSATIONS_MAX_LIMIT}, default 20 (out of range: 20).` }),
+      limit: t.arg.int({ description: `1 to ${conversations.CONVERSATIONS_MAX_LIMIT}, default 20 (out of range: 20).` }),
       offset: t.arg.int({ description: 'Default 0.' }),
       lead_id: t.arg({ type: 'UUID', description: 'Only this lead’s conversations.' }),
       status: t.arg({ type: ConversationStatusEnum, description: 'active or archived.' }),

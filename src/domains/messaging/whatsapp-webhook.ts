@@ -116,7 +116,7 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
     for (const message of value.messages ?? []) {
       if (!message.from || !message.id) continue;
       try {
-        const stored = await receiveMessage(db, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: message.type ?? 'text', providerMessageId: message.id });
+        const stored = await receiveMessage(db, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: (message.type ?? 'text').slice(0, 32), providerMessageId: message.id });
         if (stored) {
           announceMessage(ctx.config, channel.tenant_id, stored.message.id);
           messages++;
