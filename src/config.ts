@@ -34,6 +34,8 @@ export interface Config {
   shutdownDelayMs: number;
   /** From SIGTERM to exit: past it, what is still running is cut and the exit code is 1 (SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
+  /** redis:// URL: live GraphQL subscriptions cross server processes through Redis (REDIS_URL). */
+  redisUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -81,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownDelayMs = whole('SHUTDOWN_DELAY_MS', 0, 0);
   const shutdownTimeoutMs = whole('SHUTDOWN_TIMEOUT_MS', 25_000, 1);
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   let result: Config | undefined;
   try {
     result = {
@@ -108,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       databaseStatementTimeoutMs,
       shutdownDelayMs,
       shutdownTimeoutMs,
+      redisUrl,
     };
   } catch (e) {
     problems.push((e as Error).message);

@@ -20,7 +20,7 @@ describe('schema', () => {
     const bad: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (type.name.startsWith('__')) continue;
-      const root = type === schema.getQueryType() || type === schema.getMutationType();
+      const root = type === schema.getQueryType() || type === schema.getMutationType() || type === schema.getSubscriptionType();
       if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
         for (const field of Object.values(type.getFields())) {
           if (root ? !CAMEL.test(field.name) : !RELAY_TYPES(type.name) && !SNAKE.test(field.name)) bad.push(`${type.name}.${field.name}`);

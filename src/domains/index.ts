@@ -13,6 +13,7 @@ import { templatesDomain } from './templates/index.js';
 import { knowledgeDomain } from './knowledge/index.js';
 import { webhooksDomain } from './webhooks/index.js';
 import { uploadsDomain } from './uploads/index.js';
+import { messagingDomain } from './messaging/index.js';
 
 export const domains: readonly DomainManifest[] = [
   accountsDomain,
@@ -24,6 +25,7 @@ export const domains: readonly DomainManifest[] = [
   knowledgeDomain,
   webhooksDomain,
   uploadsDomain,
+  messagingDomain,
 ];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));

@@ -6,6 +6,7 @@ import { uploadCleanupQueue } from '../domains/uploads/cleanup-job.js';
 import { log } from '../log.js';
 import type { QueueDefinition } from './queue.js';
 import { runJobs, type JobRunner } from './runner.js';
+import { messageDeliveryQueue } from '../domains/messaging/deliver.js';
 
 /** What a queue's handler may need; it receives the unscoped database and scopes by the job's tenant itself. */
 export interface QueueDeps {
@@ -14,7 +15,7 @@ export interface QueueDeps {
 }
 
 /** Every queue, as a factory of its definition. A domain adds its own here. */
-const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue, uploadCleanupQueue];
+const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue, uploadCleanupQueue, messageDeliveryQueue];
 
 /** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */
 export async function startJobRunner(db: Database, config: Config): Promise<JobRunner> {

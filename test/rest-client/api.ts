@@ -207,6 +207,314 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List channels
+         * @description The organisation’s channels, oldest first.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["channels"];
+        put?: never;
+        /**
+         * Create a channel
+         * @description Creates a channel (owner or admin).
+         *
+         *     Owner or admin role.
+         */
+        post: operations["createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a channel
+         * @description One channel.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["channel"];
+        /**
+         * Update a channel
+         * @description Changes a channel (owner or admin); omitted fields are unchanged, a given config replaces the stored one.
+         *
+         *     Owner or admin role.
+         */
+        put: operations["updateChannel"];
+        post?: never;
+        /**
+         * Delete a channel
+         * @description Deletes a channel (owner or admin); its conversations and messages stay.
+         *
+         *     Owner or admin role.
+         */
+        delete: operations["deleteChannel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/channels/{id}/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an inbound message
+         * @description An inbound message from the phone `from` on a channel (owner or admin key): finds or creates the lead and the open conversation, stores the message (role user) and counts it unread.
+         *
+         *     Owner or admin role.
+         */
+        post: operations["receiveInboundMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/channels/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a message status
+         * @description A provider’s status callback for an outbound message of the channel (owner or admin key). Statuses only move forward.
+         *
+         *     Owner or admin role.
+         */
+        post: operations["reportMessageStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/channels/{id}/whatsapp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * WhatsApp Cloud webhook verification (hub.challenge)
+         * @description No key needed.
+         */
+        get: operations["getChannelsWhatsapp"];
+        put?: never;
+        /**
+         * WhatsApp Cloud webhook (signed with X-Hub-Signature-256)
+         * @description No key needed.
+         */
+        post: operations["postChannelsWhatsapp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description Conversations the caller can see, latest activity first.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a conversation
+         * @description One conversation, if the caller can see it.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["conversation"];
+        /**
+         * Update a conversation
+         * @description Archives or reopens a conversation, moves it to a department, or marks it read.
+         *
+         *     Any key of the organisation.
+         */
+        put: operations["updateConversation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/departments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List departments
+         * @description Every department of the organisation (owner or admin).
+         *
+         *     Owner or admin role.
+         */
+        get: operations["departments"];
+        put?: never;
+        /**
+         * Create a department
+         * @description Creates a department (owner or admin). A name already used in the organisation is a conflict.
+         *
+         *     Owner or admin role.
+         */
+        post: operations["createDepartment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/departments/my": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s departments
+         * @description The departments the caller belongs to (any role).
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["myDepartments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/departments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a department
+         * @description Renames or describes a department (owner or admin); omitted fields are unchanged.
+         *
+         *     Owner or admin role.
+         */
+        put: operations["updateDepartment"];
+        post?: never;
+        /**
+         * Delete a department
+         * @description Deletes a department (owner or admin): its channels and conversations keep existing without a department.
+         *
+         *     Owner or admin role.
+         */
+        delete: operations["deleteDepartment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/departments/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a department’s members
+         * @description The members of a department (owner or admin).
+         *
+         *     Owner or admin role.
+         */
+        get: operations["departmentMembers"];
+        put?: never;
+        /**
+         * Add a member
+         * @description Adds a user of the organisation to a department (owner or admin). Already a member is a conflict.
+         *
+         *     Owner or admin role.
+         */
+        post: operations["addDepartmentMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/departments/{id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Removes a user from a department (owner or admin).
+         *
+         *     Owner or admin role.
+         */
+        delete: operations["removeDepartmentMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/knowledge": {
         parameters: {
             query?: never;
@@ -426,6 +734,50 @@ export interface paths {
          *     Any key of the organisation.
          */
         delete: operations["deleteLead"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/leads/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lead’s message history
+         * @description A lead’s message history in the conversations the caller can see; newest last.
+         *
+         *     Any key of the organisation.
+         */
+        get: operations["leadMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/messages/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a text message to a lead
+         * @description Sends a text to a lead: stored `pending` in the lead’s open conversation (created if none) and delivered in the background through the channel. Without channel_id: the open conversation’s channel, else the oldest active channel.
+         *
+         *     Any key of the organisation.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1421,6 +1773,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Confirms an operation with a message (in Portuguese). */
+        Acknowledgement: {
+            message: string;
+        };
         /** @description A todo of a deal. Pending ones feed pending_todos and overdue_todos. */
         Activity: {
             id: components["schemas"]["UUID"];
@@ -1495,6 +1851,35 @@ export interface components {
             template: components["schemas"]["TemplateSummary"];
             created_at: components["schemas"]["DateTime"];
         };
+        /** @description A messaging channel. Its provider configuration is write-only and never returned. */
+        Channel: {
+            id: components["schemas"]["UUID"];
+            name: string;
+            provider: components["schemas"]["ChannelProvider"];
+            /** @description New conversations of this channel get this department. */
+            department_id: components["schemas"]["UUID"] | null;
+            /** @description Inactive channels do not send. */
+            active: boolean;
+            created_at: components["schemas"]["DateTime"];
+        };
+        /** @description Provider settings, write-only (never returned). whatsapp_cloud: phone_number_id and access_token are required. */
+        ChannelConfigInput: {
+            /** @description Base URL of the Graph API; default https://graph.facebook.com/v21.0. */
+            api_url?: string | null;
+            /** @description The WhatsApp Business phone number id. */
+            phone_number_id?: string | null;
+            /** @description Bearer token for the Graph API. */
+            access_token?: string | null;
+            /** @description The app secret: signs the provider’s webhooks (X-Hub-Signature-256). */
+            app_secret?: string | null;
+            /** @description The token the provider echoes when verifying the webhook URL. */
+            verify_token?: string | null;
+        };
+        /**
+         * @description `test` accepts every send; `whatsapp_cloud` sends through the WhatsApp Cloud API.
+         * @enum {string}
+         */
+        ChannelProvider: "test" | "whatsapp_cloud";
         /** @description A stage in a pipeline save. With `id` it updates that stage; without, it creates a regular stage. The array order is the board order. */
         ConfigStage: {
             /** @description An existing stage of this pipeline; omit to create a stage. */
@@ -1513,6 +1898,31 @@ export interface components {
             /** @description Ignored. Accepted so stages read from the API can be sent back. */
             pipeline_id?: components["schemas"]["UUID"] | null;
         };
+        /** @description A lead’s conversation. Operators reach only the conversations their departments allow. */
+        Conversation: {
+            id: components["schemas"]["UUID"];
+            /** @description The lead (REST answers carry its own fields only). */
+            lead: components["schemas"]["Lead"];
+            /** @description Null before the first message. */
+            last_message: components["schemas"]["LastMessage"] | null;
+            /**
+             * Format: int32
+             * @description Inbound messages since the conversation was last marked read.
+             */
+            unread_count: number;
+            status: components["schemas"]["ConversationStatus"];
+            department_id: components["schemas"]["UUID"] | null;
+            /** @description The channel it started on; replies go through it by default. */
+            channel_id: components["schemas"]["UUID"] | null;
+            created_at: components["schemas"]["DateTime"];
+            /** @description Last activity. */
+            updated_at: components["schemas"]["DateTime"];
+        };
+        /**
+         * @description A conversation is `active` (open: new messages go to it) or `archived`.
+         * @enum {string}
+         */
+        ConversationStatus: "active" | "archived";
         /** @description A new API key. `key` is shown only here, once. */
         CreatedApiKey: {
             id: components["schemas"]["UUID"];
@@ -1699,11 +2109,53 @@ export interface components {
          * @enum {string}
          */
         DealSort: "recent" | "oldest";
+        /** @description A team of users. Operators see the conversations of their departments and those without a department. */
+        Department: {
+            id: components["schemas"]["UUID"];
+            /** @description The organisation. */
+            tenant_id: components["schemas"]["UUID"];
+            /** @description 1 to 100 characters, unique in the organisation. */
+            name: string;
+            description: string | null;
+            /**
+             * Format: int32
+             * @description Users in the department.
+             */
+            member_count: number;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+        };
+        /** @description Departments, by name. */
+        DepartmentList: {
+            data: components["schemas"]["Department"][];
+        };
+        /** @description A user’s membership of a department. */
+        DepartmentMember: {
+            id: components["schemas"]["UUID"];
+            department_id: components["schemas"]["UUID"];
+            user_id: components["schemas"]["UUID"];
+            /** @description The user’s name. */
+            user_name: string;
+            /** @description The user’s email. */
+            user_email: string;
+            /** @description When the user joined. */
+            created_at: components["schemas"]["DateTime"];
+        };
+        /** @description A department’s members, oldest first. */
+        DepartmentMemberList: {
+            data: components["schemas"]["DepartmentMember"][];
+        };
         /**
          * Format: binary
          * @description A file sent with the request: a multipart/form-data part on REST, or per the GraphQL multipart request specification on /graphql. Input only.
          */
         File: string;
+        /** @description What an inbound message touched: its lead, its conversation and the stored message. */
+        InboundResult: {
+            lead: components["schemas"]["Lead"];
+            conversation: components["schemas"]["Conversation"];
+            message: components["schemas"]["Message"];
+        };
         /** @description The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf). */
         JSON: unknown;
         /** @description The `JSONObject` scalar type represents JSON objects as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf). */
@@ -1748,6 +2200,12 @@ export interface components {
             /** @description Passages of description and content around the matches, as HTML: the text escaped, the matched words in <mark>…</mark>. */
             snippet: string;
         };
+        /** @description The newest message of a conversation, kept on the conversation. */
+        LastMessage: {
+            content: string;
+            role: components["schemas"]["MessageRole"];
+            timestamp: components["schemas"]["DateTime"];
+        };
         /** @description A contact. Deals point to leads and read contact data from them at read time. */
         Lead: {
             id: components["schemas"]["UUID"];
@@ -1776,6 +2234,35 @@ export interface components {
             created_at: components["schemas"]["DateTime"];
             updated_at: components["schemas"]["DateTime"];
         };
+        /** @description A message of a conversation. */
+        Message: {
+            id: components["schemas"]["UUID"];
+            lead_id: components["schemas"]["UUID"];
+            conversation_id: components["schemas"]["UUID"];
+            /** @description The channel it came or went through; null once that channel is deleted. */
+            channel_id: components["schemas"]["UUID"] | null;
+            content: string;
+            /** @description `text` (inbound WhatsApp messages may carry the provider’s type). */
+            type: string;
+            role: components["schemas"]["MessageRole"];
+            status: components["schemas"]["MessageStatus"];
+            /** @description Why delivery failed, as the provider reported it. */
+            error: string | null;
+            /** @description The provider’s id for the message. */
+            provider_message_id: string | null;
+            /** @description When it was stored. */
+            timestamp: components["schemas"]["DateTime"];
+        };
+        /**
+         * @description `user`: sent by the lead; `assistant`: sent by the organisation.
+         * @enum {string}
+         */
+        MessageRole: "user" | "assistant";
+        /**
+         * @description Outbound: pending → sent → delivered → read, or failed. Inbound messages are `received`.
+         * @enum {string}
+         */
+        MessageStatus: "pending" | "sent" | "delivered" | "read" | "failed" | "received";
         /** @description Offset pagination of envelope-style lists. */
         OffsetPagination: {
             /**
@@ -2696,6 +3183,680 @@ export interface operations {
             500: components["responses"]["BareError500"];
         };
     };
+    channels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Channel"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    createChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 characters. */
+                    name: string;
+                    provider: components["schemas"]["ChannelProvider"];
+                    /** @description A department of the organisation. */
+                    department_id?: components["schemas"]["UUID"] | null;
+                    /** @description Default true. */
+                    active?: boolean | null;
+                    config?: components["schemas"]["ChannelConfigInput"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Channel"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Channel"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    updateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 characters. */
+                    name?: string | null;
+                    /** @description A department of the organisation; null clears it. */
+                    department_id?: components["schemas"]["UUID"] | null;
+                    active?: boolean | null;
+                    config?: components["schemas"]["ChannelConfigInput"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    deleteChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    receiveInboundMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits. */
+                    from: string;
+                    /** @description The text, up to 4,096 characters. */
+                    content: string;
+                    /** @description The sender’s name, for a new lead (default: the phone). */
+                    name?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["InboundResult"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    reportMessageStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Our message id or the provider’s. */
+                    message_id: string;
+                    /** @description sent, delivered, read or failed. */
+                    status: string;
+                    /** @description The provider’s reason, with failed. */
+                    error?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    getChannelsWhatsapp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: unknown;
+                    };
+                };
+            };
+            404: components["responses"]["EnvelopeError404"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    postChannelsWhatsapp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            404: components["responses"]["EnvelopeError404"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    conversations: {
+        parameters: {
+            query?: {
+                /** @description 1 to 100, default 20 (out of range: 20). */
+                limit?: number;
+                /** @description Default 0. */
+                offset?: number;
+                /** @description Only this lead’s conversations. */
+                lead_id?: components["schemas"]["UUID"];
+                /** @description active or archived. */
+                status?: components["schemas"]["ConversationStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Conversation"][];
+                        pagination: components["schemas"]["OffsetPagination"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Conversation"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    updateConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Reopening while the lead has another open conversation is a conflict. */
+                    status?: components["schemas"]["ConversationStatus"] | null;
+                    /** @description A department of the organisation; null clears it. */
+                    department_id?: components["schemas"]["UUID"] | null;
+                    /** @description `true` sets unread_count to 0. */
+                    read?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Conversation"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    departments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    createDepartment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 characters, unique in the organisation. */
+                    name: string;
+                    /** @description Up to 1,000 characters. */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Department"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    myDepartments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    updateDepartment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The department. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 100 characters, unique in the organisation. */
+                    name?: string | null;
+                    /** @description Up to 1,000 characters; null clears it. */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Department"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    deleteDepartment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The department. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    departmentMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The department. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentMemberList"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    addDepartmentMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The department. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A user of the organisation. */
+                    user_id: components["schemas"]["UUID"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Acknowledgement"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            500: components["responses"]["BareError500"];
+        };
+    };
+    removeDepartmentMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The department. */
+                id: components["schemas"]["UUID"];
+                /** @description A user of the organisation. */
+                user_id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            500: components["responses"]["BareError500"];
+        };
+    };
     knowledgeItems: {
         parameters: {
             query?: never;
@@ -3290,6 +4451,88 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    leadMessages: {
+        parameters: {
+            query?: {
+                /** @description 1 to 100, default 20. */
+                limit?: number;
+                /** @description Messages to skip, counting back from the newest. Default 0. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The lead. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Message"][];
+                        pagination: components["schemas"]["OffsetPagination"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The lead. */
+                    lead_id: components["schemas"]["UUID"];
+                    /** @description The text, up to 4,096 characters. */
+                    content: string;
+                    /** @description Only `text` (the default). */
+                    type?: string | null;
+                    /** @description An active channel of the organisation. */
+                    channel_id?: components["schemas"]["UUID"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
         };
     };

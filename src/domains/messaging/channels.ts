@@ -1,0 +1,134 @@
+// Messaging channels (decisions.md "Messaging and channels"): owners and admins manage them, every role
+// reads them. `config` holds the provider's credentials; it is validated here, stored, and never
+// returned: the GraphQL type has no field for it, so no answer or event can carry it.
+import { requireAdminRole, requireTenant } from '../../auth/viewer.js';
+import type { Context } from '../../context/context.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { invalidInput, notFound } from '../../errors.js';
+import type { Channel, ChannelProvider } from '../../generated/prisma/client.js';
+import type { Selection } from '../common/types.js';
+import { requiredText } from '../common/validate.js';
+
+/** The Graph API's base URL, used when a whatsapp_cloud channel does not set `api_url`. */
+export const GRAPH_API_URL = 'https://graph.facebook.com/v21.0';
+
+export interface WhatsAppCloudConfig {
+  api_url: string;
+  phone_number_id: string;
+  access_token: string;
+  app_secret?: string;
+  verify_token?: string;
+}
+
+export interface ChannelConfigInput {
+  api_url?: string | null;
+  phone_number_id?: string | null;
+  access_token?: string | null;
+  app_secret?: string | null;
+  verify_token?: string | null;
+}
+
+export interface ChannelInput {
+  name?: string | null;
+  provider?: ChannelProvider | null;
+  department_id?: string | null;
+  active?: boolean | null;
+  config?: ChannelConfigInput | null;
+}
+
+function setting(config: ChannelConfigInput, key: keyof ChannelConfigInput, required: boolean, max: number): string | undefined {
+  const value = config[key]?.trim();
+  if (!value) {
+    if (required) throw invalidInput(`O campo config.${key} é obrigatório para o provedor whatsapp_cloud`);
+    return undefined;
+  }
+  if (value.length > max) throw invalidInput(`O campo config.${key} aceita no máximo ${max} caracteres`);
+  return value;
+}
+
+function apiUrl(value: string | undefined): string {
+  if (!value) return GRAPH_API_URL;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidInput('O campo config.api_url deve ser uma URL http(s)');
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) throw invalidInput('O campo config.api_url deve ser uma URL http(s) sem credenciais');
+  return value.replace(/\/+$/, '');
+}
+
+/** The stored config of a provider, from what the client sent; refuses what the provider cannot use. */
+export function channelConfig(provider: ChannelProvider, input: ChannelConfigInput | null | undefined): Record<string, string> {
+  const config = input ?? {};
+  if (provider === 'test') {
+    if (Object.values(config).some((v) => v != null)) throw invalidInput('O provedor test não aceita configuração');
+    return {};
+  }
+  const stored: WhatsAppCloudConfig = {
+    api_url: apiUrl(setting(config, 'api_url', false, 2000)),
+    phone_number_id: setting(config, 'phone_number_id', true, 64)!,
+    access_token: setting(config, 'access_token', true, 4096)!,
+  };
+  const appSecret = setting(config, 'app_secret', false, 512);
+  const verifyToken = setting(config, 'verify_token', false, 512);
+  if (appSecret) stored.app_secret = appSecret;
+  if (verifyToken) stored.verify_token = verifyToken;
+  return { ...stored };
+}
+
+export function whatsAppConfig(channel: Pick<Channel, 'config'>): WhatsAppCloudConfig {
+  return channel.config as unknown as WhatsAppCloudConfig;
+}
+
+async function departmentRef(db: Pick<TenantTx, 'department'>, departmentId: string | null | undefined): Promise<string | null | undefined> {
+  if (departmentId === undefined) return undefined;
+  if (departmentId === null) return null;
+  if (!(await db.department.findUnique({ where: { id: departmentId }, select: { id: true } }))) throw notFound('Departamento');
+  return departmentId;
+}
+
+export function listChannels(ctx: Context, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  return ctx.db.channel.findMany({ ...query, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+}
+
+export async function getChannel(ctx: Context, id: string, query: Selection = {}) {
+  requireTenant(ctx.viewer);
+  const channel = await ctx.db.channel.findUnique({ ...query, where: { id } });
+  if (!channel) throw notFound('Canal');
+  return channel;
+}
+
+export async function createChannel(ctx: Context, input: ChannelInput, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  const name = requiredText('name', input.name, 100);
+  if (!input.provider) throw invalidInput('O campo provider é obrigatório (test ou whatsapp_cloud)');
+  const config = channelConfig(input.provider, input.config);
+  const department_id = (await departmentRef(ctx.db, input.department_id)) ?? null;
+  return ctx.db.channel.create({ ...query, data: { name, provider: input.provider, department_id, active: input.active ?? true, config } });
+}
+
+export async function updateChannel(ctx: Context, id: string, input: ChannelInput, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  const channel = await ctx.db.channel.findUnique({ where: { id }, select: { provider: true } });
+  if (!channel) throw notFound('Canal');
+  const data: { name?: string; department_id?: string | null; active?: boolean; config?: Record<string, string> } = {};
+  if (input.name !== undefined) data.name = requiredText('name', input.name, 100);
+  if (input.active != null) data.active = input.active;
+  if (input.active === null) throw invalidInput('O campo active deve ser true ou false');
+  // The whole config is replaced: a config is valid or refused as a unit.
+  if (input.config !== undefined) data.config = channelConfig(channel.provider, input.config);
+  data.department_id = await departmentRef(ctx.db, input.department_id);
+  if (data.department_id === undefined) delete data.department_id;
+  const { count } = await ctx.db.channel.updateMany({ where: { id }, data });
+  if (count === 0) throw notFound('Canal');
+  return ctx.db.channel.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+export async function deleteChannel(ctx: Context, id: string) {
+  requireAdminRole(ctx.viewer);
+  const { count } = await ctx.db.channel.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('Canal');
+  return true;
+}

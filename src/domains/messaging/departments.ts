@@ -1,0 +1,97 @@
+// Departments and their members (bare style; decisions.md: owners and admins manage them, any role
+// lists its own). Deleting a department clears channels' and conversations' references in the
+// database itself (ON DELETE SET NULL (department_id)); its memberships go with it.
+import { requireAdminRole, requireTenant } from '../../auth/viewer.js';
+import type { Context } from '../../context/context.js';
+import { AppError, constraintViolation, notFound } from '../../errors.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import type { Selection } from '../common/types.js';
+import { optionalText, requiredText } from '../common/validate.js';
+
+const NAME_MAX = 100;
+const DESCRIPTION_MAX = 1000;
+
+const duplicateName = () => new AppError('CONFLICT', 'Já existe um departamento com este nome');
+
+/** The database refuses a second department with the same name (also between racing requests). */
+async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (constraintViolation(e) === 'unique') throw duplicateName();
+    throw e;
+  }
+}
+
+/** Which departments a list shows. */
+export interface DepartmentListSource {
+  where: Prisma.DepartmentWhereInput;
+}
+
+export function listDepartments(ctx: Context): DepartmentListSource {
+  requireAdminRole(ctx.viewer);
+  return { where: {} };
+}
+
+export function myDepartments(ctx: Context): DepartmentListSource {
+  const viewer = requireTenant(ctx.viewer);
+  return { where: { members: { some: { user_id: viewer.userId } } } };
+}
+
+export function createDepartment(ctx: Context, input: { name: string; description?: string | null }, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  const name = requiredText('name', input.name, NAME_MAX);
+  const description = optionalText('description', input.description, DESCRIPTION_MAX) ?? null;
+  return uniqueName(() => ctx.db.department.create({ ...query, data: { name, description } }));
+}
+
+export async function updateDepartment(ctx: Context, id: string, input: { name?: string | null; description?: string | null }, query: Selection = {}) {
+  requireAdminRole(ctx.viewer);
+  const data: { name?: string; description?: string | null } = {};
+  if (input.name !== undefined) data.name = requiredText('name', input.name, NAME_MAX);
+  if (input.description !== undefined) data.description = optionalText('description', input.description, DESCRIPTION_MAX);
+  const { count } = await uniqueName(() => ctx.db.department.updateMany({ where: { id }, data }));
+  if (count === 0) throw notFound('Departamento');
+  return ctx.db.department.findUniqueOrThrow({ ...query, where: { id } });
+}
+
+export async function deleteDepartment(ctx: Context, id: string) {
+  requireAdminRole(ctx.viewer);
+  const { count } = await ctx.db.department.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('Departamento');
+  return true;
+}
+
+async function assertDepartment(ctx: Context, id: string) {
+  if (!(await ctx.db.department.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Departamento');
+}
+
+export async function listMembers(ctx: Context, id: string) {
+  requireAdminRole(ctx.viewer);
+  await assertDepartment(ctx, id);
+  return { departmentId: id };
+}
+
+export async function addMember(ctx: Context, id: string, userId: string) {
+  requireAdminRole(ctx.viewer);
+  await assertDepartment(ctx, id);
+  if (!(await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
+  try {
+    await ctx.db.departmentMember.create({ data: { department_id: id, user_id: userId } });
+  } catch (e) {
+    const violated = constraintViolation(e);
+    if (violated === 'unique') throw new AppError('CONFLICT', 'O usuário já é membro deste departamento');
+    // The department or the user was deleted meanwhile.
+    if (violated === 'foreign_key') throw notFound('Departamento ou usuário');
+    throw e;
+  }
+  return { message: 'Membro adicionado ao departamento' };
+}
+
+export async function removeMember(ctx: Context, id: string, userId: string) {
+  requireAdminRole(ctx.viewer);
+  await assertDepartment(ctx, id);
+  const { count } = await ctx.db.departmentMember.deleteMany({ where: { department_id: id, user_id: userId } });
+  if (count === 0) throw notFound('Membro');
+  return true;
+}

@@ -1,0 +1,258 @@
+// Root fields of messaging. REST routes (./index.ts) run these same fields.
+import { builder } from '../../schema/builder.js';
+import { idArg } from '../common/args.js';
+import * as channels from './channels.js';
+import * as conversations from './conversations.js';
+import * as departments from './departments.js';
+import * as inbound from './inbound.js';
+import * as live from './live.js';
+import * as send from './send.js';
+import * as status from './status.js';
+import {
+  Acknowledgement,
+  Channel,
+  ChannelConfigInput,
+  ChannelProviderEnum,
+  Conversation,
+  ConversationPage,
+  ConversationStatusEnum,
+  Department,
+  DepartmentList,
+  DepartmentMemberList,
+  InboundResultType,
+  Message,
+  MessagePage,
+} from './types.js';
+
+// ---- Departments and members ----
+
+builder.queryField('departments', (t) =>
+  t.field({ type: DepartmentList, description: 'Every department of the organisation (owner or admin).', resolve: (_, __, ctx) => departments.listDepartments(ctx) }),
+);
+
+builder.queryField('myDepartments', (t) =>
+  t.field({ type: DepartmentList, description: 'The departments the caller belongs to (any role).', resolve: (_, __, ctx) => departments.myDepartments(ctx) }),
+);
+
+builder.mutationField('createDepartment', (t) =>
+  t.prismaField({
+    type: Department,
+    description: 'Creates a department (owner or admin). A name already used in the organisation is a conflict.',
+    args: {
+      name: t.arg.string({ required: true, description: '1 to 100 characters, unique in the organisation.' }),
+      description: t.arg.string({ description: 'Up to 1,000 characters.' }),
+    },
+    resolve: (query, _, args, ctx) => departments.createDepartment(ctx, args, query),
+  }),
+);
+
+builder.mutationField('updateDepartment', (t) =>
+  t.prismaField({
+    type: Department,
+    description: 'Renames or describes a department (owner or admin); omitted fields are unchanged.',
+    args: {
+      ...idArg('The department.'),
+      name: t.arg.string({ description: '1 to 100 characters, unique in the organisation.' }),
+      description: t.arg.string({ description: 'Up to 1,000 characters; null clears it.' }),
+    },
+    resolve: (query, _, args, ctx) => departments.updateDepartment(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteDepartment', (t) =>
+  t.boolean({
+    description: 'Deletes a department (owner or admin): its channels and conversations keep existing without a department.',
+    args: idArg('The department.'),
+    resolve: (_, args, ctx) => departments.deleteDepartment(ctx, args.id),
+  }),
+);
+
+builder.queryField('departmentMembers', (t) =>
+  t.field({
+    type: DepartmentMemberList,
+    description: 'The members of a department (owner or admin).',
+    args: idArg('The department.'),
+    resolve: (_, args, ctx) => departments.listMembers(ctx, args.id),
+  }),
+);
+
+const memberArgs = builder.args((t) => ({
+  ...idArg('The department.'),
+  user_id: t.field({ type: 'UUID', required: true, description: 'A user of the organisation.' }),
+}));
+
+builder.mutationField('addDepartmentMember', (t) =>
+  t.field({
+    type: Acknowledgement,
+    description: 'Adds a user of the organisation to a department (owner or admin). Already a member is a conflict.',
+    args: memberArgs,
+    resolve: (_, args, ctx) => departments.addMember(ctx, args.id, args.user_id),
+  }),
+);
+
+builder.mutationField('removeDepartmentMember', (t) =>
+  t.boolean({
+    description: 'Removes a user from a department (owner or admin).',
+    args: memberArgs,
+    resolve: (_, args, ctx) => departments.removeMember(ctx, args.id, args.user_id),
+  }),
+);
+
+// ---- Channels ----
+
+builder.queryField('channels', (t) =>
+  t.prismaField({ type: [Channel], description: 'The organisation’s channels, oldest first.', resolve: (query, _, __, ctx) => channels.listChannels(ctx, query) }),
+);
+
+builder.queryField('channel', (t) =>
+  t.prismaField({ type: Channel, description: 'One channel.', args: idArg('The channel.'), resolve: (query, _, args, ctx) => channels.getChannel(ctx, args.id, query) }),
+);
+
+builder.mutationField('createChannel', (t) =>
+  t.prismaField({
+    type: Channel,
+    description: 'Creates a channel (owner or admin).',
+    args: {
+      name: t.arg.string({ required: true, description: '1 to 100 characters.' }),
+      provider: t.arg({ type: ChannelProviderEnum, required: true }),
+      department_id: t.arg({ type: 'UUID', description: 'A department of the organisation.' }),
+      active: t.arg.boolean({ description: 'Default true.' }),
+      config: t.arg({ type: ChannelConfigInput }),
+    },
+    resolve: (query, _, args, ctx) => channels.createChannel(ctx, args, query),
+  }),
+);
+
+builder.mutationField('updateChannel', (t) =>
+  t.prismaField({
+    type: Channel,
+    description: 'Changes a channel (owner or admin); omitted fields are unchanged, a given config replaces the stored one.',
+    args: {
+      ...idArg('The channel.'),
+      name: t.arg.string({ description: '1 to 100 characters.' }),
+      department_id: t.arg({ type: 'UUID', description: 'A department of the organisation; null clears it.' }),
+      active: t.arg.boolean(),
+      config: t.arg({ type: ChannelConfigInput }),
+    },
+    resolve: (query, _, args, ctx) => channels.updateChannel(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('deleteChannel', (t) =>
+  t.boolean({
+    description: 'Deletes a channel (owner or admin); its conversations and messages stay.',
+    args: idArg('The channel.'),
+    resolve: (_, args, ctx) => channels.deleteChannel(ctx, args.id),
+  }),
+);
+
+// ---- Inbound ----
+
+builder.mutationField('receiveInboundMessage', (t) =>
+  t.field({
+    type: InboundResultType,
+    description:
+      'An inbound message from the phone `from` on a channel (owner or admin key): finds or creates the lead and the open conversation, stores the message (role user) and counts it unread.',
+    args: {
+      ...idArg('The channel.'),
+      from: t.arg.string({ required: true, description: 'The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits.' }),
+      content: t.arg.string({ required: true, description: 'The text, up to 4,096 characters.' }),
+      name: t.arg.string({ description: 'The sender’s name, for a new lead (default: the phone).' }),
+    },
+    resolve: (_, args, ctx) => inbound.receiveInbound(ctx, args.id, args),
+  }),
+);
+
+// ---- Conversations and history ----
+
+builder.queryField('conversations', (t) =>
+  t.field({
+    type: ConversationPage,
+    description: 'Conversations the caller can see, latest activity first.',
+    args: {
+      limit: t.arg.int({ description: `1 to ${conversations.CONVERSATIONS_MAX_LIMIT}, default 20 (out of range: 20).` }),
+      offset: t.arg.int({ description: 'Default 0.' }),
+      lead_id: t.arg({ type: 'UUID', description: 'Only this lead’s conversations.' }),
+      status: t.arg({ type: ConversationStatusEnum, description: 'active or archived.' }),
+    },
+    resolve: (_, args, ctx) => conversations.conversationPage(ctx, args),
+  }),
+);
+
+builder.queryField('conversation', (t) =>
+  t.prismaField({
+    type: Conversation,
+    description: 'One conversation, if the caller can see it.',
+    args: idArg('The conversation.'),
+    resolve: (query, _, args, ctx) => conversations.getConversation(ctx, args.id, query),
+  }),
+);
+
+builder.mutationField('updateConversation', (t) =>
+  t.prismaField({
+    type: Conversation,
+    description: 'Archives or reopens a conversation, moves it to a department, or marks it read.',
+    args: {
+      ...idArg('The conversation.'),
+      status: t.arg({ type: ConversationStatusEnum, description: 'Reopening while the lead has another open conversation is a conflict.' }),
+      department_id: t.arg({ type: 'UUID', description: 'A department of the organisation; null clears it.' }),
+      read: t.arg.boolean({ description: '`true` sets unread_count to 0.' }),
+    },
+    resolve: (query, _, args, ctx) => conversations.updateConversation(ctx, args.id, args, query),
+  }),
+);
+
+builder.queryField('leadMessages', (t) =>
+  t.field({
+    type: MessagePage,
+    description: 'A lead’s message history in the conversations the caller can see; newest last.',
+    args: {
+      ...idArg('The lead.'),
+      limit: t.arg.int({ description: '1 to 100, default 20.' }),
+      offset: t.arg.int({ description: 'Messages to skip, counting back from the newest. Default 0.' }),
+    },
+    resolve: (_, args, ctx) => conversations.leadMessages(ctx, args.id, args),
+  }),
+);
+
+// ---- Sending and statuses ----
+
+builder.mutationField('sendMessage', (t) =>
+  t.prismaField({
+    type: Message,
+    description:
+      'Sends a text to a lead: stored `pending` in the lead’s open conversation (created if none) and delivered in the background through the channel. Without channel_id: the open conversation’s channel, else the oldest active channel.',
+    args: {
+      lead_id: t.arg({ type: 'UUID', required: true, description: 'The lead.' }),
+      content: t.arg.string({ required: true, description: 'The text, up to 4,096 characters.' }),
+      type: t.arg.string({ description: 'Only `text` (the default).' }),
+      channel_id: t.arg({ type: 'UUID', description: 'An active channel of the organisation.' }),
+    },
+    resolve: (query, _, args, ctx) => send.sendMessage(ctx, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
+  }),
+);
+
+builder.mutationField('reportMessageStatus', (t) =>
+  t.prismaField({
+    type: Message,
+    description: 'A provider’s status callback for an outbound message of the channel (owner or admin key). Statuses only move forward.',
+    args: {
+      ...idArg('The channel.'),
+      message_id: t.arg.string({ required: true, description: 'Our message id or the provider’s.' }),
+      status: t.arg.string({ required: true, description: 'sent, delivered, read or failed.' }),
+      error: t.arg.string({ description: 'The provider’s reason, with failed.' }),
+    },
+    resolve: (query, _, args, ctx) => status.reportStatus(ctx, args.id, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
+  }),
+);
+
+// ---- Live messages ----
+
+builder.subscriptionField('messageAdded', (t) =>
+  t.field({
+    type: Message,
+    description: 'New messages (inbound and sent) of the conversations the caller can see, as they are stored.',
+    subscribe: (_, __, ctx) => live.messagesFor(ctx),
+    resolve: (message) => message,
+  }),
+);

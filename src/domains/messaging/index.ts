@@ -1,0 +1,33 @@
+// Messaging: departments and members (bare style), channels, inbound and outbound messages,
+// conversations and message history (envelope style), with one operator visibility policy.
+import { defineDomain } from '../manifest.js';
+import './fields.js';
+import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
+
+export const messagingDomain = defineDomain({
+  name: 'messaging',
+  routes: [
+    { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'admin', summary: 'List departments' },
+    { method: 'GET', path: '/departments/my', field: 'Query.myDepartments', style: 'bare', access: 'member', summary: 'The caller’s departments' },
+    { method: 'POST', path: '/departments', field: 'Mutation.createDepartment', style: 'bare', status: 201, access: 'admin', summary: 'Create a department' },
+    { method: 'PUT', path: '/departments/:id', field: 'Mutation.updateDepartment', style: 'bare', access: 'admin', summary: 'Update a department' },
+    { method: 'DELETE', path: '/departments/:id', field: 'Mutation.deleteDepartment', style: 'bare', status: 204, access: 'admin', summary: 'Delete a department' },
+    { method: 'GET', path: '/departments/:id/members', field: 'Query.departmentMembers', style: 'bare', access: 'admin', summary: 'List a department’s members' },
+    { method: 'POST', path: '/departments/:id/members', field: 'Mutation.addDepartmentMember', style: 'bare', access: 'admin', summary: 'Add a member' },
+    { method: 'DELETE', path: '/departments/:id/members/:user_id', field: 'Mutation.removeDepartmentMember', style: 'bare', status: 204, access: 'admin', summary: 'Remove a member' },
+    { method: 'GET', path: '/channels', field: 'Query.channels', style: 'envelope', access: 'member', summary: 'List channels' },
+    { method: 'POST', path: '/channels', field: 'Mutation.createChannel', style: 'envelope', status: 201, access: 'admin', summary: 'Create a channel' },
+    { method: 'GET', path: '/channels/:id', field: 'Query.channel', style: 'envelope', access: 'member', summary: 'Get a channel' },
+    { method: 'PUT', path: '/channels/:id', field: 'Mutation.updateChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Update a channel' },
+    { method: 'DELETE', path: '/channels/:id', field: 'Mutation.deleteChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Delete a channel' },
+    { method: 'POST', path: '/channels/:id/inbound', field: 'Mutation.receiveInboundMessage', style: 'envelope', access: 'admin', summary: 'Report an inbound message' },
+    { method: 'POST', path: '/channels/:id/status', field: 'Mutation.reportMessageStatus', style: 'envelope', access: 'admin', summary: 'Report a message status' },
+    { method: 'GET', path: '/channels/:id/whatsapp', style: 'envelope', access: 'public', handler: verifyWebhook, summary: 'WhatsApp Cloud webhook verification (hub.challenge)' },
+    { method: 'POST', path: '/channels/:id/whatsapp', style: 'envelope', access: 'public', handler: receiveWebhook, summary: 'WhatsApp Cloud webhook (signed with X-Hub-Signature-256)' },
+    { method: 'POST', path: '/messages/send', field: 'Mutation.sendMessage', style: 'envelope', access: 'member', summary: 'Send a text message to a lead' },
+    { method: 'GET', path: '/conversations', field: 'Query.conversations', style: 'envelope', wrap: 'spread', access: 'member', summary: 'List conversations' },
+    { method: 'GET', path: '/conversations/:id', field: 'Query.conversation', style: 'envelope', access: 'member', summary: 'Get a conversation' },
+    { method: 'PUT', path: '/conversations/:id', field: 'Mutation.updateConversation', style: 'envelope', access: 'member', summary: 'Update a conversation' },
+    { method: 'GET', path: '/leads/:id/messages', field: 'Query.leadMessages', style: 'envelope', wrap: 'spread', access: 'member', summary: 'A lead’s message history' },
+  ],
+});

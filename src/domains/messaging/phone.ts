@@ -1,0 +1,23 @@
+// Phone numbers on the messaging side: what an inbound `from` becomes, and whether a lead's number can
+// receive messages at all (decisions.md: valid for its country, not only E.164-shaped).
+import { isValidPhoneNumber } from 'libphonenumber-js/max';
+import { invalidInput } from '../../errors.js';
+
+/**
+ * An inbound sender as E.164: digits with an optional `+`, separators (spaces, dots, dashes,
+ * parentheses) and a WhatsApp `@s.whatsapp.net` suffix allowed; `5511…` becomes `+5511…`.
+ * Fewer than 8 or more than 15 digits, or anything else, is refused (400 VALIDATION_ERROR).
+ */
+export function inboundPhone(from: string): string {
+  const compact = from.trim().replace(/@s\.whatsapp\.net$/i, '').replace(/[\s().-]/g, '');
+  const digits = compact.replace(/^\+/, '');
+  if (!/^\d+$/.test(digits)) throw invalidInput('O campo from deve ser um número de telefone');
+  if (digits.length < 8) throw invalidInput('O campo from deve ter ao menos 8 dígitos');
+  if (digits.length > 15 || digits.startsWith('0')) throw invalidInput('O campo from deve ser um número E.164 (código do país e até 15 dígitos)');
+  return `+${digits}`;
+}
+
+/** Whether a stored E.164 number can exist for its country (libphonenumber-js, full metadata). */
+export function canReceiveMessages(phone: string): boolean {
+  return isValidPhoneNumber(phone);
+}

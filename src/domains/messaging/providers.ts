@@ -1,0 +1,46 @@
+// Sending through a channel's provider. `test` accepts every send. `whatsapp_cloud` posts the WhatsApp
+// Cloud API text message to `{api_url}/{phone_number_id}/messages` with the channel's bearer token
+// (decisions.md "Messaging and channels"). The outcome says whether to record the message as sent,
+// retry later, or give up with the provider's error.
+import { randomUUID } from 'node:crypto';
+import type { Channel } from '../../generated/prisma/client.js';
+import { whatsAppConfig } from './channels.js';
+import { postJson } from './provider-http.js';
+
+export type SendOutcome =
+  | { kind: 'sent'; providerMessageId: string | null }
+  | { kind: 'retry'; error: string }
+  | { kind: 'failed'; error: string };
+
+export interface SendOptions {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+/** The Graph API's error text: `{error: {message, code}}`; never echoes the request. */
+function providerError(status: number, body: unknown): string {
+  const error = (body as { error?: { message?: unknown; code?: unknown } } | null)?.error;
+  const message = typeof error?.message === 'string' ? error.message.slice(0, 500) : undefined;
+  const code = typeof error?.code === 'number' || typeof error?.code === 'string' ? ` (código ${error.code})` : '';
+  return message ? `WhatsApp HTTP ${status}: ${message}${code}` : `WhatsApp HTTP ${status}`;
+}
+
+export async function sendText(channel: Pick<Channel, 'provider' | 'config'>, to: string, text: string, options: SendOptions): Promise<SendOutcome> {
+  if (channel.provider === 'test') return { kind: 'sent', providerMessageId: `test-${randomUUID()}` };
+  const config = whatsAppConfig(channel);
+  const answer = await postJson({
+    url: `${config.api_url}/${encodeURIComponent(config.phone_number_id)}/messages`,
+    headers: { authorization: `Bearer ${config.access_token}` },
+    body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: to.replace(/^\+/, ''), type: 'text', text: { preview_url: false, body: text } },
+    allowPrivate: options.allowPrivate,
+    timeoutMs: options.timeoutMs,
+  });
+  if ('networkError' in answer) return { kind: 'retry', error: answer.networkError };
+  if (answer.status >= 200 && answer.status < 300) {
+    const id = (answer.body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
+    return { kind: 'sent', providerMessageId: typeof id === 'string' ? id : null };
+  }
+  // Throttling, timeouts and server errors pass; other refusals (bad number, bad token) do not.
+  const transient = answer.status === 408 || answer.status === 429 || answer.status >= 500;
+  return { kind: transient ? 'retry' : 'failed', error: providerError(answer.status, answer.body) };
+}

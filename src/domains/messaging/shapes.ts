@@ -1,0 +1,55 @@
+// Event payloads (decisions.md: an event's `data` is the resource as its REST read returns it). These
+// mirror the GraphQL types' REST shapes (./types.ts) for rows read inside the transaction that emits.
+import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
+
+/** A lead as `GET /backend/leads/{id}` shows it; leads created by messaging have no status or tags. */
+export function leadData(lead: Lead) {
+  return {
+    id: lead.id,
+    name: lead.name,
+    surname: lead.surname,
+    phone: lead.phone,
+    email: lead.email,
+    company: lead.company,
+    avatar_url: lead.avatar_url,
+    status: null,
+    tags: [],
+    custom_fields: lead.custom_fields,
+    created_at: lead.created_at,
+    updated_at: lead.updated_at,
+  };
+}
+
+export function lastMessage(c: Pick<Conversation, 'last_message_content' | 'last_message_role' | 'last_message_at'>) {
+  return c.last_message_at ? { content: c.last_message_content ?? '', role: c.last_message_role!, timestamp: c.last_message_at } : null;
+}
+
+export function conversationData(c: Conversation, lead: Pick<Lead, 'id' | 'name' | 'phone'>) {
+  return {
+    id: c.id,
+    lead: { id: lead.id, name: lead.name, phone: lead.phone },
+    last_message: lastMessage(c),
+    unread_count: c.unread_count,
+    status: c.status,
+    department_id: c.department_id,
+    channel_id: c.channel_id,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}
+
+export function messageData(m: Message) {
+  return {
+    id: m.id,
+    lead_id: m.lead_id,
+    conversation_id: m.conversation_id,
+    channel_id: m.channel_id,
+    content: m.content,
+    type: m.type,
+    role: m.role,
+    status: m.status,
+    error: m.error,
+    provider_message_id: m.provider_message_id,
+    timestamp: m.created_at,
+  };
+}

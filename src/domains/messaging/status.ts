@@ -1,0 +1,71 @@
+// Outbound message statuses move forward only: pending → sent → delivered → read, or failed from
+// pending or sent. Whoever moves a message out of `pending` (the delivery job or a provider's status
+// callback, whichever comes first) emits `message.sent`, so it is emitted once. Each move is one
+// conditional UPDATE: concurrent reports cannot move a message backwards.
+import { requireAdminRole } from '../../auth/viewer.js';
+import type { Context } from '../../context/context.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { invalidInput, notFound } from '../../errors.js';
+import { emit } from '../../events/emit.js';
+import type { Message, MessageStatus } from '../../generated/prisma/client.js';
+import { isUuid, optionalText } from '../common/validate.js';
+import { messageData } from './shapes.js';
+import { audienceOf, messageWhere } from './visibility.js';
+
+export type ReportedStatus = 'sent' | 'delivered' | 'read' | 'failed';
+export const REPORTED_STATUSES: readonly ReportedStatus[] = ['sent', 'delivered', 'read', 'failed'];
+
+/** The statuses a message may be in to move to each reported status. */
+const FROM: Record<ReportedStatus, MessageStatus[]> = {
+  sent: ['pending'],
+  delivered: ['pending', 'sent'],
+  read: ['pending', 'sent', 'delivered'],
+  failed: ['pending', 'sent'],
+};
+
+export interface StatusChange {
+  status: ReportedStatus;
+  error?: string | null;
+  providerMessageId?: string | null;
+}
+
+/** Applies a status to one outbound message if it moves it forward; returns the message as it is now. */
+export async function advanceStatus(tx: TenantTx, messageId: string, change: StatusChange): Promise<Message> {
+  const data = {
+    status: change.status,
+    ...(change.status === 'failed' ? { error: change.error ?? null } : {}),
+    ...(change.providerMessageId ? { provider_message_id: change.providerMessageId } : {}),
+  };
+  const leftPending = await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: 'pending' }, data });
+  if (leftPending.count) {
+    const message = await tx.message.findUniqueOrThrow({ where: { id: messageId } });
+    if (change.status !== 'failed') await emit(tx, 'message.sent', messageData(message));
+    return message;
+  }
+  const later = FROM[change.status].filter((s) => s !== 'pending');
+  if (later.length) await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: { in: later } }, data });
+  if (change.providerMessageId) {
+    await tx.message.updateMany({ where: { id: messageId, provider_message_id: null }, data: { provider_message_id: change.providerMessageId } });
+  }
+  return tx.message.findUniqueOrThrow({ where: { id: messageId } });
+}
+
+/**
+ * POST /backend/channels/{id}/status (owner or admin key): a provider reports a status for one of the
+ * channel's outbound messages, named by our id or the provider's. A report that would move it
+ * backwards changes nothing; the message is answered as it is.
+ */
+export async function reportStatus(ctx: Context, channelId: string, input: { message_id: string; status: string; error?: string | null }) {
+  const audience = audienceOf(requireAdminRole(ctx.viewer));
+  if (!REPORTED_STATUSES.includes(input.status as ReportedStatus)) throw invalidInput(`O campo status deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
+  const ref = input.message_id.trim();
+  if (!ref || ref.length > 255) throw invalidInput('O campo message_id é obrigatório');
+  const error = optionalText('error', input.error, 1000);
+  if (!(await ctx.db.channel.findUnique({ where: { id: channelId }, select: { id: true } }))) throw notFound('Canal');
+  const message = await ctx.db.message.findFirst({
+    where: { AND: [{ channel_id: channelId, role: 'assistant', OR: [{ provider_message_id: ref }, ...(isUuid(ref) ? [{ id: ref }] : [])] }, messageWhere(audience)] },
+    select: { id: true },
+  });
+  if (!message) throw notFound('Mensagem');
+  return ctx.db.$transaction((tx) => advanceStatus(tx, message.id, { status: input.status as ReportedStatus, error }));
+}

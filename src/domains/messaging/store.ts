@@ -1,0 +1,97 @@
+// The writes inbound and outbound messages share, each inside the caller's transaction: the lead of a
+// phone, the lead's open conversation, and a message with the conversation's denormalised last message
+// and unread count. Lead and open conversation are created with INSERT … ON CONFLICT DO NOTHING on
+// their unique keys ((tenant_id, phone); one `active` conversation per lead), then read back in a new
+// statement: two requests racing for a new phone end with one lead and one open conversation.
+import { Prisma, type Conversation, type Lead, type Message, type MessageRole, type MessageStatus } from '../../generated/prisma/client.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { emit } from '../../events/emit.js';
+import { conversationData, leadData } from './shapes.js';
+
+/** The lead with this phone, created (and `lead.created` emitted) when the phone is new. */
+export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
+  const inserted = await tx.$tenantQuery<{ id: string }[]>(
+    (tenant) => Prisma.sql`
+    INSERT INTO leads (tenant_id, name, phone) VALUES (${tenant}, ${name}, ${phone})
+    ON CONFLICT (tenant_id, phone) DO NOTHING RETURNING id::text AS id`,
+  );
+  if (inserted.length) {
+    const lead = await tx.lead.findUniqueOrThrow({ where: { id: inserted[0].id } });
+    await emit(tx, 'lead.created', leadData(lead));
+    return lead;
+  }
+  return tx.lead.findFirstOrThrow({ where: { phone } });
+}
+
+export interface NewConversation {
+  channel_id: string | null;
+  department_id: string | null;
+}
+
+/** The lead's open conversation, or a new one (`conversation.created`) with these defaults. */
+export async function openConversation(tx: TenantTx, lead: Pick<Lead, 'id' | 'name' | 'phone'>, defaults: NewConversation): Promise<Conversation> {
+  // The conflicting open conversation can be archived between the two statements: then try again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await tx.$tenantQuery<{ id: string }[]>(
+      (tenant) => Prisma.sql`
+      INSERT INTO conversations (tenant_id, lead_id, channel_id, department_id)
+      VALUES (${tenant}, ${lead.id}::uuid, ${defaults.channel_id}::uuid, ${defaults.department_id}::uuid)
+      ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING RETURNING id::text AS id`,
+    );
+    if (inserted.length) {
+      const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: inserted[0].id } });
+      await emit(tx, 'conversation.created', conversationData(conversation, lead));
+      return conversation;
+    }
+    const open = await tx.conversation.findFirst({ where: { lead_id: lead.id, status: 'active' } });
+    if (open) return open;
+  }
+  throw new Error('openConversation: the open conversation kept changing');
+}
+
+export async function findOpenConversation(tx: Pick<TenantTx, 'conversation'>, leadId: string): Promise<Conversation | null> {
+  return tx.conversation.findFirst({ where: { lead_id: leadId, status: 'active' } });
+}
+
+export interface NewMessage {
+  role: MessageRole;
+  status: MessageStatus;
+  content: string;
+  type: string;
+  channel_id: string | null;
+  provider_message_id?: string | null;
+}
+
+/**
+ * Stores a message in the conversation and updates the conversation row in the same transaction: the
+ * last message (unless a newer one is there already) and, for inbound messages, the unread count. A
+ * sent message never resets the unread count.
+ */
+export async function appendMessage(tx: TenantTx, conversation: Pick<Conversation, 'id' | 'lead_id'>, input: NewMessage): Promise<Message> {
+  const message = await tx.message.create({
+    data: {
+      conversation_id: conversation.id,
+      lead_id: conversation.lead_id,
+      channel_id: input.channel_id,
+      role: input.role,
+      type: input.type,
+      content: input.content,
+      status: input.status,
+      provider_message_id: input.provider_message_id ?? null,
+    },
+  });
+  const unread = input.role === 'user' ? 1 : 0;
+  await tx.$tenantQuery(
+    (tenant) => Prisma.sql`
+    UPDATE conversations SET
+      unread_count = unread_count + ${unread}::int,
+      last_message_content = CASE WHEN last_message_at IS NULL OR last_message_at <= ${message.created_at} THEN ${message.content} ELSE last_message_content END,
+      last_message_role = CASE WHEN last_message_at IS NULL OR last_message_at <= ${message.created_at} THEN ${message.role}::"MessageRole" ELSE last_message_role END,
+      last_message_at = GREATEST(last_message_at, ${message.created_at}),
+      updated_at = now()
+    WHERE tenant_id = ${tenant} AND id = ${conversation.id}::uuid
+    RETURNING id`,
+  );
+  return message;
+}
+

@@ -1,0 +1,224 @@
+// GraphQL types of messaging: departments and members, channels, conversations and messages.
+// Graph-only edges carry GRAPH_ONLY so REST answers keep the spec's shapes.
+import type { Prisma } from '../../generated/prisma/client.js';
+import { builder, GRAPH_ONLY } from '../../schema/builder.js';
+import { OffsetPagination, offsetPagination } from '../common/types.js';
+import { Lead } from '../leads/types.js';
+import type { PageSource } from './conversations.js';
+import type { DepartmentListSource } from './departments.js';
+import type { InboundResult } from './inbound.js';
+import { lastMessage } from './shapes.js';
+import { audienceOf, conversationWhere } from './visibility.js';
+
+export const Department = builder.prismaObject('Department', {
+  description: 'A team of users. Operators see the conversations of their departments and those without a department.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    tenant_id: t.expose('tenant_id', { type: 'UUID', description: 'The organisation.' }),
+    name: t.exposeString('name', { description: '1 to 100 characters, unique in the organisation.' }),
+    description: t.exposeString('description', { nullable: true }),
+    member_count: t.relationCount('members', { description: 'Users in the department.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  }),
+});
+
+export const DepartmentMember = builder.prismaObject('DepartmentMember', {
+  description: 'A user’s membership of a department.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    department_id: t.expose('department_id', { type: 'UUID' }),
+    user_id: t.expose('user_id', { type: 'UUID' }),
+    user_name: t.string({ description: 'The user’s name.', select: { user: { select: { name: true } } }, resolve: (m) => m.user.name }),
+    user_email: t.string({ description: 'The user’s email.', select: { user: { select: { email: true } } }, resolve: (m) => m.user.email }),
+    created_at: t.expose('created_at', { type: 'DateTime', description: 'When the user joined.' }),
+  }),
+});
+
+builder.prismaObjectField('Department', 'members', (t) =>
+  t.relation('members', {
+    extensions: GRAPH_ONLY,
+    description: 'The department’s members, oldest first.',
+    query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+  }),
+);
+
+export const DepartmentList = builder.objectRef<DepartmentListSource>('DepartmentList').implement({
+  description: 'Departments, by name.',
+  fields: (t) => ({
+    data: t.prismaField({
+      type: [Department],
+      resolve: (query, list, _args, ctx) => ctx.db.department.findMany({ ...query, where: list.where, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    }),
+  }),
+});
+
+export const DepartmentMemberList = builder.objectRef<{ departmentId: string }>('DepartmentMemberList').implement({
+  description: 'A department’s members, oldest first.',
+  fields: (t) => ({
+    data: t.prismaField({
+      type: [DepartmentMember],
+      resolve: (query, list, _args, ctx) =>
+        ctx.db.departmentMember.findMany({ ...query, where: { department_id: list.departmentId }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }),
+    }),
+  }),
+});
+
+export const Acknowledgement = builder.objectRef<{ message: string }>('Acknowledgement').implement({
+  description: 'Confirms an operation with a message (in Portuguese).',
+  fields: (t) => ({ message: t.exposeString('message') }),
+});
+
+export const ChannelProviderEnum = builder.enumType('ChannelProvider', {
+  description: '`test` accepts every send; `whatsapp_cloud` sends through the WhatsApp Cloud API.',
+  values: { test: { value: 'test' }, whatsapp_cloud: { value: 'whatsapp_cloud' } } as const,
+});
+
+export const ChannelConfigInput = builder.inputType('ChannelConfigInput', {
+  description: 'Provider settings, write-only (never returned). whatsapp_cloud: phone_number_id and access_token are required.',
+  fields: (t) => ({
+    api_url: t.string({ description: 'Base URL of the Graph API; default https://graph.facebook.com/v21.0.' }),
+    phone_number_id: t.string({ description: 'The WhatsApp Business phone number id.' }),
+    access_token: t.string({ description: 'Bearer token for the Graph API.' }),
+    app_secret: t.string({ description: 'The app secret: signs the provider’s webhooks (X-Hub-Signature-256).' }),
+    verify_token: t.string({ description: 'The token the provider echoes when verifying the webhook URL.' }),
+  }),
+});
+
+export const Channel = builder.prismaObject('Channel', {
+  description: 'A messaging channel. Its provider configuration is write-only and never returned.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    provider: t.expose('provider', { type: ChannelProviderEnum }),
+    department_id: t.expose('department_id', { type: 'UUID', nullable: true, description: 'New conversations of this channel get this department.' }),
+    active: t.exposeBoolean('active', { description: 'Inactive channels do not send.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+export const ConversationStatusEnum = builder.enumType('ConversationStatus', {
+  description: 'A conversation is `active` (open: new messages go to it) or `archived`.',
+  values: { active: { value: 'active' }, archived: { value: 'archived' } } as const,
+});
+
+export const MessageRoleEnum = builder.enumType('MessageRole', {
+  description: '`user`: sent by the lead; `assistant`: sent by the organisation.',
+  values: { user: { value: 'user' }, assistant: { value: 'assistant' } } as const,
+});
+
+export const MessageStatusEnum = builder.enumType('MessageStatus', {
+  description: 'Outbound: pending → sent → delivered → read, or failed. Inbound messages are `received`.',
+  values: {
+    pending: { value: 'pending' },
+    sent: { value: 'sent' },
+    delivered: { value: 'delivered' },
+    read: { value: 'read' },
+    failed: { value: 'failed' },
+    received: { value: 'received' },
+  } as const,
+});
+
+export const Message = builder.prismaObject('Message', {
+  description: 'A message of a conversation.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    lead_id: t.expose('lead_id', { type: 'UUID' }),
+    conversation_id: t.expose('conversation_id', { type: 'UUID' }),
+    channel_id: t.expose('channel_id', { type: 'UUID', nullable: true, description: 'The channel it came or went through; null once that channel is deleted.' }),
+    content: t.exposeString('content'),
+    type: t.exposeString('type', { description: '`text` (inbound WhatsApp messages may carry the provider’s type).' }),
+    role: t.expose('role', { type: MessageRoleEnum }),
+    status: t.expose('status', { type: MessageStatusEnum }),
+    error: t.exposeString('error', { nullable: true, description: 'Why delivery failed, as the provider reported it.' }),
+    provider_message_id: t.exposeString('provider_message_id', { nullable: true, description: 'The provider’s id for the message.' }),
+    timestamp: t.expose('created_at', { type: 'DateTime', description: 'When it was stored.' }),
+  }),
+});
+
+export const LastMessage = builder
+  .objectRef<{ content: string; role: 'user' | 'assistant'; timestamp: Date }>('LastMessage')
+  .implement({
+    description: 'The newest message of a conversation, kept on the conversation.',
+    fields: (t) => ({
+      content: t.exposeString('content'),
+      role: t.field({ type: MessageRoleEnum, resolve: (m) => m.role }),
+      timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    }),
+  });
+
+export const Conversation = builder.prismaObject('Conversation', {
+  description: 'A lead’s conversation. Operators reach only the conversations their departments allow.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    lead: t.relation('lead', { description: 'The lead (REST answers carry its own fields only).' }),
+    last_message: t.field({
+      type: LastMessage,
+      nullable: true,
+      description: 'Null before the first message.',
+      select: { last_message_content: true, last_message_role: true, last_message_at: true },
+      resolve: (c) => lastMessage(c),
+    }),
+    unread_count: t.exposeInt('unread_count', { description: 'Inbound messages since the conversation was last marked read.' }),
+    status: t.expose('status', { type: ConversationStatusEnum }),
+    department_id: t.expose('department_id', { type: 'UUID', nullable: true }),
+    channel_id: t.expose('channel_id', { type: 'UUID', nullable: true, description: 'The channel it started on; replies go through it by default.' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime', description: 'Last activity.' }),
+    messages: t.relatedConnection('messages', {
+      cursor: 'id',
+      extensions: GRAPH_ONLY,
+      description: 'The messages, oldest first: `last: n` reads the newest n (at most 100 per page).',
+      maxSize: 100,
+      defaultSize: 20,
+      query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
+    }),
+  }),
+});
+
+builder.prismaObjectField('Lead', 'conversations', (t) =>
+  t.relation('conversations', {
+    extensions: GRAPH_ONLY,
+    description: 'The lead’s conversations the caller can see, latest activity first.',
+    query: (_args, ctx) => ({ where: conversationWhere(audienceOf(ctx.viewer)), orderBy: [{ updated_at: 'desc' }, { id: 'desc' }] }),
+  }),
+);
+
+export const ConversationPage = builder.objectRef<PageSource<Prisma.ConversationWhereInput>>('ConversationPage').implement({
+  description: 'A page of conversations, latest activity first.',
+  fields: (t) => ({
+    data: t.prismaField({
+      type: [Conversation],
+      resolve: (query, page, _args, ctx) =>
+        ctx.db.conversation.findMany({ ...query, where: page.where, orderBy: [{ updated_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+    }),
+    pagination: t.field({
+      type: OffsetPagination,
+      resolve: async (page, _args, ctx) => offsetPagination(await ctx.db.conversation.count({ where: page.where }), page),
+    }),
+  }),
+});
+
+export const MessagePage = builder.objectRef<PageSource<Prisma.MessageWhereInput>>('MessagePage').implement({
+  description: 'A page of a lead’s message history: `offset` counts back from the newest message; each page is ordered oldest to newest.',
+  fields: (t) => ({
+    data: t.prismaField({
+      type: [Message],
+      resolve: async (query, page, _args, ctx) =>
+        (await ctx.db.message.findMany({ ...query, where: page.where, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit })).reverse(),
+    }),
+    pagination: t.field({
+      type: OffsetPagination,
+      resolve: async (page, _args, ctx) => offsetPagination(await ctx.db.message.count({ where: page.where }), page),
+    }),
+  }),
+});
+
+export const InboundResultType = builder.objectRef<InboundResult>('InboundResult').implement({
+  description: 'What an inbound message touched: its lead, its conversation and the stored message.',
+  fields: (t) => ({
+    lead: t.field({ type: Lead, resolve: (r) => r.lead }),
+    conversation: t.field({ type: Conversation, resolve: (r) => r.conversation }),
+    message: t.field({ type: Message, resolve: (r) => r.message }),
+  }),
+});
