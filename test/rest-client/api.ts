@@ -2757,6 +2757,25 @@ export interface components {
                 };
             };
         };
+        /** @description The provider behind the route failed. */
+        EnvelopeError502: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "CHANNEL_ERROR";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
         /** @description Missing, malformed, unknown, revoked or expired API key. */
         Unauthorized: {
             headers: {
@@ -3466,6 +3485,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3495,6 +3515,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["EnvelopeError404"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -4534,6 +4555,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            502: components["responses"]["EnvelopeError502"];
         };
     };
     updateActivity: {

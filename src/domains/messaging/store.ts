@@ -6,7 +6,8 @@
 import { Prisma, type Conversation, type Lead, type Message, type MessageRole, type MessageStatus } from '../../generated/prisma/client.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
-import { conversationData, leadData } from './shapes.js';
+import { recordLeadCreated } from '../leads/events.js';
+import { conversationData } from './shapes.js';
 
 /** The lead with this phone, created (and `lead.created` emitted) when the phone is new. */
 export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
@@ -17,7 +18,8 @@ export async function leadForPhone(tx: TenantTx, phone: string, name: string): P
   );
   if (inserted.length) {
     const lead = await tx.lead.findUniqueOrThrow({ where: { id: inserted[0].id } });
-    await emit(tx, 'lead.created', leadData(lead));
+    // The same event, with the same data, as a lead created through the leads API.
+    await recordLeadCreated(tx, lead.id);
     return lead;
   }
   return tx.lead.findFirstOrThrow({ where: { phone } });
