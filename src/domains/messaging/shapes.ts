@@ -1,24 +1,7 @@
 // Event payloads (decisions.md: an event's `data` is the resource as its REST read returns it). These
-// mirror the GraphQL types' REST shapes (./types.ts) for rows read inside the transaction that emits.
+// mirror the GraphQL types' REST shapes (./types.ts) for rows read inside the transaction that emits;
+// a lead's own events come from the leads domain (leads/events.ts).
 import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
-
-/** A lead as `GET /backend/leads/{id}` shows it; leads created by messaging have no status or tags. */
-export function leadData(lead: Lead) {
-  return {
-    id: lead.id,
-    name: lead.name,
-    surname: lead.surname,
-    phone: lead.phone,
-    email: lead.email,
-    company: lead.company,
-    avatar_url: lead.avatar_url,
-    status: null,
-    tags: [],
-    custom_fields: lead.custom_fields,
-    created_at: lead.created_at,
-    updated_at: lead.updated_at,
-  };
-}
 
 export function lastMessage(c: Pick<Conversation, 'last_message_content' | 'last_message_role' | 'last_message_at'>) {
   return c.last_message_at ? { content: c.last_message_content ?? '', role: c.last_message_role!, timestamp: c.last_message_at } : null;
