@@ -4,17 +4,16 @@
 // fs.createReadStream piped into the response (proxy). autocannon drives both from its own process.
 // The uploads of a run are deleted after it (record and file), so disk use stays bounded.
 //
-// Run alone: `tsx bench/uploads.ts` (PostgreSQL schema funil_bench_uploads, recreated and dropped;
-// BENCH_DATABASE_URL as for the deals benchmark). BENCH_UPLOAD_REQUESTS scales the request counts.
-import { spawn } from 'node:child_process';
+// Alone: `BENCH_ONLY=uploads npm run bench`. BENCH_UPLOAD_REQUESTS scales the request counts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+
+import { autocannon, pad, type LoadResult } from './autocannon.js';
+import type { BenchLine } from './line.js';
 
 const MB = 1024 * 1024;
 const SCALE = Number(process.env.BENCH_UPLOAD_REQUESTS ?? 1);
@@ -25,34 +24,6 @@ export interface UploadBenchRow {
   funil: number;
   baseline: number;
   errors: number;
-}
-
-interface Run {
-  requests: number;
-  seconds: number;
-  errors: number;
-}
-
-/** autocannon in its own process: a fixed number of requests (`amount`) or a duration. */
-function autocannon(url: string, opts: { method: string; headers: Record<string, string>; bodyFile?: string; amount?: number; duration?: number; connections: number }): Promise<Run> {
-  const bin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const args = [bin, '-j', '-c', String(opts.connections), '-m', opts.method];
-  if (opts.amount) args.push('-a', String(opts.amount));
-  else args.push('-d', String(opts.duration ?? 5));
-  for (const [k, v] of Object.entries(opts.headers)) args.push('-H', `${k}=${v}`);
-  if (opts.bodyFile) args.push('-i', opts.bodyFile);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
-      const r = JSON.parse(out);
-      resolve({ requests: r['2xx'], seconds: r.duration, errors: r.errors + r.non2xx + r.timeouts });
-    });
-  });
 }
 
 /** A multipart body with one `file` part of `size` random bytes, written to a file autocannon sends. */
@@ -121,7 +92,7 @@ export async function benchUploads(opts: { appUrl: string; key: string; connecti
       await opts.cleanup();
       const plain = await autocannon(`${baseline.url}/upload`, upload);
       for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
-      const mbps = (r: Run) => (r.requests * size) / MB / r.seconds;
+      const mbps = (r: LoadResult) => (r.requests * size) / MB / r.seconds;
       rows.push({ measure: `upload ${size / MB} MB (${amount} requests)`, unit: 'MB/s', funil: mbps(funil), baseline: mbps(plain), errors: funil.errors + plain.errors });
       opts.log(`uploads: ${size / MB} MB done`);
     }
@@ -139,59 +110,25 @@ export async function benchUploads(opts: { appUrl: string; key: string; connecti
   return rows;
 }
 
-export function printUploadRows(rows: UploadBenchRow[]) {
-  const pad = (v: string | number, n: number) => String(v).padEnd(n);
-  console.log(`\n| ${pad('uploads', 28)} | ${pad('Funil', 10)} | ${pad('baseline', 10)} | ratio | errors |`);
-  console.log(`| ${'-'.repeat(28)} | ${'-'.repeat(10)} | ${'-'.repeat(10)} | ----- | ------ |`);
-  for (const r of rows) {
-    console.log(`| ${pad(r.measure, 28)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`);
-  }
+function uploadReport(rows: UploadBenchRow[]): string[] {
+  return [
+    `| ${pad('uploads', 28)} | ${pad('Funil', 10)} | ${pad('baseline', 10)} | ratio | errors |`,
+    `| ${'-'.repeat(28)} | ${'-'.repeat(10)} | ${'-'.repeat(10)} | ----- | ------ |`,
+    ...rows.map((r) => `| ${pad(r.measure, 28)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`),
+  ];
 }
 
-/** `tsx bench/uploads.ts`: the uploads line alone, on a fresh PostgreSQL schema and storage directory. */
-async function main() {
-  process.env.NODE_ENV = 'production';
-  process.env.LOG_LEVEL ??= 'silent';
-  const pg = (await import('pg')).default;
-  const { openDatabase } = await import('../src/db/client.js');
-  const { loadConfig } = await import('../src/config.js');
-  const { createApp } = await import('../src/app.js');
-  const { listen } = await import('../src/http/server.js');
-  const { createOrganisation } = await import('../src/domains/accounts/service.js');
-  const dbUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = 'funil_bench_uploads';
-  const dropSchema = async () => {
-    const admin = new pg.Client({ connectionString: dbUrl });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  };
-  await dropSchema();
-  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-storage-'));
-  const databaseUrl = `${dbUrl}?schema=${schema}`;
-  const db = await openDatabase({ databaseUrl, poolSize: 10 });
-  const { api_key } = await createOrganisation(db.prisma, { name: 'Bench uploads' });
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production' });
-  const app = createApp(config, db);
-  const server = await listen(app, config);
-  const { cleanupExpiredUploads } = await import('../src/domains/uploads/service.js');
-  const rows = await benchUploads({
-    appUrl: server.url,
-    key: api_key,
-    cleanup: () => cleanupExpiredUploads(db.prisma, app.deps.storage, 0).then(() => undefined),
-    log: (s) => console.log(`[bench] ${s}`),
-  });
-  await server.close();
-  await db.close();
-  await dropSchema();
-  fs.rmSync(storageDir, { recursive: true, force: true });
-  console.log(`\nFunil uploads benchmark — ${os.cpus().length} cores, node ${process.version}, load average ${os.loadavg()[0].toFixed(1)}`);
-  printUploadRows(rows);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-}
+export const uploadsLine: BenchLine = {
+  name: 'uploads',
+  async run(env) {
+    const { cleanupExpiredUploads } = await import('../src/domains/uploads/service.js');
+    const { key } = await env.organisation('Bench uploads');
+    const rows = await benchUploads({
+      appUrl: env.serverUrl,
+      key,
+      cleanup: () => cleanupExpiredUploads(env.db.prisma, env.app.deps.storage, 0).then(() => undefined),
+      log: env.log,
+    });
+    return { report: uploadReport(rows) };
+  },
+};

@@ -6,6 +6,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '../src/db/client.js';
 import type { Config } from '../src/config.js';
+import { percentile } from './autocannon.js';
+import type { BenchLine } from './line.js';
+
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2000);
+const WEBHOOK_PRODUCERS = Number(process.env.BENCH_WEBHOOK_PRODUCERS ?? 10);
 
 export interface WebhookBenchResult {
   events: number;
@@ -15,7 +20,6 @@ export interface WebhookBenchResult {
   failed: number;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export async function benchWebhooks(options: {
   db: Database;
@@ -86,3 +90,19 @@ export async function benchWebhooks(options: {
     failed: finished === 'ok' ? 0 : options.events - delivered.size,
   };
 }
+
+export const webhooksLine: BenchLine = {
+  name: 'webhooks',
+  async run(env) {
+    env.log(`webhooks: ${WEBHOOK_EVENTS} events, ${WEBHOOK_PRODUCERS} producers`);
+    const { tenantId, key } = await env.organisation('Bench webhooks');
+    const hooks = await benchWebhooks({ db: env.db, config: env.config, serverUrl: env.serverUrl, key, tenantId, events: WEBHOOK_EVENTS, producers: WEBHOOK_PRODUCERS, log: env.log });
+    return {
+      report: [
+        `Webhooks (commit → 2xx on a loopback receiver, ${WEBHOOK_PRODUCERS} producers, WORKER_CONCURRENCY ${env.config.workerConcurrency}): ` +
+          `${hooks.events} events, ${hooks.eventsPerSecond.toFixed(1)} events/s, delay p50 ${hooks.p50} ms, p99 ${hooks.p99} ms` +
+          (hooks.failed ? `, ${hooks.failed} NOT DELIVERED within 120 s` : ''),
+      ],
+    };
+  },
+};

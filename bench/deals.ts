@@ -1,0 +1,124 @@
+// The deals line of `npm run bench`: the deals list (limit 20 and 100) and the board, each as (a) REST,
+// (b) the same GraphQL query and (c) a hand-written raw-SQL server (bench/raw-server.ts), with
+// throughput, p50/p99 and SQL statements per request. The JSON of the three is checked to agree first.
+//
+// BENCH_LIST_DEALS (100000), BENCH_BOARD_DEALS (1000000), BENCH_LEADS (50000).
+import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
+import { autocannon, pad, type LoadResult } from './autocannon.js';
+import type { BenchLine } from './line.js';
+
+const LIST_DEALS = Number(process.env.BENCH_LIST_DEALS ?? 100_000);
+const BOARD_DEALS = Number(process.env.BENCH_BOARD_DEALS ?? 1_000_000);
+const LEADS = Number(process.env.BENCH_LEADS ?? 50_000);
+
+type Result = LoadResult & { statements: number };
+
+/** A GraphQL selection set with every key of the REST JSON (arrays: the union of their items' keys). */
+function selectionOf(value: unknown): string {
+  const items = Array.isArray(value) ? value : [value];
+  const fields = new Map<string, unknown[]>();
+  for (const item of items) {
+    if (!item || typeof item !== 'object') continue;
+    for (const [k, v] of Object.entries(item)) fields.set(k, [...(fields.get(k) ?? []), ...(Array.isArray(v) ? v : [v])]);
+  }
+  return [...fields]
+    .map(([k, vs]) => {
+      const objects = vs.filter((v) => v && typeof v === 'object');
+      return objects.length ? `${k} { ${selectionOf(objects)} }` : k;
+    })
+    .join(' ');
+}
+
+export const dealsLine: BenchLine = {
+  name: 'deals',
+  async run(env) {
+    const { totalStatements } = await import('../src/db/statements.js');
+    const { seed } = await import('./seed.js');
+    const { startRawServer } = await import('./raw-server.js');
+    const POOL = 10;
+
+    const seedPool = new pg.Pool({ connectionString: env.dbUrl, max: 2, options: `-c search_path="${env.schema}"` });
+    const t0 = Date.now();
+    const seeded = await seed(seedPool, { leads: LEADS, listDeals: LIST_DEALS, boardDeals: BOARD_DEALS, log: env.log });
+    await seedPool.end();
+    env.log(`deals: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const raw = await startRawServer(env.dbUrl, env.schema, POOL);
+    const auth = { authorization: `Bearer ${seeded.key}` };
+    const { serverUrl, duration } = env;
+
+    const scenarios = [
+      { name: 'deals list, limit 20', duration, rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=20`, raw: `/pipelines/${seeded.listPipelineId}/deals?limit=20`, field: 'pipelineDeals', args: `id: "${seeded.listPipelineId}", limit: 20` },
+      { name: 'deals list, limit 100', duration, rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=100`, raw: `/pipelines/${seeded.listPipelineId}/deals?limit=100`, field: 'pipelineDeals', args: `id: "${seeded.listPipelineId}", limit: 100` },
+      { name: `board (${(BOARD_DEALS / 1e6).toFixed(1)}M deals)`, duration: 2 * duration, rest: `/backend/pipelines/${seeded.boardPipelineId}/board`, raw: `/pipelines/${seeded.boardPipelineId}/board`, field: 'pipelineBoard', args: `id: "${seeded.boardPipelineId}"` },
+    ];
+
+    const rows: { scenario: string; variant: string; r: Result }[] = [];
+    try {
+      for (const s of scenarios) {
+        // One request of each kind, sequential: the JSON must agree, and we count SQL statements.
+        const restBefore = totalStatements.count;
+        const restRes = await fetch(serverUrl + s.rest, { headers: auth });
+        const restJson = await restRes.json();
+        const restStatements = totalStatements.count - restBefore;
+        if (restRes.status !== 200) throw new Error(`${s.name}: REST ${restRes.status} ${JSON.stringify(restJson)}`);
+        const query = `query Bench { ${s.field}(${s.args}) { ${selectionOf(restJson)} } }`;
+        const gqlBody = JSON.stringify({ query });
+        const gqlBefore = totalStatements.count;
+        const gqlRes = await fetch(serverUrl + '/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: gqlBody });
+        const gqlJson = (await gqlRes.json()) as { data?: Record<string, unknown>; errors?: unknown };
+        const gqlStatements = totalStatements.count - gqlBefore;
+        if (gqlJson.errors) throw new Error(`${s.name}: GraphQL ${JSON.stringify(gqlJson.errors)}`);
+        const rawBefore = raw.statements.count;
+        const rawJson = await (await fetch(raw.url + s.raw, { headers: auth })).json();
+        const rawStatements = raw.statements.count - rawBefore;
+        const sameGql = isDeepStrictEqual(gqlJson.data?.[s.field], restJson);
+        const sameRaw = isDeepStrictEqual(rawJson, restJson);
+        env.log(`${s.name}: same JSON — GraphQL ${sameGql ? 'yes' : 'NO'}, raw ${sameRaw ? 'yes' : 'NO'}`);
+
+        // Warm-up, then `rounds` interleaved runs of (a), (b), (c); the best of each is kept.
+        const gqlOpts = { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: gqlBody };
+        const variants = [
+          { variant: '(a) REST', url: serverUrl + s.rest, opts: { headers: auth }, statements: restStatements },
+          { variant: '(b) GraphQL', url: serverUrl + '/graphql', opts: gqlOpts, statements: gqlStatements },
+          { variant: '(c) raw SQL', url: raw.url + s.raw, opts: { headers: auth }, statements: rawStatements },
+        ];
+        for (const v of variants) await autocannon(v.url, { ...v.opts, connections: env.connections, duration: 2 });
+        const best = new Map<string, Result>();
+        for (let round = 0; round < env.rounds; round++) {
+          for (const v of variants) {
+            const r = await autocannon(v.url, { ...v.opts, connections: env.connections, duration: s.duration });
+            const prev = best.get(v.variant);
+            if (!prev || r.rps > prev.rps) best.set(v.variant, { ...r, statements: v.statements });
+          }
+        }
+        for (const v of variants) rows.push({ scenario: s.name, variant: v.variant, r: best.get(v.variant)! });
+        env.log(`${s.name}: done`);
+      }
+    } finally {
+      await raw.close();
+    }
+
+    const report = [
+      `Deals — ${env.connections} connections, ${duration} s per list run, ${2 * duration} s per board run, best of ${env.rounds} interleaved runs`,
+      `data: ${LIST_DEALS.toLocaleString('en')} deals (list pipeline), ${BOARD_DEALS.toLocaleString('en')} deals (board pipeline), ${LEADS.toLocaleString('en')} leads, 200 products`,
+      '',
+      `| ${pad('scenario', 22)} | ${pad('variant', 12)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | ${pad('SQL/req', 7)} | errors |`,
+      `| ${'-'.repeat(22)} | ${'-'.repeat(12)} | ${'-'.repeat(8)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ------ |`,
+      ...rows.map(({ scenario, variant, r }) => `| ${pad(scenario, 22)} | ${pad(variant, 12)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(r.statements, 7)} | ${r.errors} |`),
+      '',
+      'Targets:',
+    ];
+    for (const s of scenarios) {
+      const [a, b, c] = rows.filter((r) => r.scenario === s.name).map((r) => r.r);
+      const isBoard = s.field === 'pipelineBoard';
+      const checks = [
+        `(a)/(c) throughput ${(a.rps / c.rps).toFixed(2)}× (target ≥ ${isBoard ? '0.95' : '0.9'})`,
+        `(a) p50 / (b) p50 ${(a.p50 / Math.max(b.p50, 1)).toFixed(2)}× (target ≤ 1.05)`,
+        isBoard ? `(a) p50 / (c) p50 ${(a.p50 / Math.max(c.p50, 1)).toFixed(2)}× (target ≤ 1.15)` : `statements (a) ${a.statements} (target ≤ 3, same for 20 and 100)`,
+      ];
+      report.push(`- ${s.name}: ${checks.join('; ')}`);
+    }
+    return { report };
+  },
+};
