@@ -9,7 +9,7 @@
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
-// BENCH_KEEP=1 keeps the schema funil_bench after the run (dropped otherwise); each line documents its own.
+// BENCH_SCHEMA (funil_bench), BENCH_KEEP=1 keeps it after the run (dropped otherwise); each line documents its own.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,8 @@ process.env.NODE_ENV = 'production';
 process.env.LOG_LEVEL ??= 'silent';
 
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SCHEMA = 'funil_bench';
+// BENCH_SCHEMA: two benches on one server need two schemas.
+const SCHEMA = process.env.BENCH_SCHEMA ?? 'funil_bench';
 
 const log = (s: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}`);
 
