@@ -2,7 +2,7 @@
 // early, a declared oversized body, a client that walks away, and the server's resident memory while it
 // takes 10 MB and refuses 10 MB + 1 byte. Whatever is refused leaves no file and no record.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -11,7 +11,7 @@ import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import type { Org } from '../helpers/app.js';
-import { keyOf, pathOfKey, patternBytes, storedFiles, uploadForm, useUploadApp } from './helpers.js';
+import { keyOf, pathOfKey, patternBytes, storedFiles, streamedForm, uploadForm, useUploadApp } from './helpers.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 const { api, root } = useUploadApp();
@@ -38,36 +38,6 @@ async function leavesNothing(fn: () => Promise<unknown>) {
   await fn();
   expect(storedFiles(root)).toEqual(files);
   expect(await api.db.prisma.upload.count()).toBe(records);
-}
-
-/** A multipart body streamed by hand (no Content-Length): `fileBytes` of file, pulled as the socket takes it. */
-function streamedForm(fileBytes: number, options: { stallAfter?: number } = {}) {
-  const boundary = `funil-${randomBytes(8).toString('hex')}`;
-  const opening = new TextEncoder().encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nmedia\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="grande.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
-  const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
-  const chunk = new Uint8Array(64 * 1024).fill(42);
-  const state = { sent: 0, finished: false };
-  let release = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(opening),
-    async pull(controller) {
-      if (options.stallAfter !== undefined && state.sent >= options.stallAfter) return new Promise<void>((resolve) => (release = resolve));
-      if (state.sent >= fileBytes) {
-        controller.enqueue(closing);
-        controller.close();
-        state.finished = true;
-        return;
-      }
-      const piece = chunk.subarray(0, Math.min(chunk.byteLength, fileBytes - state.sent));
-      state.sent += piece.byteLength;
-      controller.enqueue(piece);
-    },
-    cancel: () => release(),
-  });
-  return { body, state, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 describe('uploads over the real server', () => {
