@@ -1,5 +1,5 @@
 // Uploads through the real HTTP server with real bodies: the 10 MB boundary, a 50 MB body cut off
-// early, a declared oversized body, a client that walks away, and the server's resident memory while it
+// early, a declared oversized body, a client that walks away, a body that stalls (408), and the server's resident memory while it
 // takes 10 MB and refuses 10 MB + 1 byte. Whatever is refused leaves no file and no record.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -100,6 +100,21 @@ describe('uploads over the real server', () => {
       await expect(response).rejects.toThrow();
       await expect.poll(() => storedFiles(root).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(0);
     });
+  });
+
+  it('answers 408 to an upload whose body stalls past REQUEST_BODY_TIMEOUT_MS, leaving nothing behind', async () => {
+    const impatient = await listen(api.app, { ...api.config, host: '127.0.0.1', port: 0, requestBodyTimeoutMs: 1_000 });
+    try {
+      await leavesNothing(async () => {
+        const { body, state, contentType } = streamedForm(8 * 1024 * 1024, { stallAfter: 1024 * 1024 });
+        const res = await fetch(`${impatient.url}/backend/uploads`, { method: 'POST', body, headers: { authorization: `Bearer ${org.key}`, 'content-type': contentType }, duplex: 'half' } as RequestInit);
+        expect(res.status).toBe(408);
+        expect(await res.json()).toEqual({ code: 'ERR_REQUEST_TIMEOUT', message: expect.any(String) });
+        expect(state.finished).toBe(false);
+      });
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('keeps the server’s resident memory growth under 10 MB while it takes 10 MB and refuses 10 MB + 1 byte', async () => {
