@@ -1,6 +1,7 @@
-// Uploads through the real HTTP server with real bodies: the 10 MB boundary, a 50 MB body cut off
-// early, a declared oversized body, a client that walks away, a body that stalls (408), and the server's resident memory while it
-// takes 10 MB and refuses 10 MB + 1 byte. Whatever is refused leaves no file and no record.
+// Uploads through the real HTTP server with real bodies: the 10 MB boundary, alone and with several
+// uploads at once, a 50 MB body cut off early, a declared oversized body, a client that walks away, a
+// body that stalls (408), and the server's resident memory while it takes 10 MB and refuses 10 MB + 1
+// byte. Whatever is refused leaves no file and no record.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -55,6 +56,28 @@ describe('uploads over the real server', () => {
       expect(over.status).toBe(413);
       expect(await over.json()).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) });
     });
+  });
+
+  it('takes several uploads at once, each under its own limit: three of exactly 10 MB stored whole, 10 MB + 1 byte refused', async () => {
+    const files = storedFiles(root);
+    const records = await api.db.prisma.upload.count();
+    const exact = [5, 6, 7].map((seed) => patternBytes(TEN_MB, seed));
+    const [a, b, c, over] = await Promise.all([
+      ...exact.map((bytes, i) => post(uploadForm({ bytes, name: `junto-${i}.bin` }))),
+      post(uploadForm({ bytes: patternBytes(TEN_MB + 1, 8), name: 'grande.bin' })),
+    ]);
+    expect(over.status).toBe(413);
+    expect((await over.json()).code).toBe('ERR_PAYLOAD_TOO_LARGE');
+    for (const [i, res] of [a, b, c].entries()) {
+      expect(res.status).toBe(200);
+      const upload = await res.json();
+      expect(upload.size).toBe(TEN_MB);
+      const stored = fs.readFileSync(pathOfKey(root, keyOf(upload.file_url)));
+      expect(createHash('sha256').update(stored).digest('hex')).toBe(createHash('sha256').update(exact[i]).digest('hex'));
+    }
+    // The three files and their records, and nothing of the refused one.
+    expect(storedFiles(root).length).toBe(files.length + 3);
+    expect(await api.db.prisma.upload.count()).toBe(records + 3);
   });
 
   it('answers 413 to a streamed 50 MB body before the client has sent it, leaving nothing behind', async () => {
