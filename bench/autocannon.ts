@@ -25,15 +25,35 @@ export interface LoadOptions {
   duration?: number;
 }
 
+const require = createRequire(import.meta.url);
+
 export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> {
-  const bin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const args = [bin, '-j', '-c', String(opts.connections), '-m', opts.method ?? 'GET'];
+  const args = [require.resolve('autocannon/autocannon.js'), '-j', '-c', String(opts.connections), '-m', opts.method ?? 'GET'];
   if (opts.amount) args.push('-a', String(opts.amount));
   else args.push('-d', String(opts.duration ?? 5));
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (opts.body) args.push('-b', opts.body);
   if (opts.bodyFile) args.push('-i', opts.bodyFile);
   args.push(url);
+  return run(args);
+}
+
+/**
+ * GET requests over several paths of one server (`base` + each path), each connection cycling through
+ * them in order: autocannon's `requests` option, which its command line lacks, through its API in a
+ * process of its own.
+ */
+export function autocannonPaths(base: string, paths: string[], opts: Pick<LoadOptions, 'headers' | 'connections' | 'duration'>): Promise<LoadResult> {
+  const config = { url: base, connections: opts.connections, duration: opts.duration ?? 5, headers: opts.headers ?? {}, requests: paths.map((path) => ({ method: 'GET', path })) };
+  const script = `require(${JSON.stringify(require.resolve('autocannon'))})(JSON.parse(process.argv[1]), (error, result) => {
+    if (error) { console.error(error); process.exit(1); }
+    process.stdout.write(JSON.stringify(result));
+  });`;
+  return run(['-e', script, JSON.stringify(config)]);
+}
+
+/** Runs node with the arguments; its standard output is autocannon's JSON result. */
+function run(args: string[]): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
