@@ -6,13 +6,14 @@ import fs from 'node:fs';
 import autocannon from 'autocannon';
 import type { LoadOptions } from './autocannon.js';
 
-const { url, method, headers, body, bodyFile, connections, amount, duration } = JSON.parse(process.argv[2]) as LoadOptions & { url: string };
+const { url, method, headers, body, bodyFile, connections, amount, duration, paths } = JSON.parse(process.argv[2]) as LoadOptions & { url: string };
 const result = await autocannon({
   url,
   method: (method ?? 'GET') as autocannon.Request['method'],
   headers,
   body: bodyFile ? fs.readFileSync(bodyFile) : body,
   connections,
+  ...(paths ? { requests: paths.map((path) => ({ method: 'GET' as const, path })) } : {}),
   ...(amount ? { amount } : { duration: duration ?? 5 }),
 });
 process.stdout.write(JSON.stringify(result));

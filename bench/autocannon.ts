@@ -23,6 +23,8 @@ export interface LoadOptions {
   /** A fixed number of requests, or else a duration in seconds. */
   amount?: number;
   duration?: number;
+  /** GET these paths of the url's server in turn on each connection (autocannon's `requests`). */
+  paths?: string[];
 }
 
 /** Run with tsx, so it needs no build step like the rest of the bench. */
@@ -41,6 +43,11 @@ export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> 
       resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r['2xx'], seconds: r.duration, errors: r.errors + r.non2xx + r.timeouts });
     });
   });
+}
+
+/** GET requests over several paths of one server (`base` + each path), each connection cycling through them. */
+export function autocannonPaths(base: string, paths: string[], opts: Pick<LoadOptions, 'headers' | 'connections' | 'duration'>): Promise<LoadResult> {
+  return autocannon(base, { ...opts, paths });
 }
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
