@@ -387,21 +387,7 @@ describe('hostile files: refused, the extraction process discarded, the server a
   });
 });
 
-describe('why a process and not a worker thread', () => {
-  it('on this Node, a worker thread at its heap limit that makes one large allocation aborts its whole process (nodejs/node#47224)', () => {
-    // The risk the extraction process removes: here a 128 MB array in a worker limited to a 64 MB heap
-    // (a parser sizing an array from a file would do the same). Should a Node release fix it, this test
-    // fails: the reasoning in extract/README.md is then worth revisiting, not this test.
-    const script = `
-      const { Worker } = require('node:worker_threads');
-      const worker = new Worker('new Array(2 ** 24).fill(1.5)', { eval: true, resourceLimits: { maxOldGenerationSizeMb: 64 } });
-      worker.on('error', (e) => console.log('worker error', e.code));
-      worker.on('exit', () => console.log('process survived'));`;
-    const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
-    expect(run.stdout).not.toContain('process survived');
-    expect(run.signal).toBe('SIGABRT');
-  });
-
+describe('the extraction process', () => {
   it('an extraction process outlives neither its time limit nor its server, even one killed with SIGKILL', async () => {
     const script = path.join(os.tmpdir(), `funil-orphan-${process.pid}.mts`);
     const entry = path.resolve('src/domains/knowledge/extract/index.ts');
