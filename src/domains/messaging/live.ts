@@ -3,8 +3,10 @@
 // visibility policy, so a caller only receives messages of conversations it can see at that moment.
 // One hub per server (keyed by its configuration); with REDIS_URL the hub's events go through Redis
 // (Yoga's Redis event target), so a message stored by one process reaches subscribers of every process.
+// A graceful stop ends the hub's streams (endMessageStreams): each SSE response completes, so the
+// server's drain does not wait for subscribers that would never hang up.
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub, filter, map, pipe, type PubSub } from 'graphql-yoga';
+import { createPubSub, filter, map, pipe, Repeater, type PubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { requireTenant } from '../../auth/viewer.js';
 import type { Config } from '../../config.js';
@@ -15,7 +17,14 @@ import { audienceOf, messageWhere } from './visibility.js';
 
 type Topics = { messageAdded: [tenantId: string, event: { message_id: string }] };
 
-const hubs = new WeakMap<Config, PubSub<Topics>>();
+interface Hub {
+  pubSub: PubSub<Topics>;
+  /** Resolves when the server stops: every stream of the hub ends, and one started later ends at once. */
+  ended: Promise<void>;
+  end: () => void;
+}
+
+const hubs = new WeakMap<Config, Hub>();
 
 /** A Redis client whose failed commands are logged, never left as unhandled rejections. */
 function redisClient(url: string, role: string): Redis {
@@ -29,29 +38,51 @@ function redisClient(url: string, role: string): Redis {
   return client;
 }
 
-function hub(config: Config): PubSub<Topics> {
-  let pubSub = hubs.get(config);
-  if (!pubSub) {
+function hub(config: Config): Hub {
+  let found = hubs.get(config);
+  if (!found) {
     const eventTarget = config.redisUrl
       ? createRedisEventTarget<CustomEvent>({ publishClient: redisClient(config.redisUrl, 'publish'), subscribeClient: redisClient(config.redisUrl, 'subscribe') })
       : undefined;
-    pubSub = createPubSub<Topics>(eventTarget ? { eventTarget } : {});
-    hubs.set(config, pubSub);
+    let end = () => {};
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    found = { pubSub: createPubSub<Topics>(eventTarget ? { eventTarget } : {}), ended, end };
+    hubs.set(config, found);
   }
-  return pubSub;
+  return found;
+}
+
+/** The source's values until `ended` resolves; then the stream finishes (and the source is closed). */
+function until<T>(ended: Promise<void>) {
+  return (source: AsyncIterable<T>) =>
+    new Repeater<T>(async (push, stop) => {
+      const iterator = source[Symbol.asyncIterator]();
+      void stop.then(() => iterator.return?.());
+      void ended.then(() => stop());
+      let next;
+      while (!(next = await iterator.next()).done) await push(next.value);
+      stop();
+    });
+}
+
+/** For a graceful stop: ends every messageAdded stream of this server, and any started from now on. */
+export function endMessageStreams(config: Config) {
+  hub(config).end();
 }
 
 /** Call once the message's transaction has committed. */
 export function announceMessage(config: Config, tenantId: string, messageId: string) {
-  hub(config).publish('messageAdded', tenantId, { message_id: messageId });
+  hub(config).pubSub.publish('messageAdded', tenantId, { message_id: messageId });
 }
 
 /** New messages of the caller's organisation that the caller can see, read when each one arrives. */
 export function messagesFor(ctx: Context): AsyncIterable<Message> {
   const viewer = requireTenant(ctx.viewer);
   const audience = audienceOf(viewer);
+  const { pubSub, ended } = hub(ctx.config);
   return pipe(
-    hub(ctx.config).subscribe('messageAdded', viewer.tenantId),
+    pubSub.subscribe('messageAdded', viewer.tenantId),
+    until(ended),
     map((event) => ctx.db.message.findFirst({ where: { AND: [{ id: event.message_id }, messageWhere(audience)] } })),
     filter((message): message is Message => message !== null),
   );
