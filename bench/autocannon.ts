@@ -1,6 +1,8 @@
-// autocannon in its own process (the load generator must not share the servers' event loop).
+// autocannon in its own process (the load generator must not share the servers' event loop): the CLI,
+// or its programmatic API (autocannon-vary.ts) when the body must change from request to request.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 export interface LoadResult {
   /** Average requests per second, latency percentiles in ms, and 2xx answers over the run's seconds. */
@@ -23,9 +25,12 @@ export interface LoadOptions {
   /** A fixed number of requests, or else a duration in seconds. */
   amount?: number;
   duration?: number;
+  /** Each `placeholder` in `body` becomes `first + (n mod count)`, n counting the requests (e.g. `count` senders). */
+  vary?: { placeholder: string; first: number; count: number };
 }
 
-export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> {
+function cliArgs(url: string, opts: LoadOptions): string[] {
+  if (opts.vary) return ['--import', 'tsx', fileURLToPath(new URL('./autocannon-vary.ts', import.meta.url)), JSON.stringify({ url, opts })];
   const bin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
   const args = [bin, '-j', '-c', String(opts.connections), '-m', opts.method ?? 'GET'];
   if (opts.amount) args.push('-a', String(opts.amount));
@@ -34,6 +39,11 @@ export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> 
   if (opts.body) args.push('-b', opts.body);
   if (opts.bodyFile) args.push('-i', opts.bodyFile);
   args.push(url);
+  return args;
+}
+
+export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> {
+  const args = cliArgs(url, opts);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -6,6 +6,8 @@
 //   deals     deals list (limit 20, 100) and board: REST, GraphQL, raw SQL
 //   webhooks  events committed → delivered to a loopback receiver (events/s, delay)
 //   uploads   upload MB/s (1 MB, 10 MB) and media proxy req/s beside plain Node
+//   conversations  conversations list (limit 20, 100) over 10,000 conversations and 1M messages: REST, raw SQL
+//   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
@@ -32,6 +34,8 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./deals.js')).dealsLine,
     (await import('./webhooks.js')).webhooksLine,
     (await import('./uploads.js')).uploadsLine,
+    (await import('./messaging.js')).conversationsLine,
+    (await import('./messaging.js')).inboundLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!only) return all;

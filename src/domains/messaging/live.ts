@@ -17,14 +17,25 @@ import { audienceOf, messageWhere } from './visibility.js';
 
 type Topics = { messageAdded: [tenantId: string, event: { message_id: string }] };
 
-interface Hub {
-  pubSub: PubSub<Topics>;
-  /** Resolves when the server stops: every stream of the hub ends, and one started later ends at once. */
+const hubs = new WeakMap<Config, PubSub<Topics>>();
+
+/** Per server: resolves when it stops; every stream ends then, and one started later ends at once. */
+interface StopSignal {
   ended: Promise<void>;
   end: () => void;
 }
 
-const hubs = new WeakMap<Config, Hub>();
+const stops = new WeakMap<Config, StopSignal>();
+
+function stopSignal(config: Config): StopSignal {
+  let signal = stops.get(config);
+  if (!signal) {
+    let end = () => {};
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    stops.set(config, (signal = { ended, end }));
+  }
+  return signal;
+}
 
 /** A Redis client whose failed commands are logged, never left as unhandled rejections. */
 function redisClient(url: string, role: string): Redis {
@@ -38,18 +49,16 @@ function redisClient(url: string, role: string): Redis {
   return client;
 }
 
-function hub(config: Config): Hub {
-  let found = hubs.get(config);
-  if (!found) {
+function hub(config: Config): PubSub<Topics> {
+  let pubSub = hubs.get(config);
+  if (!pubSub) {
     const eventTarget = config.redisUrl
       ? createRedisEventTarget<CustomEvent>({ publishClient: redisClient(config.redisUrl, 'publish'), subscribeClient: redisClient(config.redisUrl, 'subscribe') })
       : undefined;
-    let end = () => {};
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    found = { pubSub: createPubSub<Topics>(eventTarget ? { eventTarget } : {}), ended, end };
-    hubs.set(config, found);
+    pubSub = createPubSub<Topics>(eventTarget ? { eventTarget } : {});
+    hubs.set(config, pubSub);
   }
-  return found;
+  return pubSub;
 }
 
 /** The source's values until `ended` resolves; then the stream finishes (and the source is closed). */
@@ -67,22 +76,21 @@ function until<T>(ended: Promise<void>) {
 
 /** For a graceful stop: ends every messageAdded stream of this server, and any started from now on. */
 export function endMessageStreams(config: Config) {
-  hub(config).end();
+  stopSignal(config).end();
 }
 
 /** Call once the message's transaction has committed. */
 export function announceMessage(config: Config, tenantId: string, messageId: string) {
-  hub(config).pubSub.publish('messageAdded', tenantId, { message_id: messageId });
+  hub(config).publish('messageAdded', tenantId, { message_id: messageId });
 }
 
 /** New messages of the caller's organisation that the caller can see, read when each one arrives. */
 export function messagesFor(ctx: Context): AsyncIterable<Message> {
   const viewer = requireTenant(ctx.viewer);
   const audience = audienceOf(viewer);
-  const { pubSub, ended } = hub(ctx.config);
   return pipe(
-    pubSub.subscribe('messageAdded', viewer.tenantId),
-    until(ended),
+    hub(ctx.config).subscribe('messageAdded', viewer.tenantId),
+    until(stopSignal(ctx.config).ended),
     map((event) => ctx.db.message.findFirst({ where: { AND: [{ id: event.message_id }, messageWhere(audience)] } })),
     filter((message): message is Message => message !== null),
   );

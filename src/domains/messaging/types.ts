@@ -135,10 +135,11 @@ export const Message = builder.prismaObject('Message', {
     status: t.expose('status', { type: MessageStatusEnum }),
     error: t.exposeString('error', { nullable: true, description: 'Why delivery failed, as the provider reported it.' }),
     provider_message_id: t.exposeString('provider_message_id', { nullable: true, description: 'The provider’s id for the message.' }),
+    // A scalar column of every loaded row: no `select`, so a message loaded by a service (inbound's
+    // answer, messageAdded) is not read again for it.
     media_url: t.string({
       nullable: true,
       description: 'A media message’s file under the public media proxy (no key needed); null for a text.',
-      select: { media_key: true },
       resolve: (m, _args, ctx) => messageMediaUrl(ctx.config, m),
     }),
     timestamp: t.expose('created_at', { type: 'DateTime', description: 'When it was stored.' }),
