@@ -1,4 +1,5 @@
-// autocannon in its own process (the load generator must not share the servers' event loop).
+// autocannon in its own process (the load generator must not share the servers' event loop), through its
+// programmatic API (autocannon-process.ts).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +26,8 @@ export interface LoadOptions {
   duration?: number;
   /** GET these paths of the url's server in turn on each connection (autocannon's `requests`). */
   paths?: string[];
+  /** Each `placeholder` in `body` becomes `first + (n mod count)`, n counting the requests (e.g. `count` senders). */
+  vary?: { placeholder: string; first: number; count: number };
 }
 
 /** Run with tsx, so it needs no build step like the rest of the bench. */

@@ -11,7 +11,22 @@ export interface RawServer {
   close(): Promise<void>;
 }
 
-const ts = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamp column as the API writes it (ISO 8601, milliseconds, UTC). */
+export const ts = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export const UNAUTHORIZED = '{"success":false,"error":{"code":"UNAUTHORIZED","message":"Chave de API inválida"}}';
+
+/** The organisation of a live API key in an `Authorization: Bearer` header, by the same lookup as the app (one statement), or null. */
+export async function tenantOfKey(query: (sql: string, params: unknown[]) => Promise<pg.QueryResult>, authorization: string | undefined): Promise<string | null> {
+  const token = /^Bearer\s+(\S+)$/.exec(authorization ?? '')?.[1];
+  if (!token) return null;
+  const { rows } = await query(
+    `SELECT k.tenant_id FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
+     WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+    [hashApiKey(token)],
+  );
+  return rows.length ? (rows[0].tenant_id as string) : null;
+}
 
 const DEAL_JSON = `json_build_object(
   'id', d.id, 'number', d.number, 'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'lead_id', d.lead_id, 'owner_id', d.owner_id,
@@ -128,16 +143,8 @@ export async function startRawServer(connectionString: string, schema: string, p
   const server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://raw');
-      const token = /^Bearer\s+(\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-      const auth = token
-        ? await query(
-            `SELECT k.tenant_id FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
-             WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-            [hashApiKey(token)],
-          )
-        : { rows: [] };
-      if (!auth.rows.length) return send(res, 401, '{"success":false,"error":{"code":"UNAUTHORIZED","message":"Chave de API inválida"}}');
-      const tenantId = auth.rows[0].tenant_id as string;
+      const tenantId = await tenantOfKey(query, req.headers.authorization);
+      if (!tenantId) return send(res, 401, UNAUTHORIZED);
       if (url.pathname === '/knowledge/search') {
         const q = url.searchParams.get('q')?.trim();
         if (!q || q.length > Q_MAX) return send(res, 400, '{"code":"ERR_INVALID_INPUT","message":"Parâmetro q inválido"}');

@@ -7,6 +7,8 @@
 //   webhooks  events committed → delivered to a loopback receiver (events/s, delay)
 //   uploads   upload MB/s (1 MB, 10 MB) and media proxy req/s beside plain Node
 //   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query
+//   conversations  conversations list (limit 20, 100) over 10,000 conversations and 1M messages: REST, raw SQL
+//   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
@@ -34,6 +36,8 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./webhooks.js')).webhooksLine,
     (await import('./uploads.js')).uploadsLine,
     (await import('./knowledge.js')).knowledgeLine,
+    (await import('./messaging.js')).conversationsLine,
+    (await import('./messaging.js')).inboundLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!only) return all;

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
+import { endMessageStreams } from './domains/messaging/live.js';
 import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
@@ -63,8 +64,11 @@ async function main() {
       process.exit(1);
     }, timeoutMs).unref();
     // HTTP and the workers drain side by side; the workers abort what is left a second before the deadline
-    // (their jobs run again elsewhere when the lease expires), so closing the database fits in.
-    await Promise.all([server.close({ delayMs }), jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
+    // (their jobs run again elsewhere when the lease expires), so closing the database fits in. Open
+    // subscription streams (SSE) end when the listener closes: their clients, which would never hang up,
+    // reconnect to another process instead of holding the drain until the deadline.
+    const streamsEnd = new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => endMessageStreams(config));
+    await Promise.all([server.close({ delayMs }), streamsEnd, jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
     await db.close();
     clearTimeout(force);
     process.exit(0);

@@ -25,6 +25,8 @@ describe('conversations', () => {
       status: 'active',
       updated_at: expect.any(String),
     });
+    // The lead as the spec's list item shows it, and nothing more.
+    expect(r.body.data[0].lead).toEqual({ id: a.lead.id, name: 'Ana', phone: a.lead.phone });
 
     const page = await api.rest('GET', '/backend/conversations?limit=1&offset=1', { key: org.key });
     expect(page.body.pagination).toEqual({ total: 2, limit: 1, offset: 1, has_more: false });
@@ -161,7 +163,7 @@ describe('conversations', () => {
     expect((await api.rest('GET', `/backend/conversations/${theirs.conversation.id}`, { key: other.key })).body.data.unread_count).toBe(1);
   });
 
-  it('serves the graph: Lead.conversations, Conversation.lead and Conversation.messages newest last', async () => {
+  it('serves the graph: Lead.conversations, Conversation.lead (its details: the whole lead) and Conversation.messages newest last', async () => {
     const org = await api.newOrg();
     const channel = await makeChannel(api, org);
     const phone = nextMobile();
@@ -172,7 +174,7 @@ describe('conversations', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
       body: JSON.stringify({
-        query: `query($id: UUID!) { lead(id: $id) { name conversations { id unread_count lead { name phone }
+        query: `query($id: UUID!) { lead(id: $id) { name conversations { id unread_count lead { name phone details { id tags { name } } }
           messages(last: 2) { edges { node { content role } } pageInfo { hasPreviousPage } } } } }`,
         variables: { id: lead.id },
       }),
@@ -185,7 +187,7 @@ describe('conversations', () => {
         {
           id: conversation.id,
           unread_count: 3,
-          lead: { name: 'Carla', phone },
+          lead: { name: 'Carla', phone, details: { id: lead.id, tags: [] } },
           messages: { edges: [{ node: { content: 'dois', role: 'user' } }, { node: { content: 'três', role: 'user' } }], pageInfo: { hasPreviousPage: true } },
         },
       ],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { inbound, makeChannel, makeDepartment, makeUser, nextMobile } from './helpers.js';
+import { addMember, inbound, makeChannel, makeDepartment, makeUser, nextMobile } from './helpers.js';
 
 const api = useTestApp();
 
@@ -39,6 +39,7 @@ describe('inbound messages', () => {
       status: 'received',
       error: null,
       provider_message_id: null,
+      media_url: null,
       timestamp: expect.any(String),
     });
 
@@ -93,22 +94,48 @@ describe('inbound messages', () => {
     expect(await eventsOf(org.tenantId)).toEqual([]);
   });
 
-  it('answers 404 for an unknown channel or another organisation’s, and 403 to operators', async () => {
+  it('answers 404 for an unknown channel or another organisation’s', async () => {
     const org = await api.newOrg();
     const other = await api.newOrg();
     const theirs = await makeChannel(api, other);
-    const mine = await makeChannel(api, org);
     const phone = nextMobile();
     const r = await api.rest('POST', `/backend/channels/${theirs.id}/inbound`, { key: org.key, body: { from: phone, content: 'x' } });
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('NOT_FOUND');
     expect((await api.rest('POST', '/backend/channels/00000000-0000-4000-8000-000000000000/inbound', { key: org.key, body: { from: phone, content: 'x' } })).status).toBe(404);
-    const operator = await makeUser(api, org, 'operator');
-    const refused = await api.rest('POST', `/backend/channels/${mine.id}/inbound`, { key: operator.key, body: { from: phone, content: 'x' } });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe('FORBIDDEN');
     expect((await api.rest('GET', '/backend/leads', { key: org.key })).body.data).toEqual([]);
     expect((await api.rest('GET', '/backend/leads', { key: other.key })).body.data).toEqual([]);
+  });
+
+  it('takes an operator’s key into the conversations the operator sees; any other is 404 with nothing stored', async () => {
+    const org = await api.newOrg();
+    const mine = await makeDepartment(api, org, 'Suporte');
+    const theirs = await makeDepartment(api, org, 'Vendas');
+    const operator = await makeUser(api, org, 'operator');
+    await addMember(api, org, mine.id, operator.id);
+    const open = await makeChannel(api, org);
+    const ours = await makeChannel(api, org, { department_id: mine.id });
+    const hidden = await makeChannel(api, org, { department_id: theirs.id });
+    const post = (channelId: string, from: string) => api.rest('POST', `/backend/channels/${channelId}/inbound`, { key: operator.key, body: { from, content: 'oi' } });
+
+    expect((await post(open.id, nextMobile())).status).toBe(200);
+    const r = await post(ours.id, nextMobile());
+    expect(r.status).toBe(200);
+    expect(r.body.data.conversation.department_id).toBe(mine.id);
+
+    const before = await eventsOf(org.tenantId);
+    const refused = await post(hidden.id, nextMobile());
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('NOT_FOUND');
+    // A known lead whose open conversation is in another department: refused too, and nothing moves.
+    const known = await inbound(api, org, hidden.id, nextMobile(), 'do dono');
+    expect((await post(open.id, known.lead.phone)).status).toBe(404);
+    expect((await eventsOf(org.tenantId)).length).toBe(before.length + 3); // only the owner's inbound: lead, conversation, message
+    const [counts] = await api.db.sql.query<{ leads: number; messages: number }>(
+      'SELECT (SELECT count(*)::int FROM leads WHERE tenant_id = $1) AS leads, (SELECT count(*)::int FROM messages WHERE tenant_id = $1) AS messages',
+      [org.tenantId],
+    );
+    expect(counts).toEqual({ leads: 3, messages: 3 });
   });
 
   it('opens a new conversation once the previous one is archived', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { eventTypes, inbound, makeChannel, makeDepartment, makeUser, nextMobile, send, waitForMessage } from './helpers.js';
+import { addMember, eventTypes, inbound, makeChannel, makeDepartment, makeUser, nextMobile, send, waitForMessage } from './helpers.js';
 
 const api = useTestApp();
 let runner: JobRunner;
@@ -56,6 +56,7 @@ describe('sending messages', () => {
         status: 'pending',
         error: null,
         provider_message_id: null,
+        media_url: null,
         timestamp: expect.any(String),
       },
     });
@@ -196,9 +197,32 @@ describe('sending messages', () => {
     expect((await report({ message_id: incoming.message.id, status: 'read' })).status).toBe(404);
     const stranger = await api.newOrg();
     expect((await report({ message_id: message.id, status: 'read' }, stranger.key)).status).toBe(404);
-    const operator = await makeUser(api, org, 'operator');
-    expect((await report({ message_id: message.id, status: 'read' }, operator.key)).status).toBe(403);
     expect((await eventTypes(api, org.tenantId)).filter((t) => t === 'message.sent')).toHaveLength(2);
+  });
+
+  it('takes status callbacks with an operator’s key for the messages the operator sees only', async () => {
+    const org = await api.newOrg();
+    const dept = await makeDepartment(api, org, 'Vendas');
+    const hiddenChannel = await makeChannel(api, org, { department_id: dept.id });
+    const openChannel = await makeChannel(api, org);
+    const operator = await makeUser(api, org, 'operator');
+    const report = (channelId: string, messageId: string) => api.rest('POST', `/backend/channels/${channelId}/status`, { key: operator.key, body: { message_id: messageId, status: 'delivered' } });
+
+    const seen = await send(api, org.key, { lead_id: (await newLead(org)).id, content: 'visível', channel_id: openChannel.id });
+    await waitForMessage(api, seen.id, (m) => m.status === 'sent');
+    const ok = await report(openChannel.id, seen.id);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({ id: seen.id, status: 'delivered' });
+
+    const hidden = await send(api, org.key, { lead_id: (await newLead(org)).id, content: 'oculta', channel_id: hiddenChannel.id });
+    await waitForMessage(api, hidden.id, (m) => m.status === 'sent');
+    const refused = await report(hiddenChannel.id, hidden.id);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('NOT_FOUND');
+    expect((await waitForMessage(api, hidden.id, () => true)).status).toBe('sent');
+    // Membership opens it at once.
+    await addMember(api, org, dept.id, operator.id);
+    expect((await report(hiddenChannel.id, hidden.id)).status).toBe(200);
   });
 
   it('emits message.sent once when a status callback overtakes the delivery job', async () => {

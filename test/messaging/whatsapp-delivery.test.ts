@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
-import { sendText } from '../../src/domains/messaging/providers.js';
+import { sendThroughChannel } from '../../src/domains/messaging/providers.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { setLogLevel } from '../../src/log.js';
 import { useTestApp, type Org } from '../helpers/app.js';
@@ -130,10 +130,10 @@ describe('delivery through WhatsApp Cloud', () => {
   });
 
   it('refuses private addresses unless they are allowed', async () => {
-    const outcome = await sendText(
+    const outcome = await sendThroughChannel(
       { provider: 'whatsapp_cloud', config: { api_url: baseUrl, phone_number_id: '1', access_token: TOKEN } },
       '+5511988887777',
-      'x',
+      { type: 'text', text: 'x' },
       { allowPrivate: false },
     );
     expect(outcome).toEqual({ kind: 'retry', error: expect.stringMatching(/bloqueada/) });

@@ -280,9 +280,9 @@ export interface paths {
         put?: never;
         /**
          * Report an inbound message
-         * @description An inbound message from the phone `from` on a channel (owner or admin key): finds or creates the lead and the open conversation, stores the message (role user) and counts it unread.
+         * @description An inbound message from the phone `from` on a channel: finds or creates the lead and the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.
          *
-         *     Owner or admin role.
+         *     Any key of the organisation.
          */
         post: operations["receiveInboundMessage"];
         delete?: never;
@@ -302,9 +302,9 @@ export interface paths {
         put?: never;
         /**
          * Report a message status
-         * @description A provider’s status callback for an outbound message of the channel (owner or admin key). Statuses only move forward.
+         * @description A provider’s status callback for an outbound message of the channel (an operator reaches only messages it can see). Statuses only move forward.
          *
-         *     Owner or admin role.
+         *     Any key of the organisation.
          */
         post: operations["reportMessageStatus"];
         delete?: never;
@@ -777,6 +777,28 @@ export interface paths {
          *     Any key of the organisation.
          */
         post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/messages/send-media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a file to a phone through a channel (multipart)
+         * @description multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; a file over 10 MB is 413. Nothing is stored when the request fails.
+         *
+         *     Any key of the organisation.
+         */
+        post: operations["postMessagesSendMedia"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1901,8 +1923,8 @@ export interface components {
         /** @description A lead’s conversation. Operators reach only the conversations their departments allow. */
         Conversation: {
             id: components["schemas"]["UUID"];
-            /** @description The lead (REST answers carry its own fields only). */
-            lead: components["schemas"]["Lead"];
+            /** @description The lead: id, name and phone. */
+            lead: components["schemas"]["ConversationLead"];
             /** @description Null before the first message. */
             last_message: components["schemas"]["LastMessage"] | null;
             /**
@@ -1917,6 +1939,13 @@ export interface components {
             created_at: components["schemas"]["DateTime"];
             /** @description Last activity. */
             updated_at: components["schemas"]["DateTime"];
+        };
+        /** @description The lead of a conversation: id, name and phone (`details` has the whole lead, on GraphQL). */
+        ConversationLead: {
+            id: components["schemas"]["UUID"];
+            name: string;
+            /** @description E.164. */
+            phone: string;
         };
         /**
          * @description A conversation is `active` (open: new messages go to it) or `archived`.
@@ -2242,7 +2271,7 @@ export interface components {
             /** @description The channel it came or went through; null once that channel is deleted. */
             channel_id: components["schemas"]["UUID"] | null;
             content: string;
-            /** @description `text` (inbound WhatsApp messages may carry the provider’s type). */
+            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
             type: string;
             role: components["schemas"]["MessageRole"];
             status: components["schemas"]["MessageStatus"];
@@ -2250,6 +2279,8 @@ export interface components {
             error: string | null;
             /** @description The provider’s id for the message. */
             provider_message_id: string | null;
+            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+            media_url: string | null;
             /** @description When it was stored. */
             timestamp: components["schemas"]["DateTime"];
         };
@@ -4609,6 +4640,62 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            500: components["responses"]["EnvelopeError500"];
+            502: components["responses"]["EnvelopeError502"];
+        };
+    };
+    postMessagesSendMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: uuid
+                     * @description An active channel of the organisation.
+                     */
+                    channel_id: string;
+                    /** @description The recipient’s phone: digits with the country code, optional + and @s.whatsapp.net suffix. */
+                    remote_jid: string;
+                    /**
+                     * @description image: JPEG, PNG, WebP; audio: Ogg, MP3, MP4, AAC, AMR; video: MP4, 3GPP; document: any file. Judged from the content.
+                     * @enum {string}
+                     */
+                    message_type: "image" | "audio" | "video" | "document";
+                    /** @description A caption (not for audio). */
+                    content?: string;
+                    /**
+                     * Format: binary
+                     * @description The file, at most 10 MB.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];

@@ -1,10 +1,14 @@
-// The `messages.deliver` queue: hands a pending message to its channel's provider. A channel that is
-// down never blocks the request that stored the message; the job retries transient failures (network,
-// timeouts, 408/429/5xx) on its schedule and records the provider's error as `failed` when a refusal is
-// final or the attempts run out. Reruns are harmless: only a `pending` message is sent.
+// The `messages.deliver` queue: hands a pending message (a text, or a media file by its media proxy
+// address) to its channel's provider. A channel that is down never blocks the request that stored the
+// message; the job retries transient failures (network, timeouts, 408/429/5xx) on its schedule and
+// records the provider's error as `failed` when a refusal is final or the attempts run out. Reruns are
+// harmless: only a `pending` message is sent.
+import type { Config } from '../../config.js';
+import type { Message } from '../../generated/prisma/client.js';
 import { defineQueue } from '../../jobs/queue.js';
 import type { QueueDeps } from '../../jobs/registry.js';
-import { sendText } from './providers.js';
+import { sendThroughChannel, type Outgoing } from './providers.js';
+import { messageMediaUrl } from './shapes.js';
 import { advanceStatus } from './status.js';
 import { tenantDb } from './tenant-db.js';
 
@@ -15,6 +19,14 @@ export type DeliverPayload = { tenant_id: string; message_id: string };
 /** Waits after failed attempts 1, 2, …: five attempts within about ten minutes. */
 export const DELIVERY_RETRY_DELAYS = [2_000, 15_000, 60_000, 300_000];
 
+/** A text, or a media message's file by its public address, with its caption (and a document's name). */
+function outgoingOf(message: Message, config: Pick<Config, 'publicBaseUrl'>): Outgoing {
+  const link = messageMediaUrl(config, message);
+  if (!link) return { type: 'text', text: message.content };
+  const type = message.type as Exclude<Outgoing['type'], 'text'>;
+  return { type, link, caption: message.content || undefined, filename: message.media_filename ?? undefined };
+}
+
 export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
   defineQueue<DeliverPayload>({
     name: DELIVER_QUEUE,
@@ -24,13 +36,13 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
       const scoped = tenantDb(db.prisma, tenant_id);
       const message = await scoped.message.findUnique({ where: { id: message_id }, include: { channel: true, lead: { select: { phone: true } } } });
       if (!message || message.status !== 'pending') return;
-      const fail = (error: string) => scoped.$transaction((tx) => advanceStatus(tx, message.id, { status: 'failed', error }));
+      const fail = (error: string) => scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'failed', error }));
       if (!message.channel) return void (await fail('O canal da mensagem foi removido'));
       if (!message.channel.active) return void (await fail('O canal da mensagem está inativo'));
 
-      const outcome = await sendText(message.channel, message.lead.phone, message.content, { allowPrivate: config.webhookAllowPrivateUrls });
+      const outcome = await sendThroughChannel(message.channel, message.lead.phone, outgoingOf(message, config), { allowPrivate: config.webhookAllowPrivateUrls });
       if (outcome.kind === 'sent') {
-        await scoped.$transaction((tx) => advanceStatus(tx, message.id, { status: 'sent', providerMessageId: outcome.providerMessageId }));
+        await scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'sent', providerMessageId: outcome.providerMessageId }));
         return;
       }
       if (outcome.kind === 'failed' || job.attempt >= job.maxAttempts) return void (await fail(outcome.error));

@@ -1,4 +1,6 @@
 // Root fields of messaging. REST routes (./index.ts) run these same fields.
+import { requireTenant } from '../../auth/viewer.js';
+import { MAX_FILE_BYTES } from '../../http/body.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import * as channels from './channels.js';
@@ -7,6 +9,7 @@ import * as departments from './departments.js';
 import * as inbound from './inbound.js';
 import * as live from './live.js';
 import * as send from './send.js';
+import * as sendMedia from './send-media.js';
 import * as status from './status.js';
 import {
   Acknowledgement,
@@ -20,6 +23,7 @@ import {
   DepartmentList,
   DepartmentMemberList,
   InboundResultType,
+  MediaTypeEnum,
   Message,
   MessagePage,
 } from './types.js';
@@ -152,7 +156,7 @@ builder.mutationField('receiveInboundMessage', (t) =>
   t.field({
     type: InboundResultType,
     description:
-      'An inbound message from the phone `from` on a channel (owner or admin key): finds or creates the lead and the open conversation, stores the message (role user) and counts it unread.',
+      'An inbound message from the phone `from` on a channel: finds or creates the lead and the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.',
     args: {
       ...idArg('The channel.'),
       from: t.arg.string({ required: true, description: 'The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits.' }),
@@ -232,10 +236,31 @@ builder.mutationField('sendMessage', (t) =>
   }),
 );
 
+builder.mutationField('sendMediaMessage', (t) =>
+  t.prismaField({
+    type: Message,
+    description:
+      'Sends a file (at most 10 MB, its type judged from its content) to a phone through a channel: the lead is found or created by the phone, the message stored `pending` in its open conversation (created if none) and delivered in the background; the file is served at `media_url`.',
+    args: {
+      channel_id: t.arg({ type: 'UUID', required: true, description: 'An active channel of the organisation.' }),
+      remote_jid: t.arg.string({ required: true, description: 'The recipient’s phone: digits with the country code, optional + and @s.whatsapp.net suffix.' }),
+      message_type: t.arg({ type: MediaTypeEnum, required: true }),
+      content: t.arg.string({ description: 'A caption, up to 1,024 characters (not for audio).' }),
+      file: t.arg({ type: 'File', required: true, description: 'The file.' }),
+    },
+    resolve: async (query, _, args, ctx) => {
+      requireTenant(ctx.viewer);
+      const stored = await ctx.storage.put(args.file.stream(), { maxBytes: MAX_FILE_BYTES });
+      const message = await sendMedia.sendMedia(ctx, { ...stored, filename: args.file.name, declaredType: args.file.type }, args);
+      return ctx.db.message.findUniqueOrThrow({ ...query, where: { id: message.id } });
+    },
+  }),
+);
+
 builder.mutationField('reportMessageStatus', (t) =>
   t.prismaField({
     type: Message,
-    description: 'A provider’s status callback for an outbound message of the channel (owner or admin key). Statuses only move forward.',
+    description: 'A provider’s status callback for an outbound message of the channel (an operator reaches only messages it can see). Statuses only move forward.',
     args: {
       ...idArg('The channel.'),
       message_id: t.arg.string({ required: true, description: 'Our message id or the provider’s.' }),

@@ -1,8 +1,9 @@
 // An inbound message (decisions.md "Operations the spec does not show": POST /channels/{id}/inbound;
 // and the WhatsApp Cloud webhook): in one transaction the lead is found or created by phone, the open
 // conversation found or created with the channel's department, the message stored with role `user`,
-// the conversation's unread count and last message updated, and `message.received` emitted.
-import { requireAdminRole } from '../../auth/viewer.js';
+// the conversation's unread count and last message updated, and `message.received` emitted. An
+// operator's key reports only into conversations the operator sees (404 otherwise, nothing stored).
+import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
@@ -13,6 +14,7 @@ import { inboundPhone } from './phone.js';
 import { messageData } from './shapes.js';
 import { appendMessage, leadForPhone, openConversation } from './store.js';
 import { messageText } from './text.js';
+import { audienceOf, isConversationVisible, SYSTEM, type Audience } from './visibility.js';
 
 export interface InboundInput {
   from: string;
@@ -31,10 +33,11 @@ export interface InboundResult {
 }
 
 /**
- * Records an inbound message on a channel of `db`'s organisation. Returns null when the provider's
- * message id was stored already (a webhook retried), having changed nothing.
+ * Records an inbound message on a channel of `db`'s organisation, for `audience` (the provider's webhook
+ * acts for the whole organisation). Returns null when the provider's message id was stored already (a
+ * webhook retried), having changed nothing.
  */
-export async function receiveMessage(db: TenantDb, channelId: string, input: InboundInput): Promise<InboundResult | null> {
+export async function receiveMessage(db: TenantDb, config: Pick<Config, 'publicBaseUrl'>, channelId: string, input: InboundInput, audience: Audience = SYSTEM): Promise<InboundResult | null> {
   const phone = inboundPhone(input.from);
   const name = input.name?.trim().slice(0, 255) || phone;
   return db.$transaction(async (tx) => {
@@ -45,6 +48,7 @@ export async function receiveMessage(db: TenantDb, channelId: string, input: Inb
     }
     const lead = await leadForPhone(tx, phone, name);
     const open = await openConversation(tx, lead, { channel_id: channel.id, department_id: channel.department_id });
+    if (!(await isConversationVisible(tx, audience, open.id))) throw notFound('Conversa');
     const message = await appendMessage(tx, open, {
       role: 'user',
       status: 'received',
@@ -53,17 +57,17 @@ export async function receiveMessage(db: TenantDb, channelId: string, input: Inb
       channel_id: channel.id,
       provider_message_id: input.providerMessageId,
     });
-    await emit(tx, 'message.received', messageData(message));
+    await emit(tx, 'message.received', messageData(message, config));
     const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: open.id } });
     return { lead, conversation, message };
   });
 }
 
-/** POST /backend/channels/{id}/inbound: an integration (owner or admin key) reports a message. */
+/** POST /backend/channels/{id}/inbound: an integration reports a message (any key of the organisation). */
 export async function receiveInbound(ctx: Context, channelId: string, input: { from: string; content: string; name?: string | null }): Promise<InboundResult> {
-  const viewer = requireAdminRole(ctx.viewer);
+  const audience = audienceOf(ctx.viewer);
   if (input.name != null && input.name.length > 255) throw invalidInput('O campo name aceita no máximo 255 caracteres');
-  const result = (await receiveMessage(ctx.db, channelId, { from: input.from, content: messageText('content', input.content), name: input.name }))!;
-  announceMessage(ctx.config, viewer.tenantId, result.message.id);
+  const result = (await receiveMessage(ctx.db, ctx.config, channelId, { from: input.from, content: messageText('content', input.content), name: input.name }, audience))!;
+  announceMessage(ctx.config, ctx.db.$tenantId, result.message.id);
   return result;
 }

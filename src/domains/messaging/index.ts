@@ -2,6 +2,7 @@
 // conversations and message history (envelope style), with one operator visibility policy.
 import { defineDomain } from '../manifest.js';
 import './fields.js';
+import { sendMediaHandler } from './send-media-route.js';
 import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
 
 export const messagingDomain = defineDomain({
@@ -20,11 +21,44 @@ export const messagingDomain = defineDomain({
     { method: 'GET', path: '/channels/:id', field: 'Query.channel', style: 'envelope', access: 'member', summary: 'Get a channel' },
     { method: 'PUT', path: '/channels/:id', field: 'Mutation.updateChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Update a channel' },
     { method: 'DELETE', path: '/channels/:id', field: 'Mutation.deleteChannel', style: 'envelope', status: 204, access: 'admin', summary: 'Delete a channel' },
-    { method: 'POST', path: '/channels/:id/inbound', field: 'Mutation.receiveInboundMessage', style: 'envelope', access: 'admin', summary: 'Report an inbound message' },
-    { method: 'POST', path: '/channels/:id/status', field: 'Mutation.reportMessageStatus', style: 'envelope', access: 'admin', summary: 'Report a message status' },
+    { method: 'POST', path: '/channels/:id/inbound', field: 'Mutation.receiveInboundMessage', style: 'envelope', access: 'member', summary: 'Report an inbound message' },
+    { method: 'POST', path: '/channels/:id/status', field: 'Mutation.reportMessageStatus', style: 'envelope', access: 'member', summary: 'Report a message status' },
     { method: 'GET', path: '/channels/:id/whatsapp', style: 'envelope', access: 'public', handler: verifyWebhook, summary: 'WhatsApp Cloud webhook verification (hub.challenge)', openapi: { errors: [403] } },
     { method: 'POST', path: '/channels/:id/whatsapp', style: 'envelope', access: 'public', handler: receiveWebhook, summary: 'WhatsApp Cloud webhook (signed with X-Hub-Signature-256)', openapi: { errors: [401] } },
     { method: 'POST', path: '/messages/send', field: 'Mutation.sendMessage', style: 'envelope', access: 'member', summary: 'Send a text message to a lead', openapi: { errors: [502] } },
+    {
+      method: 'POST',
+      path: '/messages/send-media',
+      handler: sendMediaHandler,
+      style: 'envelope',
+      access: 'member',
+      summary: 'Send a file to a phone through a channel (multipart)',
+      openapi: {
+        description:
+          'multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; a file over 10 MB is 413. Nothing is stored when the request fails.',
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                properties: {
+                  channel_id: { type: 'string', format: 'uuid', description: 'An active channel of the organisation.' },
+                  remote_jid: { type: 'string', description: 'The recipient’s phone: digits with the country code, optional + and @s.whatsapp.net suffix.' },
+                  message_type: { type: 'string', enum: ['image', 'audio', 'video', 'document'], description: 'image: JPEG, PNG, WebP; audio: Ogg, MP3, MP4, AAC, AMR; video: MP4, 3GPP; document: any file. Judged from the content.' },
+                  content: { type: 'string', maxLength: 1024, description: 'A caption (not for audio).' },
+                  file: { type: 'string', format: 'binary', description: 'The file, at most 10 MB.' },
+                },
+                required: ['channel_id', 'remote_jid', 'message_type', 'file'],
+              },
+            },
+          },
+        },
+        result: { $ref: '#/components/schemas/Message' },
+        // 404: a conversation the operator cannot see.
+        errors: [404, 502],
+      },
+    },
     { method: 'GET', path: '/conversations', field: 'Query.conversations', style: 'envelope', wrap: 'spread', access: 'member', summary: 'List conversations' },
     { method: 'GET', path: '/conversations/:id', field: 'Query.conversation', style: 'envelope', access: 'member', summary: 'Get a conversation' },
     { method: 'PUT', path: '/conversations/:id', field: 'Mutation.updateConversation', style: 'envelope', access: 'member', summary: 'Update a conversation' },

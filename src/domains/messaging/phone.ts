@@ -1,7 +1,7 @@
 // Phone numbers on the messaging side: what an inbound `from` becomes, and whether a lead's number can
 // receive messages at all (decisions.md: valid for its country, not only E.164-shaped).
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
-import { invalidInput } from '../../errors.js';
+import { AppError, invalidInput } from '../../errors.js';
 
 /**
  * An inbound sender as E.164: digits with an optional `+`, separators (spaces, dots, dashes,
@@ -20,4 +20,18 @@ export function inboundPhone(from: string): string {
 /** Whether a stored E.164 number can exist for its country (libphonenumber-js, full metadata). */
 export function canReceiveMessages(phone: string): boolean {
   return isValidPhoneNumber(phone);
+}
+
+/**
+ * A media message's `remote_jid` as E.164: the recipient's phone, digits with an optional `+` and an
+ * optional WhatsApp `@s.whatsapp.net` suffix (separators allowed as for inbound `from`). Anything that
+ * is not a number able to receive messages (a group jid, text, a number no country has) → 400 INVALID_PHONE.
+ */
+export function recipientPhone(remoteJid: string): string {
+  const compact = remoteJid.trim().replace(/@s\.whatsapp\.net$/i, '').replace(/[\s().-]/g, '');
+  const phone = /^\+?[1-9]\d{7,14}$/.test(compact) ? `+${compact.replace(/^\+/, '')}` : null;
+  if (!phone || !canReceiveMessages(phone)) {
+    throw new AppError('INVALID_PHONE', 'O campo remote_jid deve ser o telefone de quem recebe, com código do país (dígitos, + e @s.whatsapp.net opcionais)');
+  }
+  return phone;
 }

@@ -1,7 +1,8 @@
 // Sending through a channel's provider. `test` accepts every send. `whatsapp_cloud` posts the WhatsApp
-// Cloud API text message to `{api_url}/{phone_number_id}/messages` with the channel's bearer token
-// (decisions.md "Messaging and channels"). The outcome says whether to record the message as sent,
-// retry later, or give up with the provider's error.
+// Cloud API message to `{api_url}/{phone_number_id}/messages` with the channel's bearer token
+// (decisions.md "Messaging and channels"): a text, or a media object that names the file by `link`
+// (its public media proxy address: the provider downloads it). The outcome says whether to record the
+// message as sent, retry later, or give up with the provider's error.
 import { randomUUID } from 'node:crypto';
 import type { Channel } from '../../generated/prisma/client.js';
 import { whatsAppConfig } from './channels.js';
@@ -11,6 +12,11 @@ export type SendOutcome =
   | { kind: 'sent'; providerMessageId: string | null }
   | { kind: 'retry'; error: string }
   | { kind: 'failed'; error: string };
+
+/** What a message hands the provider. */
+export type Outgoing =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio' | 'video' | 'document'; link: string; caption?: string; filename?: string };
 
 export interface SendOptions {
   allowPrivate: boolean;
@@ -25,13 +31,23 @@ function providerError(status: number, body: unknown): string {
   return message ? `WhatsApp HTTP ${status}: ${message}${code}` : `WhatsApp HTTP ${status}`;
 }
 
-export async function sendText(channel: Pick<Channel, 'provider' | 'config'>, to: string, text: string, options: SendOptions): Promise<SendOutcome> {
+/** The Cloud API message body (`to` without its `+`). */
+function cloudMessage(to: string, outgoing: Outgoing): Record<string, unknown> {
+  const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', to: to.replace(/^\+/, ''), type: outgoing.type };
+  if (outgoing.type === 'text') return { ...envelope, text: { preview_url: false, body: outgoing.text } };
+  const media: Record<string, string> = { link: outgoing.link };
+  if (outgoing.caption) media.caption = outgoing.caption;
+  if (outgoing.type === 'document' && outgoing.filename) media.filename = outgoing.filename;
+  return { ...envelope, [outgoing.type]: media };
+}
+
+export async function sendThroughChannel(channel: Pick<Channel, 'provider' | 'config'>, to: string, outgoing: Outgoing, options: SendOptions): Promise<SendOutcome> {
   if (channel.provider === 'test') return { kind: 'sent', providerMessageId: `test-${randomUUID()}` };
   const config = whatsAppConfig(channel);
   const answer = await postJson({
     url: `${config.api_url}/${encodeURIComponent(config.phone_number_id)}/messages`,
     headers: { authorization: `Bearer ${config.access_token}` },
-    body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: to.replace(/^\+/, ''), type: 'text', text: { preview_url: false, body: text } },
+    body: cloudMessage(to, outgoing),
     allowPrivate: options.allowPrivate,
     timeoutMs: options.timeoutMs,
   });

@@ -3,17 +3,18 @@
 // the open conversation's, else the oldest active one; none usable: 502 CHANNEL_ERROR, nothing
 // stored), the open conversation (created if none, with the channel's department), the message stored
 // `pending` and a `messages.deliver` job. The provider is called by the job, never by the request.
+// The steps media messages share (send-media.ts) are exported from here.
 import type { Context } from '../../context/context.js';
-import { Prisma } from '../../generated/prisma/client.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { AppError, invalidInput, notFound } from '../../errors.js';
+import type { Channel, Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
 import { announceMessage } from './live.js';
 import { canReceiveMessages } from './phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
-import { audienceOf, conversationSql, type Audience } from './visibility.js';
+import { audienceOf, isConversationVisible, type Audience } from './visibility.js';
 
 export interface SendInput {
   lead_id: string;
@@ -22,16 +23,8 @@ export interface SendInput {
   channel_id?: string | null;
 }
 
-/** One EXISTS statement with the policy in its SQL form. */
-async function isVisible(tx: TenantTx, audience: Audience, conversationId: string) {
-  const [row] = await tx.$tenantQuery<{ visible: boolean }[]>(
-    (tenant) => Prisma.sql`
-    SELECT EXISTS (SELECT 1 FROM conversations c WHERE c.tenant_id = ${tenant} AND c.id = ${conversationId}::uuid AND ${conversationSql(audience, Prisma.sql`c`)}) AS visible`,
-  );
-  return row.visible;
-}
-
-async function chooseChannel(tx: TenantTx, explicit: string | null | undefined, conversationChannel: string | null | undefined) {
+/** The channel named, else the conversation's, else the oldest active one; 502 when none is usable. */
+export async function chooseChannel(tx: Pick<TenantTx, 'channel'>, explicit: string | null | undefined, conversationChannel?: string | null): Promise<Channel> {
   const channel = explicit
     ? await tx.channel.findUnique({ where: { id: explicit } })
     : conversationChannel
@@ -40,6 +33,31 @@ async function chooseChannel(tx: TenantTx, explicit: string | null | undefined, 
   if (!channel) throw new AppError('CHANNEL_ERROR', explicit ? 'Canal não encontrado nesta organização' : 'Nenhum canal ativo para enviar a mensagem');
   if (!channel.active) throw new AppError('CHANNEL_ERROR', 'O canal está inativo');
   return channel;
+}
+
+/** The lead's open conversation, if any; 404 when the sender cannot see it (nothing may be written into it). */
+export async function visibleOpenConversation(tx: TenantTx, audience: Audience, leadId: string): Promise<Conversation | null> {
+  const open = await findOpenConversation(tx, leadId);
+  if (open && !(await isConversationVisible(tx, audience, open.id))) throw notFound('Conversa');
+  return open;
+}
+
+/**
+ * The conversation a sent message goes into: the open one, or a new one with the channel's department,
+ * which must be visible to the sender too (404 otherwise, and the caller's transaction rolls back).
+ */
+export async function conversationToWrite(tx: TenantTx, audience: Audience, lead: Pick<Lead, 'id' | 'name' | 'phone'>, open: Conversation | null, channel: Channel): Promise<Conversation> {
+  if (open) return open;
+  const conversation = await openConversation(tx, lead, { channel_id: channel.id, department_id: channel.department_id });
+  // Another request may have opened one meanwhile: whichever it is, the sender must see it.
+  if (!(await isConversationVisible(tx, audience, conversation.id))) throw notFound('Conversa');
+  return conversation;
+}
+
+/** Queues the delivery of a pending message, in the transaction that stored it. */
+export async function queueDelivery(tx: TenantTx, message: Pick<Message, 'id'>): Promise<void> {
+  const payload: DeliverPayload = { tenant_id: tx.$tenantId, message_id: message.id };
+  await enqueue(tx, DELIVER_QUEUE, payload);
 }
 
 export async function sendMessage(ctx: Context, input: SendInput) {
@@ -51,15 +69,11 @@ export async function sendMessage(ctx: Context, input: SendInput) {
     const lead = await tx.lead.findUnique({ where: { id: input.lead_id } });
     if (!lead) throw notFound('Lead');
     if (!canReceiveMessages(lead.phone)) throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
-    const open = await findOpenConversation(tx, lead.id);
-    if (open && !(await isVisible(tx, audience, open.id))) throw notFound('Conversa');
+    const open = await visibleOpenConversation(tx, audience, lead.id);
     const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
-    const conversation = open ?? (await openConversation(tx, lead, { channel_id: channel.id, department_id: channel.department_id }));
-    // A new conversation (or one another request opened meanwhile) must be visible to the sender too.
-    if (conversation !== open && !(await isVisible(tx, audience, conversation.id))) throw notFound('Conversa');
+    const conversation = await conversationToWrite(tx, audience, lead, open, channel);
     const message = await appendMessage(tx, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id });
-    const payload: DeliverPayload = { tenant_id: tx.$tenantId, message_id: message.id };
-    await enqueue(tx, DELIVER_QUEUE, payload);
+    await queueDelivery(tx, message);
     return message;
   });
   announceMessage(ctx.config, ctx.db.$tenantId, message.id);

@@ -1,7 +1,10 @@
 // Event payloads (decisions.md: an event's `data` is the resource as its REST read returns it). These
-// mirror the GraphQL types' REST shapes (./types.ts) for rows read inside the transaction that emits;
-// a lead's own events come from the leads domain (leads/events.ts).
+// mirror the GraphQL types' REST shapes (./types.ts) for rows read inside the transaction that emits
+// (and for the send-media answer, which is not a GraphQL field route); a lead's own events come from
+// the leads domain (leads/events.ts).
+import type { Config } from '../../config.js';
 import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
+import { mediaUrl } from '../uploads/media-url.js';
 
 export function lastMessage(c: Pick<Conversation, 'last_message_content' | 'last_message_role' | 'last_message_at'>) {
   return c.last_message_at ? { content: c.last_message_content ?? '', role: c.last_message_role!, timestamp: c.last_message_at } : null;
@@ -21,7 +24,13 @@ export function conversationData(c: Conversation, lead: Pick<Lead, 'id' | 'name'
   };
 }
 
-export function messageData(m: Message) {
+/** Where a media message's file is served (the public media proxy), or null for a text. */
+export function messageMediaUrl(config: Pick<Config, 'publicBaseUrl'>, m: Pick<Message, 'media_key'>): string | null {
+  return m.media_key ? mediaUrl(config, m.media_key) : null;
+}
+
+/** A message as its REST read returns it (the GraphQL `Message` type's fields). */
+export function messageData(m: Message, config: Pick<Config, 'publicBaseUrl'>) {
   return {
     id: m.id,
     lead_id: m.lead_id,
@@ -33,6 +42,7 @@ export function messageData(m: Message) {
     status: m.status,
     error: m.error,
     provider_message_id: m.provider_message_id,
+    media_url: messageMediaUrl(config, m),
     timestamp: m.created_at,
   };
 }

@@ -2,7 +2,7 @@
 // pending or sent. Whoever moves a message out of `pending` (the delivery job or a provider's status
 // callback, whichever comes first) emits `message.sent`, so it is emitted once. Each move is one
 // conditional UPDATE: concurrent reports cannot move a message backwards.
-import { requireAdminRole } from '../../auth/viewer.js';
+import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
@@ -29,8 +29,11 @@ export interface StatusChange {
   providerMessageId?: string | null;
 }
 
-/** Applies a status to one outbound message if it moves it forward; returns the message as it is now. */
-export async function advanceStatus(tx: TenantTx, messageId: string, change: StatusChange): Promise<Message> {
+/**
+ * Applies a status to one outbound message if it moves it forward; returns the message as it is now.
+ * `config` builds the event's media_url.
+ */
+export async function advanceStatus(tx: TenantTx, config: Pick<Config, 'publicBaseUrl'>, messageId: string, change: StatusChange): Promise<Message> {
   const data = {
     status: change.status,
     ...(change.status === 'failed' ? { error: change.error ?? null } : {}),
@@ -39,7 +42,7 @@ export async function advanceStatus(tx: TenantTx, messageId: string, change: Sta
   const leftPending = await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: 'pending' }, data });
   if (leftPending.count) {
     const message = await tx.message.findUniqueOrThrow({ where: { id: messageId } });
-    if (change.status !== 'failed') await emit(tx, 'message.sent', messageData(message));
+    if (change.status !== 'failed') await emit(tx, 'message.sent', messageData(message, config));
     return message;
   }
   const later = FROM[change.status].filter((s) => s !== 'pending');
@@ -51,12 +54,13 @@ export async function advanceStatus(tx: TenantTx, messageId: string, change: Sta
 }
 
 /**
- * POST /backend/channels/{id}/status (owner or admin key): a provider reports a status for one of the
- * channel's outbound messages, named by our id or the provider's. A report that would move it
- * backwards changes nothing; the message is answered as it is.
+ * POST /backend/channels/{id}/status (any key of the organisation; an operator's reaches only the
+ * messages of conversations it sees): a provider reports a status for one of the channel's outbound
+ * messages, named by our id or the provider's. A report that would move it backwards changes nothing;
+ * the message is answered as it is.
  */
 export async function reportStatus(ctx: Context, channelId: string, input: { message_id: string; status: string; error?: string | null }) {
-  const audience = audienceOf(requireAdminRole(ctx.viewer));
+  const audience = audienceOf(ctx.viewer);
   if (!REPORTED_STATUSES.includes(input.status as ReportedStatus)) throw invalidInput(`O campo status deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
   const ref = input.message_id.trim();
   if (!ref || ref.length > 255) throw invalidInput('O campo message_id é obrigatório');
@@ -67,5 +71,5 @@ export async function reportStatus(ctx: Context, channelId: string, input: { mes
     select: { id: true },
   });
   if (!message) throw notFound('Mensagem');
-  return ctx.db.$transaction((tx) => advanceStatus(tx, message.id, { status: input.status as ReportedStatus, error }));
+  return ctx.db.$transaction((tx) => advanceStatus(tx, ctx.config, message.id, { status: input.status as ReportedStatus, error }));
 }

@@ -62,6 +62,15 @@ export interface NewMessage {
   type: string;
   channel_id: string | null;
   provider_message_id?: string | null;
+  /** A media message's file, already in storage. */
+  media?: MessageMedia;
+}
+
+export interface MessageMedia {
+  key: string;
+  mimeType: string;
+  size: number;
+  filename: string | null;
 }
 
 /**
@@ -80,6 +89,9 @@ export async function appendMessage(tx: TenantTx, conversation: Pick<Conversatio
       content: input.content,
       status: input.status,
       provider_message_id: input.provider_message_id ?? null,
+      ...(input.media
+        ? { media_key: input.media.key, media_mime_type: input.media.mimeType, media_size: input.media.size, media_filename: input.media.filename }
+        : {}),
     },
   });
   const unread = input.role === 'user' ? 1 : 0;

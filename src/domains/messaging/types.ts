@@ -7,7 +7,8 @@ import { Lead } from '../leads/types.js';
 import type { PageSource } from './conversations.js';
 import type { DepartmentListSource } from './departments.js';
 import type { InboundResult } from './inbound.js';
-import { lastMessage } from './shapes.js';
+import { lastMessage, messageMediaUrl } from './shapes.js';
+import { MEDIA_TYPES } from './send-media.js';
 import { audienceOf, conversationWhere } from './visibility.js';
 
 export const Department = builder.prismaObject('Department', {
@@ -127,11 +128,20 @@ export const Message = builder.prismaObject('Message', {
     conversation_id: t.expose('conversation_id', { type: 'UUID' }),
     channel_id: t.expose('channel_id', { type: 'UUID', nullable: true, description: 'The channel it came or went through; null once that channel is deleted.' }),
     content: t.exposeString('content'),
-    type: t.exposeString('type', { description: '`text` (inbound WhatsApp messages may carry the provider’s type).' }),
+    type: t.exposeString('type', {
+      description: '`text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type).',
+    }),
     role: t.expose('role', { type: MessageRoleEnum }),
     status: t.expose('status', { type: MessageStatusEnum }),
     error: t.exposeString('error', { nullable: true, description: 'Why delivery failed, as the provider reported it.' }),
     provider_message_id: t.exposeString('provider_message_id', { nullable: true, description: 'The provider’s id for the message.' }),
+    // A scalar column of every loaded row: no `select`, so a message loaded by a service (inbound's
+    // answer, messageAdded) is not read again for it.
+    media_url: t.string({
+      nullable: true,
+      description: 'A media message’s file under the public media proxy (no key needed); null for a text.',
+      resolve: (m, _args, ctx) => messageMediaUrl(ctx.config, m),
+    }),
     timestamp: t.expose('created_at', { type: 'DateTime', description: 'When it was stored.' }),
   }),
 });
@@ -147,11 +157,28 @@ export const LastMessage = builder
     }),
   });
 
+/** The lead of a conversation as the spec's list item shows it; the whole lead is one field further (graph only). */
+export const ConversationLead = builder.prismaObject('Lead', {
+  variant: 'ConversationLead',
+  description: 'The lead of a conversation: id, name and phone (`details` has the whole lead, on GraphQL).',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    phone: t.exposeString('phone', { description: 'E.164.' }),
+    details: t.variant(Lead, { extensions: GRAPH_ONLY, description: 'The whole lead.' }),
+  }),
+});
+
+export const MediaTypeEnum = builder.enumType('MediaType', {
+  description: 'What a media message carries: `image` (JPEG, PNG, WebP), `audio` (Ogg, MP3, MP4, AAC, AMR), `video` (MP4, 3GPP) or `document` (any file).',
+  values: Object.fromEntries(MEDIA_TYPES.map((v) => [v, { value: v }])) as { [K in (typeof MEDIA_TYPES)[number]]: { value: K } },
+});
+
 export const Conversation = builder.prismaObject('Conversation', {
   description: 'A lead’s conversation. Operators reach only the conversations their departments allow.',
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
-    lead: t.relation('lead', { description: 'The lead (REST answers carry its own fields only).' }),
+    lead: t.relation('lead', { type: ConversationLead, description: 'The lead: id, name and phone.' }),
     last_message: t.field({
       type: LastMessage,
       nullable: true,

@@ -8,6 +8,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Viewer } from '../../auth/viewer.js';
 import { requireTenant } from '../../auth/viewer.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
 
 /** Who is looking: everything (owner, admin, the system acting for a channel) or one operator. */
 export type Audience = { kind: 'all' } | { kind: 'operator'; userId: string };
@@ -36,4 +37,14 @@ export function conversationSql(audience: Audience, alias: Prisma.Sql): Prisma.S
   return Prisma.sql`(${alias}.department_id IS NULL OR EXISTS (
     SELECT 1 FROM department_members m
     WHERE m.tenant_id = ${alias}.tenant_id AND m.department_id = ${alias}.department_id AND m.user_id = ${audience.userId}::uuid))`;
+}
+
+/** Whether the caller sees this conversation: one EXISTS statement with the policy in its SQL form. */
+export async function isConversationVisible(tx: Pick<TenantTx, '$tenantQuery'>, audience: Audience, conversationId: string): Promise<boolean> {
+  if (audience.kind === 'all') return true;
+  const [row] = await tx.$tenantQuery<{ visible: boolean }[]>(
+    (tenant) => Prisma.sql`
+    SELECT EXISTS (SELECT 1 FROM conversations c WHERE c.tenant_id = ${tenant} AND c.id = ${conversationId}::uuid AND ${conversationSql(audience, Prisma.sql`c`)}) AS visible`,
+  );
+  return row.visible;
 }

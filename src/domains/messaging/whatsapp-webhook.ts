@@ -116,7 +116,7 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
     for (const message of value.messages ?? []) {
       if (!message.from || !message.id) continue;
       try {
-        const stored = await receiveMessage(db, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: (message.type ?? 'text').slice(0, 32), providerMessageId: message.id });
+        const stored = await receiveMessage(db, ctx.config, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: (message.type ?? 'text').slice(0, 32), providerMessageId: message.id });
         if (stored) {
           announceMessage(ctx.config, channel.tenant_id, stored.message.id);
           messages++;
@@ -131,7 +131,7 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
       if (!status.id || !REPORTED_STATUSES.includes(status.status as ReportedStatus)) continue;
       const target = await db.message.findFirst({ where: { channel_id: channel.id, role: 'assistant', provider_message_id: status.id }, select: { id: true } });
       if (!target) continue;
-      await db.$transaction((tx) => advanceStatus(tx, target.id, { status: status.status as ReportedStatus, error: statusError(status) }));
+      await db.$transaction((tx) => advanceStatus(tx, ctx.config, target.id, { status: status.status as ReportedStatus, error: statusError(status) }));
       statuses++;
     }
   }

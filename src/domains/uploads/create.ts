@@ -85,8 +85,9 @@ function storedFilename(name: string): string {
  * The bytes decide. Only when they say nothing (octet-stream: no known format, and not text) does the
  * client's declaration count, and never a type a browser would run, nor a text type (the bytes are not
  * text; a part without a Content-Type is declared text/plain by default): those stay opaque bytes.
+ * Messaging's media files are judged by this same rule.
  */
-async function contentTypeOf(file: IncomingFile): Promise<string> {
+export async function contentTypeOf(file: Pick<IncomingFile, 'head' | 'declaredType'>): Promise<string> {
   const sniffed = await sniffContentType(file.head);
   if (sniffed !== UNKNOWN_TYPE) return sniffed;
   const declared = file.declaredType.split(';')[0].trim().toLowerCase();

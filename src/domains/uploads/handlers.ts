@@ -10,6 +10,7 @@ import { serveFile } from '../../storage/serve.js';
 import { isStorageKey } from '../../storage/storage.js';
 import { recordUpload } from './create.js';
 import { mediaUrl } from './media-url.js';
+import { recordedContentType } from './stored-keys.js';
 
 /** `POST /backend/uploads`: multipart `file` (required), `type`, `folder`. 413 past 10 MB, as soon as the stream passes it. */
 export async function uploadHandler({ request, ctx }: HandlerInput) {
@@ -38,18 +39,19 @@ function uploadBody(upload: Upload, config: Config) {
 }
 
 /**
- * `GET|HEAD /media/proxy/{path}`: public. The path must be exactly the key of a live upload (any
- * organisation's: the key is the secret) whose file is a regular file in storage; anything else is 404.
+ * `GET|HEAD /media/proxy/{path}`: public. The path must be exactly the key of a live record (an upload or
+ * a media message, of any organisation: the key is the secret) whose file is a regular file in storage;
+ * anything else is 404.
  */
 export async function mediaProxyHandler({ request, params, ctx }: HandlerInput) {
   const key = params.path;
   if (!isStorageKey(key)) throw fileNotFound();
   // The unscoped client: the public proxy has no organisation, only the key.
-  const upload = await ctx.prisma.upload.findUnique({ where: { storage_key: key }, select: { mime_type: true } });
-  if (!upload) throw fileNotFound();
+  const contentType = await recordedContentType(ctx.prisma, key);
+  if (!contentType) throw fileNotFound();
   const opened = await ctx.storage.open(key);
   if (!opened) throw fileNotFound();
-  return serveFile(request, opened, { contentType: upload.mime_type });
+  return serveFile(request, opened, { contentType });
 }
 
 const fileNotFound = () => notFound('Arquivo');

@@ -3,9 +3,11 @@
 // records) and partial files of uploads that never finished. Only files older than a grace period are
 // touched: another process sharing the directory may be between storing a file and recording it.
 //
-// Every table that holds storage keys must be consulted by `recordedKeys`; today only uploads do.
+// A file is recorded when any table that keeps storage keys holds it (stored-keys.ts: uploads and
+// messaging's media messages).
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { FileStorage } from '../../storage/storage.js';
+import { recordedKeys } from './stored-keys.js';
 
 export const SWEEP_GRACE_MS = 10 * 60_000;
 const BATCH = 500;
@@ -28,9 +30,3 @@ export async function sweepOrphanFiles(prisma: PrismaClient, storage: FileStorag
   if (batch.length) await removeUnrecorded();
   return { orphans, partials };
 }
-
-async function recordedKeys(prisma: PrismaClient, keys: string[]): Promise<Set<string>> {
-  const rows = await prisma.upload.findMany({ where: { storage_key: { in: keys } }, select: { storage_key: true } });
-  return new Set(rows.map((r) => r.storage_key));
-}
-
