@@ -42,7 +42,7 @@ export interface FormConsumer {
 
 export const malformedForm = () => invalidInput('Corpo multipart/form-data inválido');
 
-export const isMultipartForm = (request: Request) => /^multipart\/form-data\s*;/i.test(request.headers.get('content-type') ?? '');
+export const isMultipartForm = (request: Request) => /^multipart\/form-data\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
 
 /**
  * Reads a multipart/form-data request into `consumer`. Resolves when the body has ended and every file
@@ -111,6 +111,9 @@ export async function readMultipartForm(request: Request, limits: FormLimits, co
     }
   });
   parser.on('file', (field, stream, info) => {
+    // A failing form destroys the part arriving with its error; the consumer may not be listening (it
+    // refused the part, or has not piped it yet): the error is the form's, not an uncaught one.
+    stream.on('error', () => {});
     const filename = info.filename ?? '';
     if (failure !== undefined) return void stream.resume();
     if (field.includes('\0') || filename.includes('\0')) {
