@@ -63,26 +63,25 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     return input;
   }
 
+  /** Runs the route's field through sofa: its answer's status and body. */
+  async function callField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string, spool: FileSpool) {
+    const input = await readInput(request, route, url, params, spool);
+    const variables = restVariables(fieldArgs(route), input);
+    assertCleanInput(variables);
+    const restCall: RestCall = { variables, context: createContext(deps, { viewer, requestId }) };
+    // sofa matches the route by method and path; the variables come from restCall.
+    const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
+    const response = await sofa.fetch(inner, { restCall });
+    return { ok: response.ok, status: response.status, text: await response.text() };
+  }
+
   async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
+    // A form's files wait on disk while the field runs and are removed once it has, whatever the outcome.
     const spool = new FileSpool(deps.config.uploadTempDir);
-    let response: Response;
-    let text: string;
-    try {
-      const input = await readInput(request, route, url, params, spool);
-      const variables = restVariables(fieldArgs(route), input);
-      assertCleanInput(variables);
-      const restCall: RestCall = { variables, context: createContext(deps, { viewer, requestId }) };
-      // sofa matches the route by method and path; the variables come from restCall.
-      const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
-      response = await sofa.fetch(inner, { restCall });
-      text = await response.text();
-    } finally {
-      // The field has run: its files are of no more use, whatever the outcome.
-      await spool.dispose();
-    }
-    if (response.ok) return successResponse(route, text);
+    const { ok, status, text } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => spool.dispose());
+    if (ok) return successResponse(route, text);
     const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
-    throw new AppError(neutral.kind ?? (response.status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
+    throw new AppError(neutral.kind ?? (status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
   }
 
   return async function handleRest(request: Request, requestId: string, facts: RequestFacts = {}): Promise<Response> {
