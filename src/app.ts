@@ -20,11 +20,14 @@ import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
 import { buildOpenApiDocument } from './rest/openapi/document.js';
 import { buildRouteTable } from './rest/route-table.js';
+import { FileSpool } from './storage/file-spool.js';
+import { isMultipartForm } from './storage/multipart-form.js';
 import { createDirectoryStorage } from './storage/storage.js';
 
 /**
  * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
  * arriving too late or cut by the client is answered as on REST (Yoga would call it invalid JSON).
+ * Multipart bodies are not: their reader (http/graphql-multipart.ts) streams them under the same bound.
  */
 async function withBoundedBody(request: Request): Promise<Request> {
   if (!request.body) return request;
@@ -63,6 +66,15 @@ export function createApp(config: Config, db: Database): App {
       try {
         const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken });
         noteViewer(facts, viewer);
+        if (isMultipartForm(request)) {
+          // The request's files wait on disk while it runs, and are removed once it is answered.
+          const spool = new FileSpool(config.uploadTempDir);
+          try {
+            return await yoga.fetch(request, { viewer, requestId, facts, spool });
+          } finally {
+            await spool.dispose();
+          }
+        }
         return await yoga.fetch(await withBoundedBody(request), { viewer, requestId, facts });
       } catch (e) {
         // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.

@@ -1,4 +1,5 @@
 // Environment → typed configuration, validated once at start. Every setting is documented in the README.
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -7,6 +8,8 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   storageDir: string;
+  /** Where files sent as `File` arguments wait on disk while their request runs (UPLOAD_TEMP_DIR). */
+  uploadTempDir: string;
   publicBaseUrl: string;
   adminToken?: string;
   bootstrapApiKey?: string;
@@ -93,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dataDir,
       databaseUrl,
       storageDir: path.resolve(env.STORAGE_DIR || path.join(dataDir, 'files')),
+      uploadTempDir: path.resolve(env.UPLOAD_TEMP_DIR || os.tmpdir()),
       publicBaseUrl: (env.PUBLIC_BASE_URL || `${tlsCertFile ? 'https' : 'http'}://${host}:${port}`).replace(/\/$/, ''),
       adminToken: env.ADMIN_TOKEN || undefined,
       bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,

@@ -1,6 +1,7 @@
 // Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
 // context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
-// and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts).
+// and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts);
+// multipart requests with files spooled to disk (graphql-multipart.ts) instead of Yoga's in-memory parser.
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -11,7 +12,9 @@ import { createContext, type ContextDeps } from '../context/context.js';
 import { costLimitPlugin } from './graphql-cost.js';
 import { clientError, shapeValidationErrors } from './graphql-errors.js';
 import { cleanInputPlugin } from './graphql-input.js';
+import { graphqlMultipartPlugin } from './graphql-multipart.js';
 import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
+import type { FileSpool } from '../storage/file-spool.js';
 import type { RequestFacts } from './request-facts.js';
 
 export interface GraphQLServerContext {
@@ -19,6 +22,8 @@ export interface GraphQLServerContext {
   requestId: string;
   /** Filled in for the request log (the operation name). */
   facts?: RequestFacts;
+  /** Where a multipart request's files go; the app disposes of it once the request is answered. */
+  spool?: FileSpool;
 }
 
 /** The page embeds all of GraphiQL (~9 MB): rendered once. */
@@ -38,6 +43,9 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: '' }, null, 2) },
     renderGraphiQL: localGraphiQL(),
     logging: false,
+    // Multipart requests are read by graphqlMultipartPlugin; bodies are bounded by the app (http/body.ts).
+    multipart: false,
+    maxRequestBodySize: false,
     context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
     maskedErrors: {
       maskError(error) {
@@ -46,6 +54,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       },
     },
     plugins: [
+      graphqlMultipartPlugin(),
       graphqlProtocolPlugin(),
       cleanInputPlugin(),
       maxDepthPlugin({ n: 10 }),

@@ -11,9 +11,11 @@ import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
 import { assertCleanInput } from '../schema/clean-input.js';
 import { readLimitedBody } from '../http/body.js';
+import { FileSpool } from '../storage/file-spool.js';
+import { isMultipartForm } from '../storage/multipart-form.js';
 import { noteViewer, type RequestFacts } from '../http/request-facts.js';
 import { errorResponse, successResponse } from '../http/responses.js';
-import { parseMultipart } from './multipart.js';
+import { readRestForm } from './multipart.js';
 import { operationIdOf } from './openapi/document.js';
 import { BASE_PATH, type RouteTable } from './route-table.js';
 import { createSofaRouter, restSchema, type RestCall } from './sofa.js';
@@ -42,16 +44,18 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     return query;
   }
 
-  async function readInput(request: Request, route: FieldRoute, url: URL, params: Record<string, string>): Promise<RestInput> {
+  /** The route's input; a multipart form's files are spooled in `spool`, which the caller disposes of. */
+  async function readInput(request: Request, route: FieldRoute, url: URL, params: Record<string, string>, spool: FileSpool): Promise<RestInput> {
     const input: RestInput = { params, query: documentedQuery(route, url) };
     if (request.method !== 'POST' && request.method !== 'PUT') return input;
-    const bytes = await readLimitedBody(request);
-    const contentType = request.headers.get('content-type') ?? '';
-    if (contentType.startsWith('multipart/form-data')) {
-      const form = await parseMultipart(bytes, contentType);
+    if (isMultipartForm(request)) {
+      const form = await readRestForm(request, spool);
       input.form = form.fields;
       input.files = form.files;
-    } else if (bytes.byteLength > 0) {
+      return input;
+    }
+    const bytes = await readLimitedBody(request);
+    if (bytes.byteLength > 0) {
       const parsed = parseJsonObject(Buffer.from(bytes).toString('utf8'));
       if (!parsed) throw new AppError('INVALID_INPUT', 'O corpo da requisição deve ser um objeto JSON');
       input.json = parsed;
@@ -59,18 +63,25 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     return input;
   }
 
-  async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
-    const input = await readInput(request, route, url, params);
+  /** Runs the route's field through sofa: its answer's status and body. */
+  async function callField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string, spool: FileSpool) {
+    const input = await readInput(request, route, url, params, spool);
     const variables = restVariables(fieldArgs(route), input);
     assertCleanInput(variables);
     const restCall: RestCall = { variables, context: createContext(deps, { viewer, requestId }) };
     // sofa matches the route by method and path; the variables come from restCall.
     const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
     const response = await sofa.fetch(inner, { restCall });
-    const text = await response.text();
-    if (response.ok) return successResponse(route, text);
+    return { ok: response.ok, status: response.status, text: await response.text() };
+  }
+
+  async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
+    // A form's files wait on disk while the field runs and are removed once it has, whatever the outcome.
+    const spool = new FileSpool(deps.config.uploadTempDir);
+    const { ok, status, text } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => spool.dispose());
+    if (ok) return successResponse(route, text);
     const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
-    throw new AppError(neutral.kind ?? (response.status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
+    throw new AppError(neutral.kind ?? (status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
   }
 
   return async function handleRest(request: Request, requestId: string, facts: RequestFacts = {}): Promise<Response> {

@@ -52,11 +52,9 @@ builder.scalarType('File', {
     throw new Error('File is an input-only scalar');
   },
   parseValue: (value) => {
-    // REST hands over the global File; Yoga's multipart parser its own (@whatwg-node) File class. JSON
-    // variables cannot carry a function, so an object with arrayBuffer() and a name is a sent file.
+    // Both transports hand over a File read from a temporary file (storage/file-spool.ts); JSON
+    // variables cannot hold one.
     if (value instanceof File) return value;
-    const file = value as Partial<File> | null;
-    if (typeof file === 'object' && file !== null && typeof file.arrayBuffer === 'function' && typeof file.name === 'string') return file as File;
     throw new GraphQLError('Esperado um arquivo enviado como multipart/form-data');
   },
   parseLiteral: () => {

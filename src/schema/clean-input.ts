@@ -31,9 +31,9 @@ export function assertCleanInput(value: unknown, path = 'entrada', depth = 0): v
 }
 
 /**
- * Sent files and raw bytes are not text: the global File (REST), Yoga's own File class (not a global
- * Blob; JSON variables never hold functions, so an object with arrayBuffer() is a file) and byte arrays,
- * whose millions of entries must not be walked.
+ * Sent files and raw bytes are not text: Files (what both transports hand over), any object with
+ * arrayBuffer() (JSON variables never hold functions, so it is a file of some other class) and byte
+ * arrays, whose millions of entries must not be walked.
  */
 function isFileOrBytes(value: object): boolean {
   return value instanceof Blob || ArrayBuffer.isView(value) || value instanceof ArrayBuffer || typeof (value as { arrayBuffer?: unknown }).arrayBuffer === 'function';

@@ -61,15 +61,20 @@ export function sameBytes(actual: Uint8Array, expected: Uint8Array): boolean {
 }
 
 /**
- * A multipart body built by hand and streamed (no Content-Length): a `type` field, then `fileBytes` of
- * file content pulled as the socket takes it. `stallAfter` holds the upload open after that many file
- * bytes, as a client that stopped sending would. `state` tells how much was sent and whether it all was.
+ * A multipart body built by hand and streamed (no Content-Length): text fields (default a `type` field),
+ * then `fileBytes` of file content (field `file`, name `grande.bin` by default) pulled as the socket
+ * takes it. `stallAfter` holds the upload open after that many file bytes, as a client that stopped
+ * sending would. `state` tells how much was sent and whether it all was.
  */
-export function streamedForm(fileBytes: number, options: { stallAfter?: number } = {}) {
+export function streamedForm(
+  fileBytes: number,
+  options: { stallAfter?: number; fields?: [string, string][]; fileField?: string; fileName?: string } = {},
+) {
+  const { fields = [['type', 'media']], fileField = 'file', fileName = 'grande.bin' } = options;
   const boundary = `funil-${randomBytes(8).toString('hex')}`;
   const opening = new TextEncoder().encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nmedia\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="grande.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="${fileField}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   );
   const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
   const chunk = new Uint8Array(64 * 1024).fill(42);

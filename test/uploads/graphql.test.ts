@@ -9,14 +9,16 @@ import type { Org } from '../helpers/app.js';
 import { keyOf, KEY_URL, pathOfKey, patternBytes, PNG, sameBytes, storedFiles, upload, wav } from './helpers.js';
 import { useUploadApp } from './helpers.js';
 
-const { api, root } = useUploadApp();
+const { api, root, tempDir } = useUploadApp();
 let org: Org;
 let operator: string;
 beforeAll(async () => {
   org = await api.newOrg('Grafo');
   operator = await api.keyFor(org, 'operator');
 });
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  for (const dir of [root, tempDir]) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 const UploadFileGql = graphql(`
   mutation UploadFile($file: File!, $type: UploadFileType, $folder: String) {

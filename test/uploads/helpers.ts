@@ -1,8 +1,10 @@
 // Shared by the uploads tests: an app whose storage is a fresh temporary directory, real multipart
 // bodies, and what is left on disk and in the database.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { useTestApp, type TestClient } from '../helpers/app.js';
 import { filesUnder } from '../storage/files.js';
 
@@ -36,12 +38,15 @@ export interface UploadApp {
   api: TestClient;
   /** STORAGE_DIR of this file's app. */
   root: string;
+  /** UPLOAD_TEMP_DIR of this file's app (`<root>-tmp`, made at the first file it spools). */
+  tempDir: string;
 }
 
-/** useTestApp with STORAGE_DIR in a new temporary directory. */
+/** useTestApp with STORAGE_DIR in a new temporary directory, and UPLOAD_TEMP_DIR beside it. */
 export function useUploadApp(): UploadApp {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-'));
-  return { api: useTestApp({ STORAGE_DIR: root }), root };
+  const tempDir = `${root}-tmp`;
+  return { api: useTestApp({ STORAGE_DIR: root, UPLOAD_TEMP_DIR: tempDir }), root, tempDir };
 }
 
 export function uploadForm(file: { bytes: Uint8Array<ArrayBuffer>; name?: string; type?: string } | null, fields: Record<string, string> = {}): FormData {
@@ -69,4 +74,51 @@ export const pathOfKey = (root: string, key: string) => path.join(root, key.slic
 /** Moves an upload's creation time `hours` into the past. */
 export async function ageUpload(api: TestClient, id: string, hours: number) {
   await api.db.prisma.$executeRaw`UPDATE uploads SET created_at = now() - make_interval(hours => ${hours}::int) WHERE id = ${id}::uuid`;
+}
+
+export interface MeasuredApp {
+  url: string;
+  key: string;
+  /** Its STORAGE_DIR, and where it spools files sent as `File` arguments. */
+  storageDir: string;
+  tempDir: string;
+  /** The memory the app held while `requests` ran: growth of resident memory and of what JavaScript keeps alive. */
+  measure(requests: () => Promise<void>): Promise<{ growth: number; heldGrowth: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The app in its own process (app-server.ts) on the same kind of database as `api`, so that a test can
+ * measure the memory the server alone holds while it takes requests.
+ */
+export async function startMeasuredApp(api: TestClient): Promise<MeasuredApp> {
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-mem-'));
+  const databaseUrl = (api.db as { url?: string }).url ?? '';
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/uploads/app-server.ts', storageDir, databaseUrl], {
+    env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '16384' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const line = await Promise.race([
+    new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve)),
+    exited.then(() => Promise.reject(new Error('the measured app exited before serving'))),
+  ]);
+  const [url, key] = line.split(' ');
+  return {
+    url,
+    key,
+    storageDir,
+    tempDir: `${storageDir}-tmp`,
+    async measure(requests) {
+      const started = await (await fetch(`${url}/memory?action=start`)).json();
+      if (!started.gc) throw new Error('the measured app runs without --expose-gc');
+      await requests();
+      return (await (await fetch(`${url}/memory?action=peak`)).json()) as { growth: number; heldGrowth: number };
+    },
+    async stop() {
+      child.kill();
+      await exited;
+      for (const dir of [storageDir, `${storageDir}-db`, `${storageDir}-tmp`]) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

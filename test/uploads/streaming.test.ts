@@ -2,29 +2,25 @@
 // uploads at once, a 50 MB body cut off early, a declared oversized body, a client that walks away, a
 // body that stalls (408), and the server's resident memory while it takes 10 MB and refuses 10 MB + 1
 // byte. Whatever is refused leaves no file and no record.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import type { Org } from '../helpers/app.js';
-import { keyOf, pathOfKey, patternBytes, storedFiles, streamedForm, uploadForm, useUploadApp } from './helpers.js';
+import { keyOf, pathOfKey, patternBytes, startMeasuredApp, storedFiles, streamedForm, uploadForm, useUploadApp } from './helpers.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 const { api, root } = useUploadApp();
 let server: RunningServer;
 let org: Org;
-const children: ChildProcess[] = [];
+const stops: (() => Promise<void>)[] = [];
 beforeAll(async () => {
   server = await listen(api.app, { ...api.config, host: '127.0.0.1', port: 0 });
   org = await api.newOrg('Grandes');
 });
 afterAll(async () => {
-  for (const child of children) child.kill();
+  for (const stop of stops) await stop();
   await server?.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
@@ -144,23 +140,12 @@ describe('uploads over the real server', () => {
     // The app in its own process (app-server.ts), on the same kind of database, measuring the memory it
     // holds every 5 ms while the uploads run (memorySampler). A control request that reads a whole body
     // into memory shows the measurement tells such a server apart.
-    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-mem-'));
-    const databaseUrl = (api.db as { url?: string }).url ?? '';
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/uploads/app-server.ts', storageDir, databaseUrl], {
-      env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '16384' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    const [url, key] = (await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve))).split(' ');
+    const app = await startMeasuredApp(api);
+    stops.push(app.stop);
     const send = async (target: string, size: number, expected: number) => {
-      const res = await fetch(`${url}${target}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: uploadForm({ bytes: patternBytes(size, size & 7), name: 'a.bin' }) });
+      const res = await fetch(`${app.url}${target}`, { method: 'POST', headers: { authorization: `Bearer ${app.key}` }, body: uploadForm({ bytes: patternBytes(size, size & 7), name: 'a.bin' }) });
       expect(res.status).toBe(expected);
       await res.arrayBuffer();
-    };
-    const measure = async (requests: () => Promise<void>) => {
-      expect((await (await fetch(`${url}/memory?action=start`)).json()).gc).toBe(true);
-      await requests();
-      return (await (await fetch(`${url}/memory?action=peak`)).json()) as { growth: number; heldGrowth: number };
     };
     const round = async () => {
       await send('/backend/uploads', TEN_MB, 200);
@@ -168,14 +153,12 @@ describe('uploads over the real server', () => {
     };
     // The first round grows the heap once (code paths, V8 spaces); the measured round must not grow it again.
     await round();
-    const uploads = await measure(round);
+    const uploads = await app.measure(round);
     expect(uploads.growth).toBeLessThan(10 * 1024 * 1024);
     expect(uploads.heldGrowth).toBeLessThan(2 * 1024 * 1024);
-    const buffered = await measure(() => send('/buffered', TEN_MB, 200));
+    const buffered = await app.measure(() => send('/buffered', TEN_MB, 200));
     expect(buffered.heldGrowth).toBeGreaterThan(10 * 1024 * 1024);
-    expect(storedFiles(storageDir).length).toBe(2); // the two accepted files, nothing partial
-    child.kill();
-    await new Promise((resolve) => child.once('exit', resolve));
-    for (const dir of [storageDir, `${storageDir}-db`]) fs.rmSync(dir, { recursive: true, force: true });
+    expect(storedFiles(app.storageDir).length).toBe(2); // the two accepted files, nothing partial
+    await app.stop();
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 // Root fields of uploads. REST `POST /backend/uploads` streams the file in a handler route
-// (handlers.ts); `uploadFile` is the same operation on /graphql, where Yoga has already parsed the
-// multipart request (bounded at 10 MB plus form overhead) and the file is copied into storage.
+// (handlers.ts); `uploadFile` is the same operation on /graphql, where the multipart request's file was
+// spooled to a temporary file as it arrived (http/graphql-multipart.ts) and is streamed into storage.
 import { requireTenant } from '../../auth/viewer.js';
 import { builder } from '../../schema/builder.js';
 import { MAX_FILE_BYTES } from '../../http/body.js';
