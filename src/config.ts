@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** Embedded mode: PGlite in a worker thread of its own (PGLITE_WORKER), or on the main thread. */
+  pgliteWorker: boolean;
   storageDir: string;
   publicBaseUrl: string;
   adminToken?: string;
@@ -92,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host,
       dataDir,
       databaseUrl,
+      pgliteWorker: bool('PGLITE_WORKER', env.PGLITE_WORKER, true),
       storageDir: path.resolve(env.STORAGE_DIR || path.join(dataDir, 'files')),
       publicBaseUrl: (env.PUBLIC_BASE_URL || `${tlsCertFile ? 'https' : 'http'}://${host}:${port}`).replace(/\/$/, ''),
       adminToken: env.ADMIN_TOKEN || undefined,
