@@ -23,7 +23,7 @@ const ADAPTER_NAME = 'pglite-prisma-adapter';
 
 export class EmbeddedDatabaseStopped extends Error {
   constructor(reason: string) {
-    super(`The embedded database stopped: ${reason}. Restart the server.`);
+    super(`The embedded database is not available: ${reason}`);
     this.name = 'EmbeddedDatabaseStopped';
   }
 }
@@ -86,8 +86,8 @@ export class PGliteRemote {
 
   private watch() {
     this.thread.on('message', (reply: Reply) => this.receive(reply));
-    this.thread.on('error', (error) => this.stop(`its thread failed: ${error.stack ?? error}`));
-    this.thread.on('exit', (code) => this.stop(`its thread exited with code ${code}`));
+    this.thread.on('error', (error) => this.stop(`its thread failed (restart the server): ${error.stack ?? error}`));
+    this.thread.on('exit', (code) => this.stop(`its thread exited with code ${code} (restart the server)`));
     // Idle, the thread does not keep the process alive (as PGlite on the main thread did not); a call
     // under way does (see call()).
     this.thread.unref();
@@ -106,7 +106,7 @@ export class PGliteRemote {
 
   private stop(reason: string) {
     if (this.stopped) return;
-    this.stopped = new EmbeddedDatabaseStopped(reason);
+    this.stopped = new EmbeddedDatabaseStopped(this.closing ? 'it was closed' : reason);
     if (!this.closing) log.error('embedded database stopped', { reason });
     for (const waiting of this.pending.values()) waiting.reject(this.stopped);
     this.pending.clear();
