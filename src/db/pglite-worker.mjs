@@ -2,13 +2,14 @@
 // (Prisma driver-adapter calls, migration SQL, LISTEN) over its port, so PostgreSQL's work runs on a
 // second core while the main thread serves HTTP. The main side is pglite-remote.ts.
 // Results and errors are what they were on the main thread: pglite-prisma-adapter runs here, on this
-// thread's PGlite. PGlite is one connection and runs one transaction at a time: `query` outside a
+// thread's PGlite (its statements prepared once, see pglite-prepared.mjs). PGlite is one connection and runs one transaction at a time: `query` outside a
 // transaction waits for it, as does the next `startTransaction`, so isolation is PGlite's own.
 // Plain JavaScript (type-checked through JSDoc), so the thread starts without a TypeScript loader.
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { preparedClient } from './pglite-prepared.mjs';
 
 /** @typedef {{ dir?: string, template?: ArrayBuffer }} WorkerOptions */
 /** @typedef {{ sql: string, args: unknown[], argTypes: unknown[] }} AdapterQuery */
@@ -66,7 +67,9 @@ try {
 
 if (lite) {
   const db = lite;
-  const adapter = await new PrismaPGlite(db).connect();
+  // The adapter's statements go through prepared statements (pglite-prepared.mjs); the client offers
+  // the part of PGlite's interface the adapter uses.
+  const adapter = await new PrismaPGlite(/** @type {never} */ (preparedClient(db))).connect();
   /** Open transactions by id; PGlite holds its transaction lock until commit or rollback. */
   const transactions = new Map();
   /** @type {Map<number, () => Promise<void>>} */

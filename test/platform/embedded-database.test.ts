@@ -1,6 +1,7 @@
-// The database seen through Prisma, whatever runs it: transactions isolate under concurrency and the
-// database's refusals keep their codes (the error mapping turns them into 409s). On PGlite, which runs
-// in a worker thread of its own (src/db/pglite-remote.ts), that is across the thread; and the thread
+// The database seen through Prisma, whatever runs it: transactions isolate under concurrency, the
+// database's refusals keep their codes (the error mapping turns them into 409s), and statements answer
+// right however often they are sent. On PGlite, which runs in a worker thread of its own with prepared
+// statements (src/db/pglite-remote.ts, pglite-prepared.mjs), that is across the thread; and the thread
 // ends on close, a crash fails requests at once instead of leaving them waiting, and an idle thread
 // does not keep the process alive while a call under way does.
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
+import { STATEMENT_CACHE_SIZE } from '../../src/db/pglite-prepared.mjs';
 import { EmbeddedDatabaseStopped, PGliteRemote } from '../../src/db/pglite-remote.js';
 import { createOrganisation } from '../../src/domains/accounts/service.js';
 import { AppError, constraintViolation, fromDatabaseError } from '../../src/errors.js';
@@ -99,6 +101,25 @@ describe('transactions and errors through the driver adapter', () => {
     expect(constraintViolation(inTx)).toBe('foreign_key');
     // Rolled back, and the connection serves the next statement.
     expect((await db.prisma.tenant.findUniqueOrThrow({ where: { id: tenant.id } })).name).toBe('In a transaction');
+  });
+
+  // PGlite prepares each statement once and keeps a bounded number (src/db/pglite-prepared.mjs).
+  it(`more distinct statements than the cache keeps (${STATEMENT_CACHE_SIZE}) all answer, also when sent again`, async () => {
+    const distinct = STATEMENT_CACHE_SIZE + 30;
+    const sum = (k: number) => db.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT $1::int + ${k} AS n`, 1);
+    for (let k = 0; k < distinct; k++) expect(await sum(k)).toEqual([{ n: k + 1 }]);
+    // The first ones were closed to make room: prepared again.
+    for (let k = 0; k < 5; k++) expect(await sum(k)).toEqual([{ n: k + 1 }]);
+  });
+
+  it('a statement sent before a table changed answers with the new columns after it', async () => {
+    const table = `scratch_${randomUUID().replace(/-/g, '')}`;
+    await db.sql.script(`CREATE TABLE ${table} (id int); INSERT INTO ${table} VALUES (1)`);
+    const all = () => db.prisma.$queryRawUnsafe(`SELECT * FROM ${table} WHERE id = $1`, 1);
+    expect(await all()).toEqual([{ id: 1 }]);
+    await db.sql.script(`ALTER TABLE ${table} ADD COLUMN note text DEFAULT 'added'`);
+    expect(await all()).toEqual([{ id: 1, note: 'added' }]);
+    await db.sql.script(`DROP TABLE ${table}`);
   });
 });
 
