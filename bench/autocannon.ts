@@ -1,6 +1,6 @@
 // autocannon in its own process (the load generator must not share the servers' event loop).
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 export interface LoadResult {
   /** Average requests per second, latency percentiles in ms, and 2xx answers over the run's seconds. */
@@ -17,25 +17,23 @@ export interface LoadOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** A file sent as each request's body (autocannon -i). */
+  /** A file sent as each request's body, byte for byte. */
   bodyFile?: string;
   connections: number;
   /** A fixed number of requests, or else a duration in seconds. */
   amount?: number;
   duration?: number;
+  /** GET these paths of the url's server in turn on each connection (autocannon's `requests`). */
+  paths?: string[];
 }
 
+/** Run with tsx, so it needs no build step like the rest of the bench. */
+const loadProcess = fileURLToPath(new URL('./autocannon-process.ts', import.meta.url));
+
 export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> {
-  const bin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const args = [bin, '-j', '-c', String(opts.connections), '-m', opts.method ?? 'GET'];
-  if (opts.amount) args.push('-a', String(opts.amount));
-  else args.push('-d', String(opts.duration ?? 5));
-  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
-  if (opts.body) args.push('-b', opts.body);
-  if (opts.bodyFile) args.push('-i', opts.bodyFile);
-  args.push(url);
+  const args = ['--import', 'tsx', loadProcess, JSON.stringify({ ...opts, url })];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
@@ -45,6 +43,11 @@ export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> 
       resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r['2xx'], seconds: r.duration, errors: r.errors + r.non2xx + r.timeouts });
     });
   });
+}
+
+/** GET requests over several paths of one server (`base` + each path), each connection cycling through them. */
+export function autocannonPaths(base: string, paths: string[], opts: Pick<LoadOptions, 'headers' | 'connections' | 'duration'>): Promise<LoadResult> {
+  return autocannon(base, { ...opts, paths });
 }
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

@@ -1,5 +1,6 @@
-// (c) The baseline: a hand-written HTTP handler answering the same two routes with the same JSON, using
-// `pg` and SQL directly (PostgreSQL builds the JSON). It authenticates the key like the app does.
+// The baseline: a hand-written HTTP handler answering the same routes with the same JSON, using `pg` and
+// SQL directly (PostgreSQL builds the JSON). It authenticates the key like the app does. Routes: the deals
+// list and board (bench/deals.ts) and the knowledge search (bench/knowledge.ts).
 import http from 'node:http';
 import pg from 'pg';
 import { hashApiKey } from '../src/auth/keys.js';
@@ -47,6 +48,71 @@ const BOARD_SQL = `
   LEFT JOIN (SELECT stage_id, count(*) AS deal_count, sum(total) AS total FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 GROUP BY stage_id) a ON a.stage_id = s.id
   WHERE s.tenant_id = $1 AND s.pipeline_id = $2 ORDER BY s.position, s.created_at, s.id`;
 
+// The knowledge search (src/domains/knowledge/search.ts) written out by hand: the same tsquery (websearch
+// syntax under the three configurations OR-ed, AND each prefix term), visibility, rank, order and
+// headline; the hits' JSON and the snippet's escaping done by PostgreSQL, in one statement.
+const Q_MAX = 500;
+const PREFIX = /^([\p{L}\p{N}]+)\*+$/u;
+
+/**
+ * The search's tsquery for `q`: its words in websearch syntax under the three configurations OR-ed, AND
+ * each `prefix*` term; its parameters numbered from `$first`.
+ */
+export function knowledgeTsquery(q: string, first: number): { tsq: string; params: unknown[] } {
+  const words: string[] = [];
+  const prefixes: string[] = [];
+  for (const token of q.split(/\s+/)) {
+    const prefix = PREFIX.exec(token);
+    if (prefix) prefixes.push(prefix[1]);
+    else if (token) words.push(token);
+  }
+  const params: unknown[] = [];
+  const param = (value: unknown) => `$${first + params.push(value) - 1}`;
+  const parts: string[] = [];
+  if (words.length) {
+    const w = param(words.join(' '));
+    parts.push(`(websearch_to_tsquery('knowledge_simple', ${w}) || websearch_to_tsquery('knowledge_portuguese', ${w}) || websearch_to_tsquery('knowledge_english', ${w}))`);
+  }
+  for (const p of prefixes) parts.push(`to_tsquery('knowledge_simple', ${param(`${p}:*`)})`);
+  return { tsq: parts.join(' && '), params };
+}
+
+/** $1 tenant, $2 limit, $3 the assistant when there is one, then the tsquery's parameters. */
+function searchSql(q: string, withAssistant: boolean): { sql: string; params: unknown[] } {
+  const { tsq, params } = knowledgeTsquery(q, withAssistant ? 4 : 3);
+  const visible = withAssistant
+    ? `AND (k.assistant_id = $3 OR (k.assistant_id IS NULL AND NOT EXISTS (
+         SELECT 1 FROM knowledge_exclusions e WHERE e.tenant_id = $1 AND e.item_id = k.id AND e.assistant_id = $3)))`
+    : '';
+  const headline = `ts_headline('knowledge_portuguese',
+      CASE WHEN k.description = '' AND k.typed_text = '' AND k.file_text = '' THEN k.name
+           ELSE left(k.description || E'\n' || k.typed_text || E'\n\n' || k.file_text, 250000) END,
+      ${tsq}, 'StartSel=<mark>, StopSel=</mark>, MaxFragments=2, MaxWords=30, MinWords=12, FragmentDelimiter=" … "')`;
+  const escaped = `btrim(replace(replace(replace(replace(replace(${headline}, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
+      '&lt;mark&gt;', '<mark>'), '&lt;/mark&gt;', '</mark>'), E' \t\n\r')`;
+  const sql = `
+    WITH hits AS (
+      SELECT k.id, k.updated_at, ts_rank_cd(k.search_vector, ${tsq}, 32) AS score
+        FROM knowledge_items k
+       WHERE k.tenant_id = $1 AND k.search_vector @@ (${tsq}) ${visible}
+       ORDER BY score DESC, k.updated_at DESC, k.id
+       LIMIT $2)
+    SELECT ${withAssistant ? 'EXISTS (SELECT 1 FROM assistants WHERE tenant_id = $1 AND id = $3)' : 'true'} AS assistant_found,
+           COALESCE((SELECT json_agg(json_build_object(
+             'item', json_build_object('id', k.id, 'tenant_id', k.tenant_id, 'name', k.name, 'description', k.description,
+               'content', CASE WHEN k.typed_text <> '' AND k.file_text <> '' THEN k.typed_text || E'\n\n' || k.file_text
+                               WHEN k.typed_text <> '' THEN k.typed_text ELSE k.file_text END,
+               'source_url', k.source_url, 'usage_instruction', k.usage_instruction, 'assistant_id', k.assistant_id,
+               'excluded_assistant_ids', COALESCE((SELECT json_agg(e.assistant_id ORDER BY e.assistant_id) FROM knowledge_exclusions e
+                                                    WHERE e.tenant_id = k.tenant_id AND e.item_id = k.id), '[]'),
+               'file_name', k.file_name, 'file_type', k.file_type, 'file_size', k.file_size,
+               'created_at', ${ts('k.created_at')}, 'updated_at', ${ts('k.updated_at')}),
+             'score', h.score::float8,
+             'snippet', ${escaped}) ORDER BY h.score DESC, h.updated_at DESC, h.id)
+             FROM hits h JOIN knowledge_items k ON k.tenant_id = $1 AND k.id = h.id), '[]')::text AS hits`;
+  return { sql, params };
+}
+
 export async function startRawServer(connectionString: string, schema: string, poolSize: number): Promise<RawServer> {
   const pool = new pg.Pool({ connectionString, max: poolSize, options: `-c search_path="${schema}"` });
   const statements = { count: 0 };
@@ -72,6 +138,21 @@ export async function startRawServer(connectionString: string, schema: string, p
         : { rows: [] };
       if (!auth.rows.length) return send(res, 401, '{"success":false,"error":{"code":"UNAUTHORIZED","message":"Chave de API inválida"}}');
       const tenantId = auth.rows[0].tenant_id as string;
+      if (url.pathname === '/knowledge/search') {
+        const q = url.searchParams.get('q')?.trim();
+        if (!q || q.length > Q_MAX) return send(res, 400, '{"code":"ERR_INVALID_INPUT","message":"Parâmetro q inválido"}');
+        const rawLimit = Number(url.searchParams.get('limit') ?? 10);
+        const limit = Number.isInteger(rawLimit) && rawLimit >= 1 && rawLimit <= 50 ? rawLimit : 10;
+        const assistantId = url.searchParams.get('assistant_id') || null;
+        if (assistantId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(assistantId)) {
+          return send(res, 400, '{"code":"ERR_INVALID_INPUT","message":"assistant_id inválido"}');
+        }
+        if (!/[\p{L}\p{N}]/u.test(q)) return send(res, 200, '[]');
+        const search = searchSql(q, assistantId !== null);
+        const { rows: [r] } = await query(search.sql, [tenantId, limit, ...(assistantId ? [assistantId] : []), ...search.params]);
+        if (!r.assistant_found) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Assistente não encontrado(a)"}');
+        return send(res, 200, r.hits);
+      }
       const m = /^\/pipelines\/([0-9a-f-]{36})\/(deals|board)$/.exec(url.pathname);
       if (!m) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Rota não encontrada"}');
       const pipelineId = m[1];

@@ -6,6 +6,7 @@
 //   deals     deals list (limit 20, 100) and board: REST, GraphQL, raw SQL
 //   webhooks  events committed → delivered to a loopback receiver (events/s, delay)
 //   uploads   upload MB/s (1 MB, 10 MB) and media proxy req/s beside plain Node
+//   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
@@ -33,6 +34,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./deals.js')).dealsLine,
     (await import('./webhooks.js')).webhooksLine,
     (await import('./uploads.js')).uploadsLine,
+    (await import('./knowledge.js')).knowledgeLine,
     (await import('./pglite.js')).pgliteLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);

@@ -61,10 +61,20 @@ async function startBaseline(dir: string, served: { file: string; size: number }
 }
 
 /**
- * Runs the uploads benchmark against a running app (`appUrl`, an API key of an organisation) and a
+ * Every upload the run stored has `size` bytes: the bench measures the bodies it meant to send (a load
+ * generator that re-encoded the body once sent 1.8 times the bytes and had every 10 MB upload refused).
+ */
+async function expectStoredSizes(opts: { appUrl: string; key: string; tenantId: string }, size: number, except: string) {
+  const res = await fetch(`${opts.appUrl}/backend/uploads/tenant/${opts.tenantId}`, { headers: { authorization: `Bearer ${opts.key}` } });
+  const wrong = ((await res.json()) as { id: string; size: number }[]).filter((u) => u.id !== except && u.size !== size);
+  if (wrong.length) throw new Error(`${wrong.length} uploads stored ${wrong[0].size} bytes instead of ${size}`);
+}
+
+/**
+ * Runs the uploads benchmark against a running app (`appUrl`, an organisation and its API key) and a
  * baseline it starts itself. `cleanup` removes the uploads made so far (records and files).
  */
-export async function benchUploads(opts: { appUrl: string; key: string; connections?: number; duration?: number; cleanup: () => Promise<void>; log: (s: string) => void }): Promise<UploadBenchRow[]> {
+export async function benchUploads(opts: { appUrl: string; key: string; tenantId: string; connections?: number; duration?: number; cleanup: () => Promise<void>; log: (s: string) => void }): Promise<UploadBenchRow[]> {
   const connections = opts.connections ?? 4;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-uploads-'));
   const auth = { authorization: `Bearer ${opts.key}` };
@@ -89,6 +99,7 @@ export async function benchUploads(opts: { appUrl: string; key: string; connecti
       const body = multipartBody(dir, size);
       const upload = { method: 'POST', headers: { 'content-type': body.contentType }, bodyFile: body.file, amount, connections };
       const funil = await autocannon(`${opts.appUrl}/backend/uploads`, { ...upload, headers: { ...upload.headers, ...auth } });
+      await expectStoredSizes(opts, size, proxiedUpload.id);
       await opts.cleanup();
       const plain = await autocannon(`${baseline.url}/upload`, upload);
       for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
@@ -122,10 +133,11 @@ export const uploadsLine: BenchLine = {
   name: 'uploads',
   async run(env) {
     const { cleanupExpiredUploads } = await import('../src/domains/uploads/service.js');
-    const { key } = await env.organisation('Bench uploads');
+    const { key, tenantId } = await env.organisation('Bench uploads');
     const rows = await benchUploads({
       appUrl: env.serverUrl,
       key,
+      tenantId,
       cleanup: () => cleanupExpiredUploads(env.db.prisma, env.app.deps.storage, 0).then(() => undefined),
       log: env.log,
     });

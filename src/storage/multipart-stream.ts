@@ -125,8 +125,11 @@ export async function readMultipartUpload(request: Request, storage: FileStorage
   const reader = request.body.getReader();
   let received = 0;
   let bodyDone = false;
+  // A read fails when the client breaks off (400), or with the server's own refusal as an AppError
+  // (the body deadline's 408), which stays what it is.
+  const broken = (error: unknown) => fail(error instanceof AppError ? error : invalidInput('O envio do arquivo foi interrompido'));
   while (failure === undefined) {
-    const read = await untilFailure(reader.read().catch(() => fail(invalidInput('O envio do arquivo foi interrompido'))));
+    const read = await untilFailure(reader.read().catch(broken));
     if (!read || failure !== undefined) break;
     if (read.done) {
       bodyDone = true;

@@ -1,7 +1,8 @@
 // Text extraction for knowledge files: real files of every accepted type, written by libraries in the
 // test, and the refusals, hostile files included (zip bombs, PDFs that loop or explode, a spreadsheet
-// that fills the heap): each a 400 INVALID_INPUT while the main thread keeps answering HTTP.
-import { spawnSync } from 'node:child_process';
+// that fills the heap): each a 400 INVALID_INPUT, its extraction process discarded, while this process
+// (the server's) keeps answering HTTP and stays small.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,22 +11,22 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-// Writing a trusted fixture only; the server reads XLS with SheetJS inside the worker alone.
+// Writing a trusted fixture only; the server reads XLS with SheetJS inside the extraction process alone.
 import * as XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { MAX_FILE_BYTES } from '../../src/http/body.js';
 import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract/index.js';
-import { DEFAULT_WORKER_LIMITS, type WorkerLimits } from '../../src/domains/knowledge/extract/run-worker.js';
-import { normalizeText } from '../../src/domains/knowledge/extract/worker/normalize.mjs';
-import { buildPdf, buildXlsx, buildZip, flateStream, pdfStream } from './hostile-files.js';
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from '../../src/domains/knowledge/extract/run-child.js';
+import { normalizeText } from '../../src/domains/knowledge/extract/child/normalize.mjs';
+import { buildXlsx, buildZip, exponentialFormsPdf, flateBombPdf, mergeBombXlsx, selfReferencingPdf, zipBombXlsx } from './hostile-files.js';
 
 const MB = 1024 * 1024;
 
 type Refused = AppError & { cause: { reason: string; detail?: string } };
 
-async function refusal(filename: string, bytes: Uint8Array, limits?: Partial<WorkerLimits>): Promise<Refused> {
-  const error = await extractText({ filename, bytes }, { ...DEFAULT_WORKER_LIMITS, ...limits }).then(
+async function refusal(filename: string, bytes: Uint8Array, limits?: Partial<ExtractionLimits>): Promise<Refused> {
+  const error = await extractText({ filename, bytes }, { ...DEFAULT_EXTRACTION_LIMITS, ...limits }).then(
     (result) => result,
     (e: unknown) => e,
   );
@@ -36,24 +37,20 @@ async function refusal(filename: string, bytes: Uint8Array, limits?: Partial<Wor
 }
 
 /**
- * Runs the work while a local HTTP server is asked for a response every 100 ms and a 20 ms timer
- * ticks: how long the main thread took to answer, and how far the process's memory grew.
+ * Runs the work while a local HTTP server, standing in for Funil's, is asked for a response every 100 ms
+ * (the first request leaves with the work). Returns what the checks below need: how many requests were
+ * answered, the CPU time this process spent while the work ran, and how far its memory grew. Wall-clock
+ * answer times are only printed: on a machine shared with other suites they grow with the load, not with
+ * the file, and an assertion on them flaked.
  */
-async function watchingMainThread<T>(label: string, work: () => Promise<T>) {
+async function whileServing<T>(label: string, work: () => Promise<T>) {
   const server = http.createServer((_request, response) => response.end('ok'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  await (await fetch(url)).text(); // the first fetch loads the HTTP client: not the main thread's answer time
+  await (await fetch(url)).text(); // the first fetch loads the HTTP client: not part of the measure
   const rssAtStart = process.memoryUsage.rss();
   let peakRssGrowth = 0;
-  let lastTick = performance.now();
-  let longestTickGap = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longestTickGap = Math.max(longestTickGap, now - lastTick);
-    lastTick = now;
-    peakRssGrowth = Math.max(peakRssGrowth, process.memoryUsage.rss() - rssAtStart);
-  }, 20);
+  const sampler = setInterval(() => (peakRssGrowth = Math.max(peakRssGrowth, process.memoryUsage.rss() - rssAtStart)), 20);
   const latencies: number[] = [];
   let done = false;
   const pinging = (async () => {
@@ -66,31 +63,37 @@ async function watchingMainThread<T>(label: string, work: () => Promise<T>) {
     }
   })();
   const started = performance.now();
+  const cpuAtStart = process.cpuUsage();
   try {
     const result = await work();
-    const elapsedMs = Math.round(performance.now() - started);
+    const cpu = process.cpuUsage(cpuAtStart);
     const report = {
-      elapsedMs,
+      elapsedMs: Math.round(performance.now() - started),
+      serverCpuMs: Math.round((cpu.user + cpu.system) / 1000),
       peakRssGrowthMb: Math.round(peakRssGrowth / MB),
       requests: latencies.length,
-      slowestAnswerMs: Math.round(Math.max(...latencies)),
-      longestTickGapMs: Math.round(longestTickGap),
+      slowestAnswerMs: Math.round(Math.max(0, ...latencies)),
     };
-    console.log(`[extract] ${label}: ${JSON.stringify(report)}`);
+    console.log(`[extract] ${label}: ${JSON.stringify(report)}, load average ${os.loadavg()[0].toFixed(1)}`);
     return { result, ...report };
   } finally {
     done = true;
     await pinging;
-    clearInterval(ticker);
+    clearInterval(sampler);
     server.closeAllConnections();
     server.close();
   }
 }
 
-function expectResponsive(watch: { requests: number; slowestAnswerMs: number; longestTickGapMs: number }) {
+/**
+ * The server kept answering, within a second, however loaded the machine: every request was answered,
+ * and this process spent under a second of CPU in all while the file was parsed elsewhere, so its event
+ * loop was never busy for a second (parsing in-process, the files below take seconds of CPU each).
+ */
+function expectServerAnswering(watch: { requests: number; serverCpuMs: number; peakRssGrowthMb: number }) {
   expect(watch.requests).toBeGreaterThan(0);
-  expect(watch.slowestAnswerMs).toBeLessThan(1000);
-  expect(watch.longestTickGapMs).toBeLessThan(1000);
+  expect(watch.serverCpuMs).toBeLessThan(1000);
+  expect(watch.peakRssGrowthMb).toBeLessThan(200);
 }
 
 describe('text of every accepted type', () => {
@@ -244,7 +247,7 @@ describe('text of every accepted type', () => {
     );
   });
 
-  it('runs in a worker when the server itself runs under tsx (npm start)', () => {
+  it('runs in its own process when the server itself runs under tsx (npm start)', () => {
     const script = path.join(os.tmpdir(), `funil-extract-${process.pid}.mts`);
     const entry = path.resolve('src/domains/knowledge/extract/index.ts');
     fs.writeFileSync(
@@ -321,26 +324,23 @@ describe('refusals', () => {
   });
 });
 
-describe('hostile files: refused, the worker discarded, the main thread answering within a second', () => {
-  const worksheetOfSpaces = (megabytes: number) => [{ data: ' '.repeat(MB), times: megabytes }];
 
+describe('hostile files: refused, the extraction process discarded, the server answering and small', () => {
   it('an XLSX that inflates to 1 GB and says so: refused from its declared sizes, nothing inflated', async () => {
-    const bomb = buildXlsx('Bomba', worksheetOfSpaces(1024));
+    const bomb = zipBombXlsx();
     expect(bomb.length).toBeLessThan(1.1 * MB);
-    const watch = await watchingMainThread('xlsx zip bomb, honest sizes', () => refusal('bomba.xlsx', bomb));
+    const watch = await whileServing('xlsx zip bomb, honest sizes', () => refusal('bomba.xlsx', bomb));
     expect(watch.result.message).toBe('A planilha descompactada excede 50 MB');
     expect(watch.result.cause.detail).toMatch(/^declared 1073\d+ bytes$/);
-    expectResponsive(watch);
-    expect(watch.peakRssGrowthMb).toBeLessThan(200);
+    expectServerAnswering(watch);
   });
 
   it('an XLSX that inflates to 1 GB while declaring 4 KB: stopped at the first bytes over, streaming', async () => {
-    const bomb = buildXlsx('Bomba', worksheetOfSpaces(1024), { declaredSheetSize: 4096 });
-    const watch = await watchingMainThread('xlsx zip bomb, lying sizes', () => refusal('bomba.xlsx', bomb));
+    const bomb = zipBombXlsx({ declaredSheetSize: 4096 });
+    const watch = await whileServing('xlsx zip bomb, lying sizes', () => refusal('bomba.xlsx', bomb));
     expect(watch.result.cause.reason).toBe('inflated_too_large');
     expect(watch.result.cause.detail).toContain('too many bytes in the stream. expected 4096');
-    expectResponsive(watch);
-    expect(watch.peakRssGrowthMb).toBeLessThan(200);
+    expectServerAnswering(watch);
   });
 
   it('the same workbook, small, is read: the bombs above are refused for their size, not their shape', async () => {
@@ -348,78 +348,77 @@ describe('hostile files: refused, the worker discarded, the main thread answerin
     expect((await extractText({ filename: 'pequena.xlsx', bytes: small })).text).toBe('Bomba\npequena\t42');
   });
 
-  it('a 2 KB XLSX whose merged range covers the whole sheet: the heap limit stops the worker, not the process', async () => {
-    const mergeEverything =
-      '<row r="1"><c r="A1" t="inlineStr"><is><t>x</t></is></c></row></sheetData>' +
-      '<mergeCells count="1"><mergeCell ref="A1:XFD1048576"/></mergeCells><sheetData>';
-    const bomb = buildXlsx('Mescla', [{ data: mergeEverything }]);
+  it('a 2 KB XLSX whose merged range covers the whole sheet: the heap limit ends the extraction process, not the server', async () => {
+    const bomb = mergeBombXlsx();
     expect(bomb.length).toBeLessThan(4096);
-    const watch = await watchingMainThread('xlsx merge bomb (heap limit 128 MB)', () =>
+    const watch = await whileServing('xlsx merge bomb (heap limit 128 MB)', () =>
       refusal('mescla.xlsx', bomb, { maxOldGenerationSizeMb: 128, timeoutMs: 120_000 }),
     );
     expect(watch.result.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
-    expect(watch.result.cause.detail).toContain('ERR_WORKER_OUT_OF_MEMORY');
-    expectResponsive(watch);
+    // V8's own last words: a process at its heap limit is ended by V8, whatever the allocation.
+    expect(watch.result.cause.detail).toMatch(/heap out of memory/);
+    expectServerAnswering(watch);
   });
-
-  const catalog = '<< /Type /Catalog /Pages 2 0 R >>';
 
   it('a PDF whose page tree contains itself: refused', async () => {
-    const loop = buildPdf([catalog, '<< /Type /Pages /Kids [2 0 R] /Count 1 >>']);
-    const watch = await watchingMainThread('pdf self-referencing page tree', () => refusal('ciclo.pdf', loop));
+    const watch = await whileServing('pdf self-referencing page tree', () => refusal('ciclo.pdf', selfReferencingPdf()));
     expect(watch.result.cause).toEqual({ reason: 'unreadable', detail: expect.stringContaining('circular reference') });
-    expectResponsive(watch);
+    expectServerAnswering(watch);
   });
 
-  it('a 6 KB PDF whose forms draw each other 2^30 times: ends within the time limit (refused when it runs over)', async () => {
-    // Form k draws form k-1 twice; form 0 shows text. The page draws the last form.
-    const levels = 30;
-    const formRef = (k: number) => `${5 + k} 0 R`;
-    const objects: (string | Buffer)[] = [
-      catalog,
-      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X ${formRef(levels - 1)} >> >> /Contents 4 0 R >>`,
-      pdfStream('', Buffer.from('/X Do')),
-      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-      pdfStream('/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>', Buffer.from('BT /F1 12 Tf (Loop) Tj ET')),
-    ];
-    for (let k = 1; k < levels; k++) {
-      objects.push(pdfStream(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /A ${formRef(k - 1)} >> >>`, Buffer.from('/A Do /A Do')));
-    }
-    const loop = buildPdf(objects);
-    expect(loop.length).toBeLessThan(8192);
-    // pdf.js does not always walk every form (seen once in ~5 runs: it returned the text within the limit),
-    // so either outcome is accepted here; what must hold is that the worker ends within the time limit
-    // (refused with the time-limit message when it runs over) and the main thread keeps answering.
-    const outcome = (bytes: Uint8Array) =>
-      extractText({ filename: 'formas.pdf', bytes }, { ...DEFAULT_WORKER_LIMITS, timeoutMs: 3000 }).then(
-        (r) => ({ refused: null, text: r.text }),
-        (e: unknown) => ({ refused: e as Refused, text: null }),
-      );
-    const watch = await watchingMainThread('pdf exponential forms (time limit 3 s)', () => outcome(loop));
-    if (watch.result.refused) {
-      expect(watch.result.refused).toBeInstanceOf(AppError);
-      expect(watch.result.refused.status).toBe(400);
-      expect(watch.result.refused.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
-      expect(watch.result.refused.cause.detail).toBe('over 3000 ms');
-    } else expect(watch.result.text).toContain('Loop');
-    expect(watch.elapsedMs).toBeLessThan(6000);
-    expectResponsive(watch);
-  });
-
-  it('a 1 MB PDF whose content stream inflates to 1 GB outside the heap: stopped by the memory watchdog', async () => {
-    const content = flateStream([{ data: 'BT ' }, { data: ' '.repeat(MB), times: 1024 }, { data: ' ET' }]);
-    const bomb = buildPdf([
-      catalog,
-      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
-      pdfStream('/Filter /FlateDecode', content),
-    ]);
-    expect(bomb.length).toBeLessThan(1.1 * MB);
-    const watch = await watchingMainThread('pdf flate bomb (memory budget 256 MB)', () => refusal('inflada.pdf', bomb, { maxRssGrowthMb: 256 }));
+  it('a 9 KB PDF whose forms draw each other 2^49 times: killed at the time limit', async () => {
+    // 2^49 draws cannot end within the limit on any machine: the outcome is the time limit, however
+    // loaded the machine (2^29 draws, which pdf.js can finish, made an earlier version of this test flaky).
+    const loop = exponentialFormsPdf(50);
+    expect(loop.length).toBeLessThan(10_000);
+    const watch = await whileServing('pdf exponential forms (time limit 2 s)', () => refusal('formas.pdf', loop, { timeoutMs: 2000 }));
     expect(watch.result.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
-    expect(watch.result.cause.detail).toMatch(/^memory grew \d+ MB$/);
-    expectResponsive(watch);
-    expect(watch.peakRssGrowthMb).toBeLessThan(512);
+    expect(watch.result.cause.detail).toBe('over 2000 ms');
+    expectServerAnswering(watch);
+  });
+
+  it('a 1 MB PDF whose content stream inflates to 1 GB outside the heap: ended by the memory budget', async () => {
+    const bomb = flateBombPdf();
+    expect(bomb.length).toBeLessThan(1.1 * MB);
+    const watch = await whileServing('pdf flate bomb (memory budget 384 MB)', () => refusal('inflada.pdf', bomb, { maxRssMb: 384 }));
+    expect(watch.result.message).toBe('A extração do texto do arquivo excedeu o limite de memória ou de tempo');
+    expect(watch.result.cause.detail).toMatch(/^memory \d+ MB, over the 384 MB budget \(killed by SIGKILL\)$/);
+    expectServerAnswering(watch);
+  });
+});
+
+describe('the extraction process', () => {
+  it('an extraction process outlives neither its time limit nor its server, even one killed with SIGKILL', async () => {
+    const script = path.join(os.tmpdir(), `funil-orphan-${process.pid}.mts`);
+    const entry = path.resolve('src/domains/knowledge/extract/index.ts');
+    // An endless extraction (2^49 form draws) under a ten-minute limit.
+    const pdfFile = path.join(os.tmpdir(), `funil-orphan-${process.pid}.pdf`);
+    fs.writeFileSync(pdfFile, exponentialFormsPdf(50));
+    fs.writeFileSync(
+      script,
+      `import fs from 'node:fs';\nimport { extractText } from ${JSON.stringify(entry)};\n` +
+        `await extractText({ filename: 'x.pdf', bytes: fs.readFileSync(${JSON.stringify(pdfFile)}) }, { timeoutMs: 600_000, maxRssMb: 768, maxOldGenerationSizeMb: 256 });\n`,
+    );
+    // Started as `npm start` starts the server: one node process with tsx's loader.
+    const server = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'ignore', env: { ...process.env, LOG_LEVEL: 'silent' } });
+    const ps = (...args: string[]) => spawnSync('ps', args, { encoding: 'utf8' }).stdout.trim();
+    // Gone, or a zombie nobody has reaped yet (it runs no more).
+    const running = (pid: number) => !['', 'Z'].includes(ps('-o', 'stat=', '-p', String(pid)).slice(0, 1));
+    try {
+      let extraction: number | undefined;
+      while (extraction === undefined && server.exitCode === null) {
+        extraction = Number(ps('-o', 'pid=', '--ppid', String(server.pid)).split('\n')[0]) || undefined;
+        await sleep(50);
+      }
+      expect(extraction).toBeDefined();
+      expect(running(extraction!)).toBe(true);
+      server.kill('SIGKILL');
+      while (running(extraction!)) await sleep(50); // bounded by the test's timeout
+      expect(running(extraction!)).toBe(false);
+    } finally {
+      server.kill('SIGKILL');
+      fs.rmSync(script, { force: true });
+      fs.rmSync(pdfFile, { force: true });
+    }
   });
 });

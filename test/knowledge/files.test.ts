@@ -1,14 +1,16 @@
 // Knowledge items from files, over HTTP multipart: one request per accepted type (files written by
 // libraries in the test), the text indexed for search, replacement of the file and of the typed text,
-// and the refusals (extension, content that does not match it, over 10 MB) that change nothing.
+// and the refusals (extension, content that does not match it, over 10 MB, hostile files) that change
+// nothing.
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-// Writing a trusted fixture only; the server reads XLS with SheetJS inside its extraction worker.
+// Writing a trusted fixture only; the server reads XLS with SheetJS inside its extraction process.
 import * as XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES } from '../../src/http/body.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { ERR, form, knowledgeRows, makeItem } from './helpers.js';
+import { flateBombPdf, mergeBombXlsx, selfReferencingPdf, zipBombXlsx } from './hostile-files.js';
 
 const api = useTestApp();
 
@@ -148,6 +150,41 @@ describe('knowledge files over multipart', () => {
     const atLimit = await upload(org, 'limite.txt', tenMb);
     expect(atLimit.status).toBe(201);
     expect(atLimit.body).toMatchObject({ content: 'limite exato', file_size: MAX_FILE_BYTES });
+  });
+
+  it('hostile files: each a 400, nothing stored, while the server answers other requests during the extraction', async () => {
+    const org = await api.newOrg();
+    const item = (await upload(org, 'original.txt', 'Texto original.', { name: 'Original' })).body;
+    const before = await knowledgeRows(api, org.tenantId);
+    // [file, bytes, whether its extraction lasts long enough to expect answers while it runs: the heap
+    // and memory limits take seconds to reach; the others are refused within a fraction of one]
+    const hostile: [string, Buffer, boolean][] = [
+      ['bomba.xlsx', zipBombXlsx(), false],
+      ['mentirosa.xlsx', zipBombXlsx({ declaredSheetSize: 4096 }), false],
+      ['mescla.xlsx', mergeBombXlsx(), true],
+      ['ciclo.pdf', selfReferencingPdf(), false],
+      ['inflada.pdf', flateBombPdf(), true],
+    ];
+    for (const [fileName, buffer, slow] of hostile) {
+      const bytes = new Uint8Array(buffer);
+      let extracting = true;
+      const sent = (fileName.endsWith('.pdf')
+        ? api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: form({ name: 'mudou' }, ['file', fileName, bytes]) })
+        : upload(org, fileName, bytes)
+      ).finally(() => (extracting = false));
+      let answeredWhileExtracting = 0;
+      while (extracting) {
+        const other = await api.rest('GET', '/backend/assistants', { key: org.key });
+        expect(other.status).toBe(200);
+        if (extracting) answeredWhileExtracting++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const r = await sent;
+      expect(r.status, fileName).toBe(400);
+      expect(r.body).toEqual(ERR('ERR_INVALID_INPUT'));
+      if (slow) expect(answeredWhileExtracting, fileName).toBeGreaterThan(0);
+    }
+    expect(await knowledgeRows(api, org.tenantId)).toEqual(before);
   });
 
   it('a file for an unknown item is 404 before any extraction; two file parts are 400; operators cannot upload', async () => {

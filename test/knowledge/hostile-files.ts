@@ -216,3 +216,57 @@ export function buildPdf(objects: (string | Buffer)[]): Buffer {
   parts.push(Buffer.from(xref));
   return Buffer.concat(parts);
 }
+
+// The hostile files both the extraction tests and the HTTP tests send.
+const MB = 1024 * 1024;
+const PDF_CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+
+/** An XLSX of 1 MB whose sheet inflates to 1 GB; `declaredSheetSize` makes its headers lie. */
+export function zipBombXlsx(options: { declaredSheetSize?: number } = {}): Buffer {
+  return buildXlsx('Bomba', [{ data: ' '.repeat(MB), times: 1024 }], options);
+}
+
+/** A 2 KB XLSX with one merged range over the whole sheet: exceljs fills any heap with its cells. */
+export function mergeBombXlsx(): Buffer {
+  const mergeEverything =
+    '<row r="1"><c r="A1" t="inlineStr"><is><t>x</t></is></c></row></sheetData>' +
+    '<mergeCells count="1"><mergeCell ref="A1:XFD1048576"/></mergeCells><sheetData>';
+  return buildXlsx('Mescla', [{ data: mergeEverything }]);
+}
+
+/** A PDF whose page tree contains itself. */
+export function selfReferencingPdf(): Buffer {
+  return buildPdf([PDF_CATALOG, '<< /Type /Pages /Kids [2 0 R] /Count 1 >>']);
+}
+
+/**
+ * A PDF of a few KB whose page draws form `levels - 1`, each form k drawing form k - 1 twice, form 0
+ * showing text: 2^(levels - 1) draws. pdf.js walks 2^30 in about 2.5 s on an idle machine; 2^40 ran
+ * past a minute.
+ */
+export function exponentialFormsPdf(levels: number): Buffer {
+  const formRef = (k: number) => `${5 + k} 0 R`;
+  const objects: (string | Buffer)[] = [
+    PDF_CATALOG,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X ${formRef(levels - 1)} >> >> /Contents 4 0 R >>`,
+    pdfStream('', Buffer.from('/X Do')),
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    pdfStream('/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>', Buffer.from('BT /F1 12 Tf (Loop) Tj ET')),
+  ];
+  for (let k = 1; k < levels; k++) {
+    objects.push(pdfStream(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /A ${formRef(k - 1)} >> >>`, Buffer.from('/A Do /A Do')));
+  }
+  return buildPdf(objects);
+}
+
+/** A 1 MB PDF whose content stream inflates to 1 GB. */
+export function flateBombPdf(): Buffer {
+  const content = flateStream([{ data: 'BT ' }, { data: ' '.repeat(MB), times: 1024 }, { data: ' ET' }]);
+  return buildPdf([
+    PDF_CATALOG,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+    pdfStream('/Filter /FlateDecode', content),
+  ]);
+}

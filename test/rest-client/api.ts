@@ -2582,6 +2582,20 @@ export interface components {
                 };
             };
         };
+        /** @description The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed. */
+        BareError408: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "ERR_REQUEST_TIMEOUT";
+                    /** @description In Portuguese; match on `code`. */
+                    message: string;
+                };
+            };
+        };
         /** @description Conflicts with the current state (a duplicate, or a record still in use). */
         BareError409: {
             headers: {
@@ -2694,6 +2708,25 @@ export interface components {
                     error: {
                         /** @enum {string} */
                         code: "NOT_FOUND";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
+        /** @description The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed. */
+        EnvelopeError408: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "REQUEST_TIMEOUT";
                         /** @description In Portuguese; match on `code`. */
                         message: string;
                     };
@@ -2831,6 +2864,7 @@ export interface operations {
             };
             400: components["responses"]["EnvelopeError400"];
             404: components["responses"]["EnvelopeError404Platform"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -2900,6 +2934,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -2961,6 +2996,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -3019,6 +3055,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -3086,6 +3123,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -3197,6 +3235,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -3268,6 +3307,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -3339,6 +3379,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -3411,6 +3452,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -3456,6 +3498,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -3517,6 +3560,7 @@ export interface operations {
             400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3632,6 +3676,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -3690,6 +3735,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -3752,6 +3798,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -3844,6 +3891,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -3956,6 +4004,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4079,6 +4128,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4143,6 +4193,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4175,6 +4226,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4271,6 +4323,7 @@ export interface operations {
             400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -4356,6 +4409,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -4441,6 +4495,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -4552,6 +4607,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -4591,6 +4647,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4675,6 +4732,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4746,6 +4804,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4843,6 +4902,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4910,6 +4970,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -4942,6 +5003,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5029,6 +5091,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5071,6 +5134,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5158,6 +5222,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5197,6 +5262,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5270,6 +5336,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5365,6 +5432,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5403,6 +5471,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5476,6 +5545,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5636,6 +5706,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5701,6 +5772,7 @@ export interface operations {
             400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -5743,6 +5815,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -5881,6 +5954,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5945,6 +6019,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -5982,6 +6057,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -6017,6 +6093,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -6098,6 +6175,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
         };
@@ -6126,6 +6204,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -6248,6 +6327,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
@@ -6313,6 +6393,7 @@ export interface operations {
             400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -6381,6 +6462,7 @@ export interface operations {
             400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -6458,6 +6540,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -6555,6 +6638,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
@@ -6589,6 +6673,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];

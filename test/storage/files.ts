@@ -1,4 +1,6 @@
-// Helpers for the storage tests: temporary roots and what is on disk under them.
+// Helpers for the storage tests (and the uploads tests): temporary roots, what is on disk under them,
+// and bodies to send.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,4 +58,41 @@ export function countingSource(total: number, chunk = 64 * 1024) {
 /** Byte equality without vitest's element-by-element diff (slow on large arrays). */
 export function sameBytes(actual: Uint8Array, expected: Uint8Array): boolean {
   return Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength).equals(Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength));
+}
+
+/**
+ * A multipart body built by hand and streamed (no Content-Length): a `type` field, then `fileBytes` of
+ * file content pulled as the socket takes it. `stallAfter` holds the upload open after that many file
+ * bytes, as a client that stopped sending would. `state` tells how much was sent and whether it all was.
+ */
+export function streamedForm(fileBytes: number, options: { stallAfter?: number } = {}) {
+  const boundary = `funil-${randomBytes(8).toString('hex')}`;
+  const opening = new TextEncoder().encode(
+    `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nmedia\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="grande.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+  const chunk = new Uint8Array(64 * 1024).fill(42);
+  const state = { sent: 0, finished: false };
+  let stalled: () => void = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(opening),
+    async pull(controller) {
+      if (options.stallAfter !== undefined && state.sent >= options.stallAfter) {
+        await new Promise<void>((resolve) => (stalled = resolve));
+        return;
+      }
+      if (state.sent >= fileBytes) {
+        controller.enqueue(closing);
+        controller.close();
+        state.finished = true;
+        return;
+      }
+      const piece = chunk.subarray(0, Math.min(chunk.byteLength, fileBytes - state.sent));
+      state.sent += piece.byteLength;
+      controller.enqueue(piece);
+    },
+    cancel: () => stalled(),
+  });
+  return { body, state, contentType: `multipart/form-data; boundary=${boundary}` };
 }

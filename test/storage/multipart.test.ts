@@ -2,12 +2,12 @@
 // resident memory while uploading, a 50 MB body cut off early, a client that walks away, and every
 // malformed form answered with 400 and nothing left on disk.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES } from '../../src/http/body.js';
-import { filesUnder, patternBytes, sameBytes, temporaryRoot } from './files.js';
+import { filesUnder, patternBytes, sameBytes, streamedForm, temporaryRoot } from './files.js';
 import { startUploadServer, type UploadServer } from './upload-server.js';
 
 const TEN_MB = 10 * 1024 * 1024;
@@ -34,40 +34,6 @@ function form(fields: Record<string, string>, file?: { bytes: Uint8Array<ArrayBu
 
 const post = (server: UploadServer, body: BodyInit, headers?: Record<string, string>) =>
   fetch(`${server.url}/upload`, { method: 'POST', body, headers });
-
-/** A multipart body built by hand and streamed: `fileBytes` of file content, pulled as the socket takes it. */
-function streamedForm(fileBytes: number, options: { stallAfter?: number } = {}) {
-  const boundary = `funil-${randomBytes(8).toString('hex')}`;
-  const opening = new TextEncoder().encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nmedia\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="grande.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
-  const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
-  const chunk = new Uint8Array(64 * 1024).fill(42);
-  const state = { sent: 0, finished: false };
-  let stalled: () => void = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(opening),
-    async pull(controller) {
-      if (options.stallAfter !== undefined && state.sent >= options.stallAfter) {
-        // Hold the upload open, as a client that stopped sending would.
-        await new Promise<void>((resolve) => (stalled = resolve));
-        return;
-      }
-      if (state.sent >= fileBytes) {
-        controller.enqueue(closing);
-        controller.close();
-        state.finished = true;
-        return;
-      }
-      const piece = chunk.subarray(0, Math.min(chunk.byteLength, fileBytes - state.sent));
-      state.sent += piece.byteLength;
-      controller.enqueue(piece);
-    },
-    cancel: () => stalled(),
-  });
-  return { body, state, contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 describe('readMultipartUpload over HTTP', () => {
   let server: UploadServer;

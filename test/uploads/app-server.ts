@@ -16,7 +16,9 @@ import { memorySampler } from '../storage/upload-server.js';
 const [storageDir, databaseUrl] = process.argv.slice(2);
 const db = await openDatabase(databaseUrl ? { databaseUrl } : { pgliteDir: path.join(`${storageDir}-db`, 'db') });
 const { api_key } = await createOrganisation(db.prisma, { name: 'Memória' });
-const config = loadConfig({ NODE_ENV: 'test', STORAGE_DIR: storageDir, HOST: '127.0.0.1', PORT: '0' });
+// The sampler's full collection every 5 ms slows the uploads down: on a loaded machine a 10 MB body took
+// longer than the default 30 s body deadline (408). The deadline is not what this process measures.
+const config = loadConfig({ NODE_ENV: 'test', STORAGE_DIR: storageDir, HOST: '127.0.0.1', PORT: '0', REQUEST_BODY_TIMEOUT_MS: '170000' });
 const app = createApp(config, db);
 const memory = memorySampler();
 const server = await listen(

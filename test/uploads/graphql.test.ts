@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCleanInput } from '../../src/schema/clean-input.js';
 import { graphql } from '../gql/index.js';
 import type { Org } from '../helpers/app.js';
-import { keyOf, KEY_URL, pathOfKey, patternBytes, PNG, storedFiles, upload, wav } from './helpers.js';
+import { keyOf, KEY_URL, pathOfKey, patternBytes, PNG, sameBytes, storedFiles, upload, wav } from './helpers.js';
 import { useUploadApp } from './helpers.js';
 
 const { api, root } = useUploadApp();
@@ -95,6 +95,14 @@ describe('uploads on /graphql', () => {
     expect(fs.existsSync(pathOfKey(root, keyOf(created.file_url)))).toBe(true);
     // The REST read answers the same object.
     expect((await api.rest('GET', `/backend/uploads/${created.id}`, { key: operator })).body).toEqual(created);
+  });
+
+  it('takes a file of exactly 10 MB whole', async () => {
+    const exact = patternBytes(10 * 1024 * 1024, 2);
+    const r = await uploadFile(operator, { bytes: exact, name: 'exato.bin' });
+    expect(r.errors).toBeUndefined();
+    expect(r.data.uploadFile.size).toBe(exact.byteLength);
+    expect(sameBytes(fs.readFileSync(pathOfKey(root, keyOf(r.data.uploadFile.file_url))), exact)).toBe(true);
   });
 
   it('refuses what REST refuses, with the same codes, leaving nothing behind', async () => {

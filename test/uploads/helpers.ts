@@ -6,7 +6,7 @@ import path from 'node:path';
 import { useTestApp, type TestClient } from '../helpers/app.js';
 import { filesUnder } from '../storage/files.js';
 
-export { filesUnder, patternBytes, sameBytes } from '../storage/files.js';
+export { filesUnder, patternBytes, sameBytes, streamedForm } from '../storage/files.js';
 
 /** A 1×1 PNG. */
 export const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'));

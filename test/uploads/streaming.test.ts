@@ -1,8 +1,9 @@
-// Uploads through the real HTTP server with real bodies: the 10 MB boundary, a 50 MB body cut off
-// early, a declared oversized body, a client that walks away, and the server's resident memory while it
-// takes 10 MB and refuses 10 MB + 1 byte. Whatever is refused leaves no file and no record.
+// Uploads through the real HTTP server with real bodies: the 10 MB boundary, alone and with several
+// uploads at once, a 50 MB body cut off early, a declared oversized body, a client that walks away, a
+// body that stalls (408), and the server's resident memory while it takes 10 MB and refuses 10 MB + 1
+// byte. Whatever is refused leaves no file and no record.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import type { Org } from '../helpers/app.js';
-import { keyOf, pathOfKey, patternBytes, storedFiles, uploadForm, useUploadApp } from './helpers.js';
+import { keyOf, pathOfKey, patternBytes, storedFiles, streamedForm, uploadForm, useUploadApp } from './helpers.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 const { api, root } = useUploadApp();
@@ -40,36 +41,6 @@ async function leavesNothing(fn: () => Promise<unknown>) {
   expect(await api.db.prisma.upload.count()).toBe(records);
 }
 
-/** A multipart body streamed by hand (no Content-Length): `fileBytes` of file, pulled as the socket takes it. */
-function streamedForm(fileBytes: number, options: { stallAfter?: number } = {}) {
-  const boundary = `funil-${randomBytes(8).toString('hex')}`;
-  const opening = new TextEncoder().encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="type"\r\n\r\nmedia\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="grande.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
-  const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
-  const chunk = new Uint8Array(64 * 1024).fill(42);
-  const state = { sent: 0, finished: false };
-  let release = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => controller.enqueue(opening),
-    async pull(controller) {
-      if (options.stallAfter !== undefined && state.sent >= options.stallAfter) return new Promise<void>((resolve) => (release = resolve));
-      if (state.sent >= fileBytes) {
-        controller.enqueue(closing);
-        controller.close();
-        state.finished = true;
-        return;
-      }
-      const piece = chunk.subarray(0, Math.min(chunk.byteLength, fileBytes - state.sent));
-      state.sent += piece.byteLength;
-      controller.enqueue(piece);
-    },
-    cancel: () => release(),
-  });
-  return { body, state, contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
 describe('uploads over the real server', () => {
   it('accepts exactly 10 MB and refuses 10 MB + 1 byte with 413, leaving no file and no record', async () => {
     const exact = patternBytes(TEN_MB, 3);
@@ -85,6 +56,28 @@ describe('uploads over the real server', () => {
       expect(over.status).toBe(413);
       expect(await over.json()).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) });
     });
+  });
+
+  it('takes several uploads at once, each under its own limit: three of exactly 10 MB stored whole, 10 MB + 1 byte refused', async () => {
+    const files = storedFiles(root);
+    const records = await api.db.prisma.upload.count();
+    const exact = [5, 6, 7].map((seed) => patternBytes(TEN_MB, seed));
+    const [a, b, c, over] = await Promise.all([
+      ...exact.map((bytes, i) => post(uploadForm({ bytes, name: `junto-${i}.bin` }))),
+      post(uploadForm({ bytes: patternBytes(TEN_MB + 1, 8), name: 'grande.bin' })),
+    ]);
+    expect(over.status).toBe(413);
+    expect((await over.json()).code).toBe('ERR_PAYLOAD_TOO_LARGE');
+    for (const [i, res] of [a, b, c].entries()) {
+      expect(res.status).toBe(200);
+      const upload = await res.json();
+      expect(upload.size).toBe(TEN_MB);
+      const stored = fs.readFileSync(pathOfKey(root, keyOf(upload.file_url)));
+      expect(createHash('sha256').update(stored).digest('hex')).toBe(createHash('sha256').update(exact[i]).digest('hex'));
+    }
+    // The three files and their records, and nothing of the refused one.
+    expect(storedFiles(root).length).toBe(files.length + 3);
+    expect(await api.db.prisma.upload.count()).toBe(records + 3);
   });
 
   it('answers 413 to a streamed 50 MB body before the client has sent it, leaving nothing behind', async () => {
@@ -130,6 +123,21 @@ describe('uploads over the real server', () => {
       await expect(response).rejects.toThrow();
       await expect.poll(() => storedFiles(root).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(0);
     });
+  });
+
+  it('answers 408 to an upload whose body stalls past REQUEST_BODY_TIMEOUT_MS, leaving nothing behind', async () => {
+    const impatient = await listen(api.app, { ...api.config, host: '127.0.0.1', port: 0, requestBodyTimeoutMs: 1_000 });
+    try {
+      await leavesNothing(async () => {
+        const { body, state, contentType } = streamedForm(8 * 1024 * 1024, { stallAfter: 1024 * 1024 });
+        const res = await fetch(`${impatient.url}/backend/uploads`, { method: 'POST', body, headers: { authorization: `Bearer ${org.key}`, 'content-type': contentType }, duplex: 'half' } as RequestInit);
+        expect(res.status).toBe(408);
+        expect(await res.json()).toEqual({ code: 'ERR_REQUEST_TIMEOUT', message: expect.any(String) });
+        expect(state.finished).toBe(false);
+      });
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('keeps the server’s resident memory growth under 10 MB while it takes 10 MB and refuses 10 MB + 1 byte', async () => {

@@ -92,7 +92,7 @@ export async function updateItem(ctx: Context, id: string, input: ItemInput, que
   const changes = textChanges(input);
   let file = {};
   if (sentFile(input.file)) {
-    // Extraction takes a worker and up to seconds: not for an item that does not exist.
+    // Extraction takes a process and up to seconds: not for an item that does not exist.
     if (!(await ctx.db.knowledgeItem.findUnique({ where: { id }, select: { id: true } }))) throw itemNotFound();
     file = fileChanges(await readKnowledgeFile(input.file));
   }

@@ -9,6 +9,7 @@ const MEANING: Record<number, string> = {
   403: 'The key’s role or permissions do not allow this, or the key is not an organisation’s.',
   404: 'Unknown id, or an id of another organisation.',
   409: 'Conflicts with the current state (a duplicate, or a record still in use).',
+  408: 'The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed.',
   413: 'Body over 10 MB (plus multipart overhead), refused before it is read.',
   500: 'Internal error; the details stay in the server log.',
   502: 'The provider behind the route failed.',
@@ -28,7 +29,10 @@ export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
   const statuses = new Set<number>([500, ...(route.openapi?.errors ?? [])]);
   const writes = route.method === 'POST' || route.method === 'PUT';
   if (facts.takesInput || writes) statuses.add(400);
-  if (writes) statuses.add(413);
+  if (writes) {
+    statuses.add(408);
+    statuses.add(413);
+  }
   if (route.access === 'platform') statuses.add(404);
   else if (route.access !== 'public') {
     statuses.add(401);

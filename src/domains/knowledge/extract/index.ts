@@ -1,16 +1,16 @@
 // Text extraction for knowledge files: the one entry point. Cheap checks run here (extension, size,
-// whether the bytes are what the extension claims); the parsing runs in a disposable worker thread
-// (run-worker.ts), so a hostile file costs at most that worker. Every refusal is a 400 INVALID_INPUT.
+// whether the bytes are what the extension claims); the parsing runs in a disposable process
+// (run-child.ts), so a hostile file costs at most that process. Every refusal is a 400 INVALID_INPUT.
 import { invalidInput } from '../../../errors.js';
 import { log } from '../../../log.js';
 import { MAX_FILE_BYTES } from '../../../http/body.js';
 import { ACCEPTED_EXTENSIONS, contentMatches, fileTypeOf, isBinaryKind } from './file-types.js';
-import { MAX_INFLATED_BYTES, MAX_TEXT_CHARS, type RefusalReason } from './worker/limits.mjs';
-import { DEFAULT_WORKER_LIMITS, runExtractionWorker, type WorkerLimits } from './run-worker.js';
+import { MAX_INFLATED_BYTES, MAX_TEXT_CHARS, type RefusalReason } from './child/limits.mjs';
+import { DEFAULT_EXTRACTION_LIMITS, runExtraction, type ExtractionLimits } from './run-child.js';
 
 export { ACCEPTED_EXTENSIONS } from './file-types.js';
-export { MAX_TEXT_CHARS } from './worker/limits.mjs';
-export type { WorkerLimits } from './run-worker.js';
+export { MAX_TEXT_CHARS } from './child/limits.mjs';
+export type { ExtractionLimits } from './run-child.js';
 
 export interface ExtractedText {
   text: string;
@@ -31,7 +31,7 @@ const MESSAGES: Record<RefusalReason, (extension: string) => string> = {
  */
 export async function extractText(
   file: { filename: string; bytes: Uint8Array },
-  limits: WorkerLimits = DEFAULT_WORKER_LIMITS,
+  limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS,
 ): Promise<ExtractedText> {
   const type = fileTypeOf(file.filename);
   if (!type) throw invalidInput(`Extensão de arquivo não aceita. Use uma destas: ${ACCEPTED_EXTENSIONS.join(', ')}`);
@@ -44,7 +44,7 @@ export async function extractText(
         : `O arquivo ${extension} deve ser texto UTF-8, sem bytes nulos`,
     );
   }
-  const outcome = await runExtractionWorker({ kind: type.kind, bytes: file.bytes }, limits);
+  const outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits);
   if (!outcome.ok) {
     log.warn('knowledge file extraction refused', { extension, reason: outcome.reason, detail: outcome.detail });
     const error = invalidInput(MESSAGES[outcome.reason](extension));

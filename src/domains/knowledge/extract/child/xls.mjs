@@ -2,8 +2,8 @@
 // last one published to the registry and carries known advisories: prototype pollution on crafted
 // files (CVE-2023-30533) and a regular-expression denial of service (CVE-2024-22363); fixed builds are
 // distributed only outside npm. So it is imported here and nowhere else, and this module runs only in
-// the disposable extraction worker: a polluted prototype lives and dies in the worker's own realm, and
-// a runaway regular expression meets the worker's time limit. Only OLE2 files reach it (file-types.ts).
+// the disposable extraction process: a polluted prototype lives and dies with that process, and a
+// runaway regular expression meets its time limit. Only OLE2 files reach it (file-types.ts).
 import * as XLSX from 'xlsx';
 import { SheetText } from './spreadsheet.mjs';
 

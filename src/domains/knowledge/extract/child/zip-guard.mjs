@@ -1,5 +1,5 @@
 // Zip-bomb guard for XLSX, run before exceljs sees the file: exceljs (through JSZip) inflates every entry
-// whole into memory outside the V8 heap, where the worker's heap limit does not reach. yauzl walks the
+// whole into memory outside the V8 heap, where the process's heap limit does not reach. yauzl walks the
 // central directory, refuses once the declared sizes pass MAX_INFLATED_BYTES, and streams each entry
 // through an inflater that fails as soon as it yields more than its entry declared, so a zip that lies
 // about its sizes is caught too, with only one chunk in memory at a time.

@@ -1,4 +1,4 @@
-// PDF text through pdf.js (its Node build, run in this worker thread), page by page, with a blank line
+// PDF text through pdf.js (its Node build, run in the extraction process), page by page, with a blank line
 // between pages. isEvalSupported: false keeps pdf.js from compiling JavaScript out of a file's fonts and
 // functions (the path of CVE-2024-4367, fixed since 4.2.67); a page that cannot be read fails the file.
 import { createRequire } from 'node:module';

@@ -1,0 +1,19 @@
+// The load generator's own process (spawned by bench/autocannon.ts): runs autocannon's API with the options
+// given as JSON in argv[2] and prints its result as JSON. The API, not the CLI: the CLI reads a body file
+// (-i) as UTF-8 text, which turns binary bytes into U+FFFD replacement characters (random bytes grow by
+// about 80 %, so the server receives neither the size nor the bytes the bench meant to send).
+import fs from 'node:fs';
+import autocannon from 'autocannon';
+import type { LoadOptions } from './autocannon.js';
+
+const { url, method, headers, body, bodyFile, connections, amount, duration, paths } = JSON.parse(process.argv[2]) as LoadOptions & { url: string };
+const result = await autocannon({
+  url,
+  method: (method ?? 'GET') as autocannon.Request['method'],
+  headers,
+  body: bodyFile ? fs.readFileSync(bodyFile) : body,
+  connections,
+  ...(paths ? { requests: paths.map((path) => ({ method: 'GET' as const, path })) } : {}),
+  ...(amount ? { amount } : { duration: duration ?? 5 }),
+});
+process.stdout.write(JSON.stringify(result));

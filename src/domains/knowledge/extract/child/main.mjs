@@ -1,0 +1,75 @@
+// The extraction process: one per file, started by run-child.ts with an empty environment and a heap
+// limit, killed by the server when it runs over its time limit and by its own watchdog thread
+// (watchdog.mjs) when its memory passes the budget or the server is gone. It receives one file over IPC,
+// extracts and normalises its text, sends one outcome back and exits.
+// Everything under child/ is plain JavaScript (type-checked through JSDoc), so the process starts with no
+// TypeScript loader: through tsx's loader, pdf.js alone took 1.4 s more and 180 MB more to load. Each
+// kind imports only its own library.
+import { Worker } from 'node:worker_threads';
+import { MAX_TEXT_CHARS, Refusal } from './limits.mjs';
+import { normalizeText } from './normalize.mjs';
+
+/** @typedef {import('../file-types.js').FileKind} FileKind */
+/** @typedef {{ kind: FileKind, bytes: Uint8Array }} ExtractionInput */
+/** @typedef {{ ok: true, text: string } | { ok: false, reason: import('./limits.mjs').RefusalReason, detail?: string }} ExtractionOutcome */
+/** @typedef {(bytes: Uint8Array) => string | Promise<string>} Extractor */
+
+const [maxRssMb, serverPid] = process.argv.slice(2).map(Number);
+new Worker(new URL('./watchdog.mjs', import.meta.url), { workerData: { maxRssMb, serverPid } }).unref();
+
+/** @param {Uint8Array} bytes */
+const decode = (bytes) => new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+
+/** @type {Record<FileKind, () => Promise<Extractor>>} */
+const extractors = {
+  text: async () => decode,
+  markdown: async () => {
+    const { markdownText } = await import('./markdown.mjs');
+    return (bytes) => markdownText(decode(bytes), { mdx: false });
+  },
+  mdx: async () => {
+    const { markdownText } = await import('./markdown.mjs');
+    return (bytes) => markdownText(decode(bytes), { mdx: true });
+  },
+  html: async () => {
+    const { htmlText } = await import('./html.mjs');
+    return (bytes) => htmlText(decode(bytes));
+  },
+  pdf: async () => (await import('./pdf.mjs')).pdfText,
+  xlsx: async () => (await import('./xlsx.mjs')).xlsxText,
+  xls: async () => (await import('./xls.mjs')).xlsText,
+};
+
+/**
+ * @param {ExtractionInput} input
+ * @returns {Promise<ExtractionOutcome>}
+ */
+async function extract({ kind, bytes }) {
+  try {
+    const extractor = await extractors[kind]();
+    // IPC delivers the bytes as a Buffer; pdf.js wants a plain Uint8Array.
+    const text = normalizeText(await extractor(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+    return text.length > MAX_TEXT_CHARS ? { ok: false, reason: 'too_long' } : { ok: true, text };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/**
+ * @param {unknown} error
+ * @returns {ExtractionOutcome}
+ */
+function failure(error) {
+  if (error instanceof Refusal) return { ok: false, reason: error.reason, detail: error.message };
+  return { ok: false, reason: 'unreadable', detail: String(error) };
+}
+
+/** @param {ExtractionOutcome} outcome */
+const reply = (outcome) => process.send?.(outcome, () => process.exit(0));
+
+// A library that fails outside the promise it returned (an 'error' event nobody listens to) still
+// makes the file unreadable, not a crash.
+process.on('uncaughtException', (error) => reply(failure(error)));
+process.on('unhandledRejection', (error) => reply(failure(error)));
+process.on('disconnect', () => process.exit(0));
+process.once('message', (/** @type {ExtractionInput} */ input) => void extract(input).then(reply));
