@@ -60,7 +60,11 @@ async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWork
   // Before PGlite touches the files; a failed start releases it when the process exits.
   const lock = dir ? lockDataDir(dir) : undefined;
   const embedded = pgliteWorker ? await inWorker(dir, template) : await onMainThread(dir, template);
-  await migrate(embedded.sql);
+  // A failed migration ends the worker thread too (the lock goes when the process exits).
+  await migrate(embedded.sql).catch(async (e) => {
+    await embedded.close();
+    throw e;
+  });
   const prisma = new PrismaClient({ adapter: countingAdapterFactory(embedded.adapter) });
   return {
     kind: 'pglite',
