@@ -67,9 +67,10 @@ try {
 
 if (lite) {
   const db = lite;
-  // The adapter's statements go through prepared statements (pglite-prepared.mjs); the client offers
-  // the part of PGlite's interface the adapter uses.
-  const adapter = await new PrismaPGlite(/** @type {never} */ (preparedClient(db))).connect();
+  // The adapter's statements and raw queries (the job runner's, migrations') go through prepared
+  // statements (pglite-prepared.mjs); the client offers the part of PGlite's interface the adapter uses.
+  const client = preparedClient(db);
+  const adapter = await new PrismaPGlite(/** @type {never} */ (client)).connect();
   /** Open transactions by id; PGlite holds its transaction lock until commit or rollback. */
   const transactions = new Map();
   /** @type {Map<number, () => Promise<void>>} */
@@ -106,7 +107,7 @@ if (lite) {
       case 'exec':
         return void (await db.exec(call.sql));
       case 'rows':
-        return (await db.query(call.sql, call.params)).rows;
+        return (await client.query(call.sql, call.params)).rows;
       case 'listen': {
         const id = nextId++;
         listeners.set(id, await db.listen(call.channel, () => post({ notify: id })));
