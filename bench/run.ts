@@ -9,6 +9,7 @@
 //   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query
 //   conversations  conversations list (limit 20, 100) over 10,000 conversations and 1M messages: REST, raw SQL
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
+//   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
@@ -38,6 +39,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./knowledge.js')).knowledgeLine,
     (await import('./messaging.js')).conversationsLine,
     (await import('./messaging.js')).inboundLine,
+    (await import('./pglite.js')).pgliteLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!only) return all;

@@ -1,7 +1,7 @@
 // Benchmark data: one organisation on the local PostgreSQL, in a dedicated schema recreated per run.
 // A "list" pipeline with LIST_DEALS deals (lines, tags, todos) and a "board" pipeline with BOARD_DEALS
-// deals, over realistic leads and a product catalog. Seeded with INSERT … SELECT generate_series.
-import pg from 'pg';
+// deals, over realistic leads and a product catalog. Seeded with INSERT … SELECT generate_series, on
+// PostgreSQL (a pg.Pool) or on an embedded PGlite (bench/pglite.ts).
 import { generateApiKey, hashApiKey } from '../src/auth/keys.js';
 
 export interface Seeded {
@@ -17,7 +17,12 @@ const COMPANY = ['Tech', 'Comércio', 'Logística', 'Consultoria', 'Alimentos', 
 
 const arr = (xs: string[]) => `ARRAY[${xs.map((x) => `'${x}'`).join(',')}]`;
 
-export async function seed(pool: pg.Pool, opts: { leads: number; listDeals: number; boardDeals: number; log: (s: string) => void }): Promise<Seeded> {
+/** Where the seed runs: a pg.Pool, or anything that answers a parameterised query with its rows. */
+export interface SeedTarget {
+  query(sql: string, params?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+export async function seed(pool: SeedTarget, opts: { leads: number; listDeals: number; boardDeals: number; log: (s: string) => void }): Promise<Seeded> {
   const key = generateApiKey();
   const q = (sql: string, params: unknown[] = []) => pool.query(sql, params);
   const { rows: [tenant] } = await q(`INSERT INTO tenants (name) VALUES ('Bench') RETURNING id`);

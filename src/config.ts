@@ -7,6 +7,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** Embedded mode: PGlite in a worker thread of its own (PGLITE_WORKER), or on the main thread. */
+  pgliteWorker: boolean;
   storageDir: string;
   /** Where files sent as `File` arguments wait on disk while their request runs (UPLOAD_TEMP_DIR). */
   uploadTempDir: string;
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host,
       dataDir,
       databaseUrl,
+      pgliteWorker: bool('PGLITE_WORKER', env.PGLITE_WORKER, true),
       storageDir: path.resolve(env.STORAGE_DIR || path.join(dataDir, 'files')),
       uploadTempDir: path.resolve(env.UPLOAD_TEMP_DIR || os.tmpdir()),
       publicBaseUrl: (env.PUBLIC_BASE_URL || `${tlsCertFile ? 'https' : 'http'}://${host}:${port}`).replace(/\/$/, ''),

@@ -1,15 +1,15 @@
-// Opens the database: embedded PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
-// Migrations are applied before the Prisma client is handed out.
+// Opens the database: embedded PGlite under DATA_DIR by default (in a worker thread of its own, see
+// pglite-remote.ts), PostgreSQL when DATABASE_URL is set. Migrations are applied before the Prisma client
+// is handed out.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { migrate, type SqlRunner } from './migrate.js';
 import { lockDataDir } from './pglite-lock.js';
+import { PGliteRemote } from './pglite-remote.js';
 import { countingAdapterFactory } from './statements.js';
 
 export interface Database {
@@ -32,6 +32,11 @@ export interface DatabaseOptions {
   pgliteDir?: string;
   /** In-memory PGlite started from a dump of an already-migrated database (tests: skips initdb). */
   pgliteTemplate?: Blob;
+  /**
+   * PGlite in a worker thread of its own (default), so the database works on another core than HTTP;
+   * false runs it on the main thread, as before (PGLITE_WORKER=false: a comparison in the bench).
+   */
+  pgliteWorker?: boolean;
   /** PostgreSQL: connections in the pool (default 10). The LISTEN connection comes on top. */
   poolSize?: number;
   /** PostgreSQL: statement_timeout of every connection but the migrator's, in ms; 0 = none (default 30 s). */
@@ -39,33 +44,63 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options.pgliteDir, options.pgliteTemplate);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPGlite(options);
 }
 
-async function openPGlite(dir?: string, template?: Blob): Promise<Database> {
+/** What the Database needs from an embedded PGlite, wherever it runs. */
+interface Embedded {
+  adapter: SqlDriverAdapterFactory;
+  sql: SqlRunner;
+  listen: Database['listen'];
+  close(): Promise<void>;
+}
+
+async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWorker = true }: DatabaseOptions): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
   // Before PGlite touches the files; a failed start releases it when the process exits.
   const lock = dir ? lockDataDir(dir) : undefined;
+  const embedded = pgliteWorker ? await inWorker(dir, template) : await onMainThread(dir, template);
+  // A failed migration ends the worker thread too (the lock goes when the process exits).
+  await migrate(embedded.sql).catch(async (e) => {
+    await embedded.close();
+    throw e;
+  });
+  const prisma = new PrismaClient({ adapter: countingAdapterFactory(embedded.adapter) });
+  return {
+    kind: 'pglite',
+    prisma,
+    sql: embedded.sql,
+    listen: embedded.listen,
+    async close() {
+      await prisma.$disconnect();
+      await embedded.close();
+      lock?.release();
+    },
+  };
+}
+
+async function inWorker(dir?: string, template?: Blob): Promise<Embedded> {
+  const remote = await PGliteRemote.start({ dir, template });
+  return { adapter: remote.adapterFactory(), sql: remote.sql, listen: (channel, onNotify) => remote.listen(channel, onNotify), close: () => remote.close() };
+}
+
+async function onMainThread(dir?: string, template?: Blob): Promise<Embedded> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
+  const { PrismaPGlite } = await import('pglite-prisma-adapter');
   // Contrib extensions the migrations create (PostgreSQL servers ship them; PGlite loads them here).
   const extensions = { unaccent };
   const lite = dir ? new PGlite(dir, { extensions }) : new PGlite(template ? { loadDataDir: template, extensions } : { extensions });
   await lite.waitReady;
-  const sql: SqlRunner = {
-    script: async (s) => void (await lite.exec(s)),
-    query: async (s, params) => (await lite.query(s, params)).rows as never[],
-  };
-  await migrate(sql);
-  const prisma = new PrismaClient({ adapter: countingAdapterFactory(new PrismaPGlite(lite) as unknown as PrismaPg) });
   return {
-    kind: 'pglite',
-    prisma,
-    sql,
-    listen: (channel, onNotify) => lite.listen(channel, () => onNotify()),
-    async close() {
-      await prisma.$disconnect();
-      await lite.close();
-      lock?.release();
+    // pglite-prisma-adapter ships its own copy of the adapter types; they match at run time.
+    adapter: new PrismaPGlite(lite) as unknown as SqlDriverAdapterFactory,
+    sql: {
+      script: async (s) => void (await lite.exec(s)),
+      query: async (s, params) => (await lite.query(s, params)).rows as never[],
     },
+    listen: (channel, onNotify) => lite.listen(channel, () => onNotify()),
+    close: () => lite.close(),
   };
 }
 
