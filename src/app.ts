@@ -40,7 +40,13 @@ export interface App {
 }
 
 export function createApp(config: Config, db: Database): App {
-  const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config, storage: createDirectoryStorage(config.storageDir) };
+  const deps: ContextDeps = {
+    prisma: db.prisma,
+    direct: db.direct,
+    tenants: new TenantClients(db.prisma, db.direct),
+    config,
+    storage: createDirectoryStorage(config.storageDir),
+  };
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
@@ -61,7 +67,7 @@ export function createApp(config: Config, db: Database): App {
       const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
       try {
-        const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken });
+        const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
         noteViewer(facts, viewer);
         return await yoga.fetch(await withBoundedBody(request), { viewer, requestId, facts });
       } catch (e) {

@@ -12,6 +12,7 @@ import { costLimitPlugin } from './graphql-cost.js';
 import { clientError, shapeValidationErrors } from './graphql-errors.js';
 import { cleanInputPlugin } from './graphql-input.js';
 import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
+import { jsonFieldsPlugin } from './graphql-json.js';
 import type { RequestFacts } from './request-facts.js';
 
 export interface GraphQLServerContext {
@@ -52,6 +53,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       maxAliasesPlugin({ n: 15 }),
       costLimitPlugin({ maxCost: 10000 }),
       shapeValidationErrors(deps.config),
+      // Last: it replaces execution for the queries it serves, after every check above.
+      jsonFieldsPlugin(),
     ],
   });
 }

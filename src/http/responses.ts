@@ -1,5 +1,8 @@
 // Projects success bodies and AppErrors into a route's response style (spec "Envelopes", "Errors";
-// decisions.md "Error codes the spec leaves open").
+// decisions.md "Error codes the spec leaves open"). Responses are @whatwg-node's, like Yoga's: the Node
+// server writes their text to the socket as it is, where a global (undici) Response would be encoded,
+// then streamed through a ReadableStream.
+import { Response } from '@whatwg-node/server';
 import { ERROR_STATUS, type AppError, type ErrorKind } from '../errors.js';
 import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
