@@ -26,10 +26,10 @@ import { createDirectoryStorage } from './storage/storage.js';
  * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
  * arriving too late or cut by the client is answered as on REST (Yoga would call it invalid JSON).
  */
-async function withBoundedBody(request: Request): Promise<Request> {
+async function withBoundedBody(request: Request, RequestClass: typeof Request): Promise<Request> {
   if (!request.body) return request;
   const body = await readLimitedBody(request);
-  return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
+  return new RequestClass(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
 }
 
 export interface App {
@@ -69,7 +69,8 @@ export function createApp(config: Config, db: Database): App {
       try {
         const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
         noteViewer(facts, viewer);
-        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId, facts });
+        // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
+        return await yoga.fetch(await withBoundedBody(request, yoga.fetchAPI.Request), { viewer, requestId, facts });
       } catch (e) {
         // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
         if (e instanceof AppError) return graphqlErrorResponse(e);

@@ -65,7 +65,8 @@ export function successResponse(route: RouteSpec, json: string): Response {
   let body = json || 'null';
   if (wrap === 'data') body = `{"success":true,"data":${body}}`;
   else if (wrap === 'spread') body = body.trim() === '{}' ? '{"success":true}' : `{"success":true,${body.trim().slice(1)}`;
-  return new Response(body, { status, headers: JSON_HEADERS });
+  // A new headers object each time: the Response adds content-length to the one it is given.
+  return new Response(body, { status, headers: { ...JSON_HEADERS } });
 }
 
 /** The codes an error answer of this style and status can carry (for the API reference). */
