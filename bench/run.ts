@@ -3,7 +3,7 @@
 // doing the same work by hand (raw SQL, plain Node) in the same run, so ratios compare run to run.
 //
 // Lines (bench/<line>.ts), run in this order; BENCH_ONLY=deals,uploads runs only those:
-//   deals     deals list (limit 20, 100) and board: REST, GraphQL, raw SQL
+//   deals     deals list (limit 20, 100) and board: REST, GraphQL, raw SQL; the list also PostGraphile V5
 //   webhooks  events committed → delivered to a loopback receiver (events/s, delay)
 //   uploads   upload MB/s (1 MB, 10 MB) and media proxy req/s beside plain Node
 //   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query

@@ -29,10 +29,10 @@ import { createDirectoryStorage } from './storage/storage.js';
  * arriving too late or cut by the client is answered as on REST (Yoga would call it invalid JSON).
  * Multipart bodies are not: their reader (http/graphql-multipart.ts) streams them under the same bound.
  */
-async function withBoundedBody(request: Request): Promise<Request> {
+async function withBoundedBody(request: Request, RequestClass: typeof Request): Promise<Request> {
   if (!request.body) return request;
   const body = await readLimitedBody(request);
-  return new Request(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
+  return new RequestClass(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
 }
 
 export interface App {
@@ -43,7 +43,13 @@ export interface App {
 }
 
 export function createApp(config: Config, db: Database): App {
-  const deps: ContextDeps = { prisma: db.prisma, tenants: new TenantClients(db.prisma), config, storage: createDirectoryStorage(config.storageDir) };
+  const deps: ContextDeps = {
+    prisma: db.prisma,
+    direct: db.direct,
+    tenants: new TenantClients(db.prisma, db.direct),
+    config,
+    storage: createDirectoryStorage(config.storageDir),
+  };
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
@@ -64,7 +70,7 @@ export function createApp(config: Config, db: Database): App {
       const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
       try {
-        const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken });
+        const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
         noteViewer(facts, viewer);
         if (isMultipartForm(request)) {
           // The request's files wait on disk while it runs, and are removed once it is answered.
@@ -75,7 +81,8 @@ export function createApp(config: Config, db: Database): App {
             await spool.dispose();
           }
         }
-        return await yoga.fetch(await withBoundedBody(request), { viewer, requestId, facts });
+        // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
+        return await yoga.fetch(await withBoundedBody(request, yoga.fetchAPI.Request), { viewer, requestId, facts });
       } catch (e) {
         // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
         if (e instanceof AppError) return graphqlErrorResponse(e);

@@ -2,6 +2,7 @@
 // the HTTP layer, before GraphQL or REST, so both transports authenticate identically.
 import { timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { DirectSql } from '../db/direct.js';
 import { AppError } from '../errors.js';
 import { hashApiKey, isWellFormedKey } from './keys.js';
 import { effectivePermissions, type RoleName } from './permissions.js';
@@ -35,20 +36,24 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** One statement on the hot path of every request: the key with its user's role. */
+const KEY_SQL = `
+  SELECT k.id, k.tenant_id, k.permissions, k.expires_at, k.revoked_at, k.last_used_at, u.id AS user_id, u.role::text AS role
+  FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
+  WHERE k.key_hash = $1`;
+
+/** `direct`: the database's `pg` path (PostgreSQL), which reads the key for less CPU than Prisma's. */
 export async function authenticate(
   prisma: PrismaClient,
   header: string | null,
-  options: { adminToken?: string; now?: Date } = {},
+  options: { adminToken?: string; now?: Date; direct?: DirectSql } = {},
 ): Promise<Viewer> {
   const token = bearerToken(header);
   if (token === null) throw unauthorized('Cabeçalho Authorization ausente');
   if (options.adminToken && token && sameSecret(token, options.adminToken)) return { kind: 'admin' };
   if (!token || !isWellFormedKey(token)) throw unauthorized('Chave de API malformada');
-  // One statement on the hot path of every request: the key with its user's role.
-  const [key] = await prisma.$queryRaw<KeyRow[]>`
-    SELECT k.id, k.tenant_id, k.permissions, k.expires_at, k.revoked_at, k.last_used_at, u.id AS user_id, u.role::text AS role
-    FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
-    WHERE k.key_hash = ${hashApiKey(token)}`;
+  const hash = hashApiKey(token);
+  const [key] = options.direct ? await options.direct.query<KeyRow>(KEY_SQL, [hash]) : await prisma.$queryRawUnsafe<KeyRow[]>(KEY_SQL, hash);
   if (!key) throw unauthorized('Chave de API inválida');
   const now = options.now ?? new Date();
   if (key.revoked_at) throw unauthorized('Chave de API revogada');

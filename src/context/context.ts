@@ -5,6 +5,7 @@ import type { Viewer } from '../auth/viewer.js';
 import type { Config } from '../config.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TenantClients, TenantDb } from '../db/tenant-scope.js';
+import type { DirectSql } from '../db/direct.js';
 import { AppError } from '../errors.js';
 import type { FileStorage } from '../storage/storage.js';
 
@@ -24,6 +25,8 @@ export interface Context {
 
 export interface ContextDeps {
   prisma: PrismaClient;
+  /** PostgreSQL: the `pg` path for the hottest statements (the key lookup); see db/direct.ts. */
+  direct?: DirectSql;
   tenants: TenantClients;
   config: Config;
   storage: FileStorage;

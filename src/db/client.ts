@@ -11,12 +11,15 @@ import { migrate, type SqlRunner } from './migrate.js';
 import { lockDataDir } from './pglite-lock.js';
 import { PGliteRemote } from './pglite-remote.js';
 import { countingAdapterFactory } from './statements.js';
+import { directSql, type DirectSql } from './direct.js';
 
 export interface Database {
   kind: 'pglite' | 'postgres';
   prisma: PrismaClient;
   /** Raw access for migrations, benchmarks and tests. */
   sql: SqlRunner;
+  /** PostgreSQL: the pool without Prisma, for the hottest statements (db/direct.ts). */
+  direct?: DirectSql;
   /**
    * LISTEN on `channel`: `onNotify` runs for each notification (sent on commit of the transaction that
    * raised it) and after a lost PostgreSQL connection is re-established. Returns the unlisten function.
@@ -140,6 +143,7 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
     kind: 'postgres',
     prisma,
     sql,
+    direct: directSql(pool),
     listen: (channel, onNotify) => listenPostgres({ connectionString, options }, channel, onNotify),
     async close() {
       await prisma.$disconnect();

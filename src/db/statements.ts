@@ -16,6 +16,9 @@ function record(query?: unknown) {
   totalStatements.count++;
 }
 
+/** Counts a statement sent beside Prisma (the direct `pg` path, db/direct.ts). */
+export const countStatement = (sql: string) => record({ sql });
+
 const COUNTED = new Set(['queryRaw', 'executeRaw']);
 
 function countingQueryable<T extends object>(target: T): T {

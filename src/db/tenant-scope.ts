@@ -5,6 +5,7 @@
 // tenant). Relations are safe too: composite (tenant_id, id) foreign keys keep related rows in the
 // same tenant.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import type { DirectSql } from './direct.js';
 
 const FILTERED = new Set([
   'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate',
@@ -27,8 +28,14 @@ function scopeArgs(operation: string, args: Record<string, any>, tenant_id: stri
 /** Raised when a raw statement built for a tenant does not use the tenant it was given. */
 class UnscopedSqlError extends Error {}
 
-function scopeToTenant(prisma: PrismaClient, tenantId: string) {
+function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSql) {
   const tenant = Prisma.sql`${tenantId}::uuid`;
+  const bound = (build: (tenant: Prisma.Sql) => Prisma.Sql) => {
+    const sql = build(tenant);
+    if (!sql.values.includes(tenantId)) throw new UnscopedSqlError('Raw statement without the tenant condition');
+    return sql;
+  };
+  type RawClient = { $queryRaw<R>(query: Prisma.Sql): Promise<R>; $transaction?: unknown };
   return prisma.$extends({
     name: 'tenant-scope',
     query: {
@@ -46,10 +53,20 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string) {
        * use it (a statement that does not bind the tenant is refused before it runs).
        */
       $tenantQuery<T = unknown>(this: object, build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T> {
-        const sql = build(tenant);
-        if (!sql.values.includes(tenantId)) throw new UnscopedSqlError('Raw statement without the tenant condition');
-        const client = Prisma.getExtensionContext(this) as unknown as { $queryRaw<R>(query: Prisma.Sql): Promise<R> };
-        return client.$queryRaw<T>(sql);
+        return (Prisma.getExtensionContext(this) as unknown as RawClient).$queryRaw<T>(bound(build));
+      },
+      /**
+       * `$tenantQuery` on the fastest driver path: the `pg` pool directly on PostgreSQL, with rows as `pg`
+       * parses them (see DirectSql), so a statement meant for both paths casts its columns to types both
+       * read alike (text, int, bool). Prisma's path on PGlite, and inside a transaction (which the pool
+       * would escape).
+       */
+      $tenantQueryDirect<T = unknown>(this: object, build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T[]> {
+        const sql = bound(build);
+        const client = Prisma.getExtensionContext(this) as unknown as RawClient;
+        // A transaction's client has no $transaction of its own.
+        if (!direct || typeof client.$transaction !== 'function') return client.$queryRaw<T[]>(sql);
+        return direct.query<T>(sql.text, sql.values);
       },
     },
   });
@@ -86,17 +103,20 @@ interface TenantClientExtras {
 
 /** The request's organisation's client: the PrismaClient API, scoped; raw SQL only through `$tenantQuery`. */
 export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transaction' | '$extends'> & { [M in TenantModel]: ScopedDelegate<PrismaClient[M]> } & TenantClientExtras & {
+  /** `$tenantQuery` through the `pg` pool on PostgreSQL (rows as `pg` parses them); not in transactions. */
+  $tenantQueryDirect<T = unknown>(build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T[]>;
   $transaction<R>(fn: (tx: TenantTx) => Promise<R>, options?: { maxWait?: number; timeout?: number; isolationLevel?: Prisma.TransactionIsolationLevel }): Promise<R>;
 };
 
 /** Scoped clients are cheap but not free to build; reuse one per tenant (bounded). */
 export class TenantClients {
   private cache = new Map<string, TenantDb>();
-  constructor(private prisma: PrismaClient, private max = 500) {}
+  /** `direct`: the database's `pg` path (PostgreSQL), for `$tenantQueryDirect`. */
+  constructor(private prisma: PrismaClient, private direct?: DirectSql, private max = 500) {}
   for(tenantId: string): TenantDb {
     let db = this.cache.get(tenantId);
     if (!db) {
-      db = scopeToTenant(this.prisma, tenantId) as unknown as TenantDb;
+      db = scopeToTenant(this.prisma, tenantId, this.direct) as unknown as TenantDb;
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(tenantId, db);
     }

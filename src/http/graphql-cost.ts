@@ -4,7 +4,7 @@
 // the check runs at execution, where their values are known (validation results are cached per
 // document, whatever the variables).
 import { getNamedType, getNullableType, getOperationAST, isCompositeType, isListType, Kind, type GraphQLSchema } from 'graphql';
-import type { FieldNode, GraphQLField, GraphQLNamedType, SelectionSetNode, FragmentDefinitionNode, ValueNode } from 'graphql';
+import type { FieldNode, GraphQLField, GraphQLNamedType, SelectionSetNode, FragmentDefinitionNode, OperationDefinitionNode, ValueNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { invalidInput } from '../errors.js';
 import { requestError } from './graphql-errors.js';
@@ -48,7 +48,7 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       const variables: Record<string, unknown> = {};
       for (const v of operation.variableDefinitions ?? []) if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
       Object.assign(variables, args.variableValues);
-      const cost = operationCost(operation.selectionSet, root, { schema: args.schema, fragments, variables });
+      const cost = costOf(operation, root, { schema: args.schema, fragments, variables, readVariables: false });
       if (cost > maxCost) {
         const refusal = invalidInput(
           `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, limit) ou divida a consulta.`,
@@ -64,6 +64,19 @@ interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
+  /** Set when a size argument was a variable: the cost then holds for these variables only. */
+  readVariables: boolean;
+}
+
+/** Costs of operations that read no variable, kept while their document is (Yoga reuses it per query text). */
+const knownCosts = new WeakMap<OperationDefinitionNode, number>();
+
+function costOf(operation: OperationDefinitionNode, root: GraphQLNamedType, walk: Walk): number {
+  const known = knownCosts.get(operation);
+  if (known !== undefined) return known;
+  const cost = operationCost(operation.selectionSet, root, walk);
+  if (!walk.readVariables) knownCosts.set(operation, cost);
+  return cost;
 }
 
 /** The estimated cost of a selection set on `type`. */
@@ -100,7 +113,7 @@ function fieldCost(node: FieldNode, parent: GraphQLNamedType, pageSize: number |
   if (!field) return 0;
   const named = getNamedType(field.type);
   const isList = isListType(getNullableType(field.type));
-  const size = sizeArgument(node, walk.variables);
+  const size = sizeArgument(node, walk);
   const own = FIELD_COSTS[`${parent.name}.${name}`] ?? (isCompositeType(named) ? 1 : 0);
   const below = node.selectionSet ? selectionCost(node.selectionSet, named, isList ? undefined : size, walk, inFragments) : 0;
   const items = isList ? (size ?? pageSize ?? UNBOUNDED_LIST) : 1;
@@ -108,11 +121,12 @@ function fieldCost(node: FieldNode, parent: GraphQLNamedType, pageSize: number |
 }
 
 /** The largest of the field's size arguments, as its resolver will serve it; undefined without one. */
-function sizeArgument(node: FieldNode, variables: Record<string, unknown>): number | undefined {
+function sizeArgument(node: FieldNode, walk: Walk): number | undefined {
   let size: number | undefined;
   for (const argument of node.arguments ?? []) {
     if (!SIZE_ARGUMENTS.includes(argument.name.value)) continue;
-    const n = valueOf(argument.value, variables);
+    if (argument.value.kind === Kind.VARIABLE) walk.readVariables = true;
+    const n = valueOf(argument.value, walk.variables);
     const served = Number.isInteger(n) && (n as number) >= 1 ? Math.min(n as number, MAX_PAGE) : DEFAULT_PAGE;
     size = Math.max(size ?? 0, served);
   }

@@ -10,12 +10,17 @@ function refuse(error: AppError): never {
   throw new GraphQLError(error.message, { extensions: { code: error.kind, status: error.status, http: { status: error.status } } });
 }
 
+/** Documents already found clean: Yoga hands the same document object to every request with its text. */
+const cleanDocuments = new WeakSet<DocumentNode>();
+
 function assertCleanDocument(document: DocumentNode) {
+  if (cleanDocuments.has(document)) return;
   visit(document, {
     [Kind.STRING](node) {
       if (isDirtyText(node.value)) refuse(new AppError('INVALID_INPUT', 'A consulta contém caracteres inválidos (NUL ou surrogate isolado)'));
     },
   });
+  cleanDocuments.add(document);
 }
 
 export function cleanInputPlugin(): Plugin {

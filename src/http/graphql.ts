@@ -15,6 +15,7 @@ import { cleanInputPlugin } from './graphql-input.js';
 import { graphqlMultipartPlugin } from './graphql-multipart.js';
 import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
 import type { FileSpool } from '../storage/file-spool.js';
+import { jsonFieldsPlugin } from './graphql-json.js';
 import type { RequestFacts } from './request-facts.js';
 
 export interface GraphQLServerContext {
@@ -43,7 +44,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     graphiql: { title: 'Funil GraphQL', headers: JSON.stringify({ Authorization: '' }, null, 2) },
     renderGraphiQL: localGraphiQL(),
     logging: false,
-    // Multipart requests are read by graphqlMultipartPlugin; bodies are bounded by the app (http/body.ts).
+    // Multipart requests are read by graphqlMultipartPlugin; other bodies are read by the app
+    // under the 10 MB bound (http/body.ts) before Yoga sees them; Yoga's own limit would stream them again.
     multipart: false,
     maxRequestBodySize: false,
     context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
@@ -61,6 +63,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       maxAliasesPlugin({ n: 15 }),
       costLimitPlugin({ maxCost: 10000 }),
       shapeValidationErrors(deps.config),
+      // Last: it replaces execution for the queries it serves, after every check above.
+      jsonFieldsPlugin(),
     ],
   });
 }

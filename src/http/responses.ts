@@ -1,5 +1,8 @@
 // Projects success bodies and AppErrors into a route's response style (spec "Envelopes", "Errors";
-// decisions.md "Error codes the spec leaves open").
+// decisions.md "Error codes the spec leaves open"). Responses are @whatwg-node's, like Yoga's: the Node
+// server writes their text to the socket as it is, where a global (undici) Response would be encoded,
+// then streamed through a ReadableStream.
+import { Response } from '@whatwg-node/server';
 import { ERROR_STATUS, type AppError, type ErrorKind } from '../errors.js';
 import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
@@ -62,7 +65,8 @@ export function successResponse(route: RouteSpec, json: string): Response {
   let body = json || 'null';
   if (wrap === 'data') body = `{"success":true,"data":${body}}`;
   else if (wrap === 'spread') body = body.trim() === '{}' ? '{"success":true}' : `{"success":true,${body.trim().slice(1)}`;
-  return new Response(body, { status, headers: JSON_HEADERS });
+  // A new headers object each time: the Response adds content-length to the one it is given.
+  return new Response(body, { status, headers: { ...JSON_HEADERS } });
 }
 
 /** The codes an error answer of this style and status can carry (for the API reference). */

@@ -2,7 +2,7 @@
 // reads the body (JSON or multipart, size-limited), builds the field's variables strictly and lets
 // sofa run the route's root field, or calls a handler route; then dresses the answer in the route's
 // style. Unknown paths answer 404 in the shape of their area.
-import type { GraphQLSchema } from 'graphql';
+import { Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { authenticate } from '../auth/authenticate.js';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
@@ -18,14 +18,24 @@ import { errorResponse, successResponse } from '../http/responses.js';
 import { readRestForm } from './multipart.js';
 import { operationIdOf } from './openapi/document.js';
 import { BASE_PATH, type RouteTable } from './route-table.js';
-import { createSofaRouter, restSchema, type RestCall } from './sofa.js';
+import { createSofaRouter, restOperation, restSchema, type RestCall } from './sofa.js';
+import { planJsonOperation } from '../schema/json-fields.js';
 import { restVariables, type RestInput } from './variables.js';
 
 const notFoundRoute = () => new AppError('NOT_FOUND', 'Rota não encontrada');
 
 export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps: ContextDeps) {
   const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => 'field' in r && !!r.field);
-  const sofa = createSofaRouter(restSchema(schema, fieldRoutes), fieldRoutes);
+  const served = restSchema(schema, fieldRoutes);
+  const sofa = createSofaRouter(served, fieldRoutes);
+
+  /** The operation sofa runs for a GET route, as a document: the selection its JSON text must answer. */
+  const documents = new Map<FieldRoute, DocumentNode>();
+  const documentOf = (route: FieldRoute) => {
+    let document = documents.get(route);
+    if (!document) documents.set(route, (document = { kind: Kind.DOCUMENT, definitions: [restOperation(served, route.field)] }));
+    return document;
+  };
 
   function fieldArgs(route: FieldRoute) {
     const [root, name] = route.field.split('.');
@@ -68,7 +78,12 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     const input = await readInput(request, route, url, params, spool);
     const variables = restVariables(fieldArgs(route), input);
     assertCleanInput(variables);
-    const restCall: RestCall = { variables, context: createContext(deps, { viewer, requestId }) };
+    const context = createContext(deps, { viewer, requestId });
+    // A field served as JSON text (the deals list) answers with PostgreSQL's text as it comes; variables
+    // the schema refuses go to sofa, which answers with the usual error.
+    const json = route.method === 'GET' ? planJsonOperation(served, documentOf(route), undefined, variables) : null;
+    if (json) return { ok: true, status: 200, text: await json[0].run(context) };
+    const restCall: RestCall = { variables, context };
     // sofa matches the route by method and path; the variables come from restCall.
     const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
     const response = await sofa.fetch(inner, { restCall });
@@ -98,7 +113,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       }
       if (!compiled) throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
       const route = compiled.route;
-      if (route.access !== 'public' && !viewer) viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken });
+      if (route.access !== 'public' && !viewer) viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken, direct: deps.direct });
       noteViewer(facts, viewer);
       facts.operation = operationIdOf(route);
       if (route.handler) {

@@ -1,12 +1,16 @@
 // The board (GET /backend/pipelines/{id}/board) and the deals list (GET /backend/pipelines/{id}/deals).
 // The board is one GROUP BY computed by the database; the list is one statement that returns the page
-// and the total count together, and checks the pipeline (and stage) exist. Raw SQL: tenant filtered here.
+// and the total count together, and checks the pipeline (and stage) exist: as rows for the resolvers,
+// or, for the selections card-json.ts serves (REST's, and most GraphQL ones), as the JSON text of the
+// whole page. Raw SQL: tenant filtered here.
 import { Prisma, type Deal as DealRow, type Stage as StageRow } from '../../generated/prisma/client.js';
 import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import { dealConditions, dealOrder, parseDealFilter, type DealFilterArgs } from './filters.js';
+import { dealConditions, dealOrder, parseDealFilter, type DealFilter, type DealFilterArgs } from './filters.js';
 import { toNumber } from '../common/money.js';
+import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
+import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 
 type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null };
@@ -41,39 +45,132 @@ export interface DealListArgs extends DealFilterArgs {
   limit?: number | null;
 }
 
-type PageRow = DealRow & { total_count: number; pipeline_ok: boolean; stage_ok: boolean };
+interface ListQuery {
+  pipelineId: string;
+  filter: DealFilter;
+  limit: number;
+  page: number;
+}
 
-export async function pipelineDeals(ctx: Context, pipelineId: string, args: DealListArgs): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
+function listQuery(ctx: Context, pipelineId: string, args: DealListArgs): ListQuery {
   requirePermission(ctx.viewer, 'pipeline.view');
-  const f = parseDealFilter(pipelineId, args);
+  const filter = parseDealFilter(pipelineId, args);
   const limit = args.limit == null || args.limit < 1 || args.limit > 100 ? 20 : args.limit;
   const page = args.page == null || args.page < 1 ? 1 : args.page;
-  const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
-    const where = dealConditions(tenant, f);
-    const stageOk = f.stageId
-      ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE tenant_id = ${tenant} AND pipeline_id = ${pipelineId}::uuid AND id = ${f.stageId}::uuid)`
-      : Prisma.sql`true`;
-    return Prisma.sql`
-    SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
-    FROM (
-      SELECT (SELECT count(*) FROM deals d WHERE ${where})::int AS total_count,
-             EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${tenant} AND id = ${pipelineId}::uuid) AS pipeline_ok,
-             ${stageOk} AS stage_ok
-    ) c
-    LEFT JOIN LATERAL (
-      SELECT d.* FROM deals d WHERE ${where} ORDER BY ${dealOrder(f)} LIMIT ${limit} OFFSET ${(page - 1) * limit}
-    ) p ON true`;
-  });
-  const head = rows[0];
+  return { pipelineId, filter, limit, page };
+}
+
+interface ListHead {
+  total_count: number | null;
+  pipeline_ok: boolean;
+  stage_ok: boolean;
+}
+
+/** The head columns of a page: the count under the filters (when wanted), and whether the pipeline and the stage exist. */
+function headColumns(tenant: Prisma.Sql, q: ListQuery, where: Prisma.Sql, withCount = true): Prisma.Sql {
+  const stageOk = q.filter.stageId
+    ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE tenant_id = ${tenant} AND pipeline_id = ${q.pipelineId}::uuid AND id = ${q.filter.stageId}::uuid)`
+    : Prisma.sql`true`;
+  const count = withCount ? Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int` : Prisma.sql`NULL::int`;
+  return Prisma.sql`${count} AS total_count,
+    EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${tenant} AND id = ${q.pipelineId}::uuid) AS pipeline_ok,
+    ${stageOk} AS stage_ok`;
+}
+
+function checkHead(head: ListHead | undefined): void {
   if (!head?.pipeline_ok) throw notFound('Pipeline');
   if (!head.stage_ok) throw invalidInput('A etapa não pertence ao pipeline');
-  const total = Number(head.total_count);
-  const totalPages = Math.ceil(total / limit);
+}
+
+function pageInfo(q: ListQuery, totalCount: number | null): PageInfoSource {
+  const total = Number(totalCount ?? 0);
+  const totalPages = Math.ceil(total / q.limit);
+  return { current_page: q.page, total_pages: totalPages, total_count: total, has_next: q.page < totalPages, has_prev: q.page > 1 };
+}
+
+type PageRow = DealRow & ListHead;
+
+export async function pipelineDeals(ctx: Context, pipelineId: string, args: DealListArgs): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
+  const q = listQuery(ctx, pipelineId, args);
+  const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
+    const where = dealConditions(tenant, q.filter);
+    return Prisma.sql`
+    SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
+    FROM (SELECT ${headColumns(tenant, q, where)}) c
+    LEFT JOIN LATERAL (
+      SELECT d.* FROM deals d WHERE ${where} ORDER BY ${dealOrder(q.filter)} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}
+    ) p ON true`;
+  });
+  checkHead(rows[0]);
   const data = rows
     .filter((r) => r.id != null)
     .map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
-  return {
-    data,
-    pagination: { current_page: page, total_pages: totalPages, total_count: total, has_next: page < totalPages, has_prev: page > 1 },
-  };
+  return { data, pagination: pageInfo(q, rows[0].total_count) };
 }
+
+/** DealPage as JSON text (jsonField of Query.pipelineDeals): what to build for a selection of it. */
+interface PagePlan {
+  /** Response keys in order, each with how its value is written. */
+  keys: { key: string; kind: 'data' | 'pagination' | 'typename'; fields?: { key: string; name: string }[] }[];
+  /** The deal card of `data`, when selected (once). */
+  card?: DealCardSql;
+  /** Whether the pagination asks for anything that needs the count. */
+  counted: boolean;
+}
+
+const PAGINATION_FIELDS = new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', '__typename']);
+const UNCOUNTED = new Set(['current_page', 'has_prev', '__typename']);
+
+/** The plan for a selection of DealPage; null when a part of it is not served as JSON here. */
+export function planDealPage(selection: readonly SelectedField[]): PagePlan | null {
+  const plan: PagePlan = { keys: [], counted: false };
+  for (const f of selection) {
+    if (f.name === '__typename') plan.keys.push({ key: f.key, kind: 'typename' });
+    else if (f.name === 'data') {
+      const sub = f.sub('Deal');
+      const card = !plan.card && sub?.length ? dealCardSql(sub) : null;
+      if (!card) return null;
+      plan.card = card;
+      plan.keys.push({ key: f.key, kind: 'data' });
+    } else if (f.name === 'pagination') {
+      const sub = f.sub('DealPagination');
+      if (!sub?.length || sub.some((s) => !PAGINATION_FIELDS.has(s.name))) return null;
+      if (sub.some((s) => !UNCOUNTED.has(s.name))) plan.counted = true;
+      plan.keys.push({ key: f.key, kind: 'pagination', fields: sub.map((s) => ({ key: s.key, name: s.name })) });
+    } else return null;
+  }
+  return plan;
+}
+
+const jsonObject = (entries: [string, string][]) => `{${entries.map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}`;
+
+/**
+ * A page of the deals list as JSON text in ONE statement (the key lookup aside): PostgreSQL counts, checks
+ * the pipeline and stage, and writes the page's cards (card-json.ts); the text is spliced as it comes.
+ */
+export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: DealListArgs, plan: PagePlan): Promise<string> {
+  const q = listQuery(ctx, pipelineId, args);
+  const card = plan.card;
+  const [head] = await ctx.db.$tenantQueryDirect<ListHead & { data: string | null }>((tenant) => {
+    const where = dealConditions(tenant, q.filter);
+    const order = dealOrder(q.filter);
+    const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit})`;
+    const data = card ? dealCardsSql(card, page, order) : Prisma.sql`NULL::text`;
+    return Prisma.sql`SELECT ${headColumns(tenant, q, where, plan.counted)}, ${data} AS data`;
+  });
+  checkHead(head);
+  const info = pageInfo(q, head.total_count) as unknown as Record<string, unknown>;
+  return jsonObject(
+    plan.keys.map(({ key, kind, fields }) => {
+      if (kind === 'typename') return [key, '"DealPage"'];
+      if (kind === 'data') return [key, head.data ?? '[]'];
+      return [key, jsonObject(fields!.map((f) => [f.key, JSON.stringify(f.name === '__typename' ? 'DealPagination' : info[f.name])]))];
+    }),
+  );
+}
+
+/** Query.pipelineDeals served as JSON text when the selection allows (schema/json-fields.ts). */
+export const dealPageJson: JsonFieldCompiler = (selection) => {
+  const plan = planDealPage(selection);
+  return plan && ((ctx, { id, ...args }) => pipelineDealsJson(ctx, id as string, args as DealListArgs, plan));
+};

@@ -4,7 +4,8 @@ import { idArg } from '../common/args.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import * as activities from './activities.js';
-import { pipelineBoard, pipelineDeals } from './board.js';
+import { dealPageJson, pipelineBoard, pipelineDeals } from './board.js';
+import { jsonField } from '../../schema/json-fields.js';
 import { dealHistory } from './history.js';
 import * as deals from './service.js';
 import { Activity, Board, Deal, DealDateMode, DealEvent, DealPage, DealSort } from './types.js';
@@ -55,6 +56,8 @@ builder.queryField('pipelineDeals', (t) =>
   t.field({
     type: DealPage,
     description: 'A page of a pipeline’s deals under the board filters.',
+    // Most selections are built as JSON by PostgreSQL in one statement; the resolvers answer the rest.
+    extensions: jsonField(dealPageJson),
     args: {
       ...idArg('The pipeline.'),
       ...filterArgs,

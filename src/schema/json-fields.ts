@@ -1,0 +1,168 @@
+// Root fields whose whole value PostgreSQL can build as JSON text in one statement (the deals list):
+// the field carries a compiler in its extensions (`jsonField(...)`) that turns a selection into a
+// runner, or refuses it (null) when the selection asks for something only resolvers give. GraphQL
+// (http/graphql-json.ts) and REST (rest/handler.ts) splice the text into their answers without parsing
+// it back; a refused selection, or any error, goes through the resolvers as before.
+import {
+  getArgumentValues,
+  getNamedType,
+  getOperationAST,
+  OperationTypeNode,
+  type DocumentNode,
+  getDirectiveValues,
+  getVariableValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Context } from '../context/context.js';
+
+/** One response key of a selection: its field, and its own sub-selection when it has one. */
+export interface SelectedField {
+  key: string;
+  name: string;
+  /** The field nodes merged under this key (arguments are read from the first). */
+  nodes: readonly FieldNode[];
+  /** The fields selected below it, as seen from `typeName`; null when they use what the collector does not serve. */
+  sub(typeName: string): SelectedField[] | null;
+}
+
+/** The JSON text of the field's value for the coerced arguments. */
+export type JsonFieldRunner = (ctx: Context, args: Record<string, unknown>) => Promise<string>;
+
+/** A runner for this selection of the field's type, or null to leave it to the resolvers. */
+export type JsonFieldCompiler = (selection: SelectedField[]) => JsonFieldRunner | null;
+
+/** Field extensions that mark a root field as served as JSON text by `compile`. */
+export const jsonField = (compile: JsonFieldCompiler) => ({ jsonField: compile });
+
+export const jsonCompilerOf = (field: GraphQLField<unknown, unknown> | undefined) =>
+  field?.extensions?.jsonField as JsonFieldCompiler | undefined;
+
+interface Collecting {
+  fragments: Record<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+  /** Set when a directive read a variable: the selection then holds for these variables only. */
+  dynamic: boolean;
+}
+
+function included(node: SelectionSetNode['selections'][number], c: Collecting): boolean {
+  if (!node.directives?.length) return true;
+  if (node.directives.some((d) => d.arguments?.some((a) => a.value.kind === Kind.VARIABLE))) c.dynamic = true;
+  return getDirectiveValues(GraphQLSkipDirective, node, c.variables)?.if !== true && getDirectiveValues(GraphQLIncludeDirective, node, c.variables)?.if !== false;
+}
+
+/**
+ * The fields of some selection sets on an object type, merged by response key in first-seen order,
+ * through fragments whose condition is that type. Null for anything else (abstract type conditions,
+ * arguments unless `withArguments` (root fields), directives other than skip/include): the resolvers
+ * handle those.
+ */
+export function collectFields(typeName: string, sets: readonly SelectionSetNode[], c: Collecting, withArguments = false): SelectedField[] | null {
+  const byKey = new Map<string, { name: string; nodes: FieldNode[] }>();
+  const visit = (set: SelectionSetNode, depth: number): boolean => {
+    if (depth > 10) return false;
+    for (const sel of set.selections) {
+      if (sel.directives?.some((d) => d.name.value !== 'skip' && d.name.value !== 'include')) return false;
+      if (!included(sel, c)) continue;
+      if (sel.kind === Kind.FIELD) {
+        if (!withArguments && sel.arguments?.length) return false;
+        const key = sel.alias?.value ?? sel.name.value;
+        const seen = byKey.get(key);
+        if (seen) seen.nodes.push(sel);
+        else byKey.set(key, { name: sel.name.value, nodes: [sel] });
+        continue;
+      }
+      const fragment = sel.kind === Kind.INLINE_FRAGMENT ? sel : c.fragments[sel.name.value];
+      if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== typeName)) return false;
+      if (!visit(fragment.selectionSet, depth + 1)) return false;
+    }
+    return true;
+  };
+  for (const set of sets) if (!visit(set, 0)) return null;
+  return [...byKey].map(([key, { name, nodes }]) => ({
+    key,
+    name,
+    nodes,
+    sub: (childType) => collectFields(childType, nodes.map((n) => n.selectionSet).filter((s): s is SelectionSetNode => !!s), c),
+  }));
+}
+
+/** A root field of an operation served as JSON text: its response key and its runner. */
+export interface JsonRootField {
+  key: string;
+  run(ctx: Context): Promise<string>;
+}
+
+interface CompiledRoot {
+  key: string;
+  field?: GraphQLField<unknown, unknown>;
+  node?: FieldNode;
+  run: JsonFieldRunner;
+}
+
+/** Compiled operations, reused while their document is (Yoga caches documents by query text; REST has one per route). */
+const compiled = new WeakMap<OperationDefinitionNode, CompiledRoot[] | null>();
+
+/**
+ * Runners for every root field of a query, when each of them has a compiler that takes its selection
+ * and the variables coerce; null otherwise (the resolvers then answer, with their own errors). A root
+ * `__typename` is answered as a constant.
+ */
+export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Record<string, unknown>): JsonRootField[] | null {
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== OperationTypeNode.QUERY) return null;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables);
+  if (coerced.errors) return null;
+  let roots = compiled.get(operation);
+  if (roots === undefined) {
+    const c: Collecting = { fragments: fragmentsOf(document), variables: coerced.coerced, dynamic: false };
+    roots = compileRoots(schema, operation, c);
+    // A selection that @skip/@include decide by variables is compiled again for each request.
+    if (!c.dynamic) compiled.set(operation, roots);
+  }
+  if (!roots) return null;
+  const planned: JsonRootField[] = [];
+  for (const { key, field, node, run } of roots) {
+    let args: Record<string, unknown> = {};
+    try {
+      if (field && node) args = getArgumentValues(field, node, coerced.coerced);
+    } catch {
+      return null;
+    }
+    planned.push({ key, run: (ctx) => run(ctx, args) });
+  }
+  return planned;
+}
+
+function compileRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, c: Collecting): CompiledRoot[] | null {
+  const root = schema.getQueryType()!;
+  const selection = collectFields(root.name, [operation.selectionSet], c, true);
+  if (!selection?.length) return null;
+  const roots: CompiledRoot[] = [];
+  for (const sel of selection) {
+    if (sel.name === '__typename') {
+      roots.push({ key: sel.key, run: async () => JSON.stringify(root.name) });
+      continue;
+    }
+    const field = root.getFields()[sel.name];
+    const compile = jsonCompilerOf(field);
+    const sub = compile && sel.sub(getNamedType(field.type).name);
+    const run = sub && compile(sub);
+    if (!run) return null;
+    roots.push({ key: sel.key, field, node: sel.nodes[0], run });
+  }
+  return roots;
+}
+
+function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  return fragments;
+}
