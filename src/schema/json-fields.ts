@@ -5,15 +5,15 @@
 // it back; a refused selection, or any error, goes through the resolvers as before.
 import {
   getArgumentValues,
+  getDirectiveValues,
   getNamedType,
   getOperationAST,
-  OperationTypeNode,
-  type DocumentNode,
-  getDirectiveValues,
   getVariableValues,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   Kind,
+  OperationTypeNode,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -42,7 +42,7 @@ export type JsonFieldCompiler = (selection: SelectedField[]) => JsonFieldRunner 
 /** Field extensions that mark a root field as served as JSON text by `compile`. */
 export const jsonField = (compile: JsonFieldCompiler) => ({ jsonField: compile });
 
-export const jsonCompilerOf = (field: GraphQLField<unknown, unknown> | undefined) =>
+const jsonCompilerOf = (field: GraphQLField<unknown, unknown> | undefined) =>
   field?.extensions?.jsonField as JsonFieldCompiler | undefined;
 
 interface Collecting {
@@ -118,9 +118,10 @@ const compiled = new WeakMap<OperationDefinitionNode, CompiledRoot[] | null>();
 export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Record<string, unknown>): JsonRootField[] | null {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== OperationTypeNode.QUERY) return null;
+  let roots = compiled.get(operation);
+  if (roots === null) return null;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables);
   if (coerced.errors) return null;
-  let roots = compiled.get(operation);
   if (roots === undefined) {
     const c: Collecting = { fragments: fragmentsOf(document), variables: coerced.coerced, dynamic: false };
     roots = compileRoots(schema, operation, c);
