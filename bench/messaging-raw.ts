@@ -6,8 +6,7 @@
 //        with `conversation.created`), the message, the conversation's unread count and last message,
 //        `message.received`; each event with its dispatch job and NOTIFY; then the same JSON answer.
 import http from 'node:http';
-import pg from 'pg';
-import { tenantOfKey, ts, UNAUTHORIZED } from './raw-server.js';
+import { countingPool, send, tenantOfKey, ts, UNAUTHORIZED } from './raw-server.js';
 
 export interface RawMessagingServer {
   url: string;
@@ -68,16 +67,7 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 }
 
 export async function startRawMessagingServer(connectionString: string, schema: string, poolSize: number): Promise<RawMessagingServer> {
-  const pool = new pg.Pool({ connectionString, max: poolSize, options: `-c search_path="${schema}"` });
-  const statements = { count: 0 };
-  const query = (sql: string, params: unknown[]) => {
-    statements.count++;
-    return pool.query(sql, params);
-  };
-  const send = (res: http.ServerResponse, status: number, body: string) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(body);
-  };
+  const { pool, statements, query } = countingPool(connectionString, schema, poolSize);
 
   async function inbound(tenantId: string, channelId: string, body: Record<string, unknown> | null): Promise<[number, string]> {
     const phone = e164(body?.from);

@@ -128,17 +128,24 @@ function searchSql(q: string, withAssistant: boolean): { sql: string; params: un
   return { sql, params };
 }
 
-export async function startRawServer(connectionString: string, schema: string, poolSize: number): Promise<RawServer> {
+/** A `pg` pool on the bench schema whose `query` counts the statements it sends. */
+export function countingPool(connectionString: string, schema: string, poolSize: number) {
   const pool = new pg.Pool({ connectionString, max: poolSize, options: `-c search_path="${schema}"` });
   const statements = { count: 0 };
   const query = (sql: string, params: unknown[]) => {
     statements.count++;
     return pool.query(sql, params);
   };
-  const send = (res: http.ServerResponse, status: number, body: string) => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(body);
-  };
+  return { pool, statements, query };
+}
+
+export function send(res: http.ServerResponse, status: number, body: string) {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(body);
+}
+
+export async function startRawServer(connectionString: string, schema: string, poolSize: number): Promise<RawServer> {
+  const { pool, statements, query } = countingPool(connectionString, schema, poolSize);
 
   const server = http.createServer(async (req, res) => {
     try {
