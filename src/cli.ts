@@ -46,6 +46,7 @@ async function main() {
   setLogLevel('warn');
   const config = loadConfig();
   if (command === 'backup' || command === 'restore') return backupOrRestore(command, positionals, config);
+  if (positionals.length) throw new Error(`Unexpected argument "${positionals[0]}"\n\n${USAGE}`);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db'), migrate: config.migrateOnStart });
   const { prisma } = db;
   const need = (name: keyof typeof values) => {
