@@ -26,6 +26,11 @@ async function main() {
 
 main().catch((e) => {
   if (e instanceof ConfigError || e instanceof DataDirInUseError) console.error(e.message);
-  else console.error(`Migrating failed, nothing after the failed migration was applied:\n${e instanceof Error ? e.message : String(e)}`);
+  else {
+    const message = e instanceof Error ? e.message : String(e);
+    // A failed migration is rolled back whole; the ones before it stay applied.
+    if (/^Migration \S+ failed/.test(message)) console.error(`${message}\nThe migrations before it are applied; fix the cause and run \`npm run migrate\` again.`);
+    else console.error(`Could not migrate: ${message}`);
+  }
   process.exit(1);
 });
