@@ -1,8 +1,10 @@
 // `npm run cli -- <command>`: admin tasks while the server is stopped (PGlite is single-process), or
-// against PostgreSQL at any time. Uses the same services as the API.
+// against PostgreSQL at any time. Uses the same services as the API. backup and restore are for the
+// embedded database and its files (PostgreSQL has pg_dump): they work on the directories, not a client.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import { backup, restore } from './db/backup.js';
 import { openDatabase } from './db/client.js';
 import { TenantClients } from './db/tenant-scope.js';
 import { createApiKey, createOrganisation, deleteApiKey, revokeApiKey } from './domains/accounts/service.js';
@@ -22,12 +24,15 @@ Commands:
   list-keys --tenant ID                                          keys (no secrets)
   revoke-key --id KEY_ID                                         next request with it gets 401
   delete-key --id KEY_ID
+  backup FILE                                                    the embedded database and stored files, in one .tar.gz
+  restore FILE                                                   a backup into an empty DATA_DIR (and STORAGE_DIR)
 `;
 
 async function main() {
   const [command, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
+    allowPositionals: true,
     options: {
       name: { type: 'string' }, 'owner-name': { type: 'string' }, 'owner-email': { type: 'string' },
       tenant: { type: 'string' }, user: { type: 'string' }, permissions: { type: 'string' },
@@ -40,7 +45,9 @@ async function main() {
   }
   setLogLevel('warn');
   const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db') });
+  if (command === 'backup' || command === 'restore') return backupOrRestore(command, positionals, config);
+  if (positionals.length) throw new Error(`Unexpected argument "${positionals[0]}"\n\n${USAGE}`);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db'), migrate: config.migrateOnStart });
   const { prisma } = db;
   const need = (name: keyof typeof values) => {
     const v = values[name];
@@ -113,6 +120,29 @@ async function main() {
     }
   } finally {
     await db.close();
+  }
+}
+
+async function backupOrRestore(command: 'backup' | 'restore', positionals: string[], config: Config) {
+  const [file, ...extra] = positionals;
+  if (!file || extra.length) throw new Error(`${command} takes one FILE\n\n${USAGE}`);
+  if (config.databaseUrl) {
+    throw new Error(
+      `DATABASE_URL is set: ${command} is for the embedded database. With PostgreSQL use pg_dump / pg_restore, ` +
+        `and copy STORAGE_DIR (${config.storageDir}) with the files (README: "Backups").`,
+    );
+  }
+  const where = { dataDir: config.dataDir, dbDir: path.join(config.dataDir, 'db'), storageDir: config.storageDir };
+  if (command === 'backup') {
+    const m = await backup(where, file);
+    console.log(`Backed up the embedded database (${m.migrations.length} migrations applied) and ${m.files} stored file(s) to ${file}`);
+  } else {
+    const m = await restore(where, file);
+    console.log(
+      `Restored the backup of ${m.created_at} (${m.migrations.length} migrations applied, ${m.files} stored file(s)) into ${config.dataDir}` +
+        (config.storageDir.startsWith(config.dataDir + path.sep) ? '' : ` and ${config.storageDir}`) +
+        '. `npm run migrate` (or `npm start`) applies the migrations this version adds.',
+    );
   }
 }
 

@@ -41,6 +41,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** redis:// URL: live GraphQL subscriptions cross server processes through Redis (REDIS_URL). */
   redisUrl?: string;
+  /** `npm start` (and the CLI) apply pending migrations; false: they refuse an unmigrated database (MIGRATE_ON_START). */
+  migrateOnStart: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -120,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       shutdownDelayMs,
       shutdownTimeoutMs,
       redisUrl,
+      migrateOnStart: bool('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
     };
   } catch (e) {
     problems.push((e as Error).message);

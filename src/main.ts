@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { MigrationsPendingError } from './db/migrate.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
 import { endMessageStreams } from './domains/messaging/live.js';
@@ -25,13 +26,15 @@ async function main() {
   }
   setLogLevel(config.logLevel);
   // The first start on a new data directory spends several seconds creating the schema.
-  console.log(`Opening the database (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}) and applying pending migrations…`);
+  const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  console.log(`Opening the database (${where})${config.migrateOnStart ? ' and applying pending migrations' : ''}…`);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     pgliteDir: path.join(config.dataDir, 'db'),
     pgliteWorker: config.pgliteWorker,
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    migrate: config.migrateOnStart,
   });
   const boot = await bootstrapOrganisation(db.prisma, config.bootstrapApiKey);
   if (boot?.generated) {
@@ -79,7 +82,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  if (e instanceof DataDirInUseError) console.error(e.message);
+  if (e instanceof DataDirInUseError || e instanceof MigrationsPendingError) console.error(e.message);
   else log.error('failed to start', { error: String(e?.stack ?? e) });
   process.exit(1);
 });

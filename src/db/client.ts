@@ -1,13 +1,13 @@
 // Opens the database: embedded PGlite under DATA_DIR by default (in a worker thread of its own, see
-// pglite-remote.ts), PostgreSQL when DATABASE_URL is set. Migrations are applied before the Prisma client
-// is handed out.
+// pglite-remote.ts), PostgreSQL when DATABASE_URL is set. Migrations are applied (or, with `migrate: false`,
+// required to be) before the Prisma client is handed out.
 import fs from 'node:fs';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlDriverAdapterFactory } from '@prisma/client/runtime/client';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { migrate, type SqlRunner } from './migrate.js';
+import { migrate, requireMigrated, type SqlRunner } from './migrate.js';
 import { lockDataDir } from './pglite-lock.js';
 import { PGliteRemote } from './pglite-remote.js';
 import { countingAdapterFactory } from './statements.js';
@@ -18,6 +18,8 @@ export interface Database {
   prisma: PrismaClient;
   /** Raw access for migrations, benchmarks and tests. */
   sql: SqlRunner;
+  /** The migrations this open applied (none when the database was up to date, or with `migrate: false`). */
+  applied?: string[];
   /** PostgreSQL: the pool without Prisma, for the hottest statements (db/direct.ts). */
   direct?: DirectSql;
   /**
@@ -44,6 +46,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** PostgreSQL: statement_timeout of every connection but the migrator's, in ms; 0 = none (default 30 s). */
   statementTimeoutMs?: number;
+  /**
+   * Apply pending migrations (default). false (MIGRATE_ON_START=false): apply none, and fail with
+   * MigrationsPendingError unless every migration is already applied (`npm run migrate` did it).
+   */
+  migrate?: boolean;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -58,13 +65,20 @@ interface Embedded {
   close(): Promise<void>;
 }
 
-async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWorker = true }: DatabaseOptions): Promise<Database> {
+/** Applies pending migrations, or with `apply` false only checks there are none. */
+async function migrateOrCheck(sql: SqlRunner, apply: boolean): Promise<string[]> {
+  if (apply) return migrate(sql);
+  await requireMigrated(sql);
+  return [];
+}
+
+async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWorker = true, migrate: apply = true }: DatabaseOptions): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
   // Before PGlite touches the files; a failed start releases it when the process exits.
   const lock = dir ? lockDataDir(dir) : undefined;
   const embedded = pgliteWorker ? await inWorker(dir, template) : await onMainThread(dir, template);
-  // A failed migration ends the worker thread too (the lock goes when the process exits).
-  await migrate(embedded.sql).catch(async (e) => {
+  // A failed migration (or check) ends the worker thread too (the lock goes when the process exits).
+  const applied = await migrateOrCheck(embedded.sql, apply).catch(async (e) => {
     await embedded.close();
     throw e;
   });
@@ -73,6 +87,7 @@ async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWork
     kind: 'pglite',
     prisma,
     sql: embedded.sql,
+    applied,
     listen: embedded.listen,
     async close() {
       await prisma.$disconnect();
@@ -107,7 +122,7 @@ async function onMainThread(dir?: string, template?: Blob): Promise<Embedded> {
   };
 }
 
-async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 30_000 }: DatabaseOptions): Promise<Database> {
+async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 30_000, migrate: apply = true }: DatabaseOptions): Promise<Database> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? undefined;
   parsed.searchParams.delete('schema');
@@ -130,11 +145,18 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
   // no statement timeout: waiting for another process's migrations, or a long one, is not a fault.
   const migrator = new pg.Client({ connectionString, options: searchPath || undefined });
   await migrator.connect();
+  let applied: string[];
   try {
-    await migrate({
-      script: async (s) => void (await migrator.query(s)),
-      query: async (s, params) => (await migrator.query(s, params as unknown[])).rows,
-    });
+    applied = await migrateOrCheck(
+      {
+        script: async (s) => void (await migrator.query(s)),
+        query: async (s, params) => (await migrator.query(s, params as unknown[])).rows,
+      },
+      apply,
+    );
+  } catch (e) {
+    await pool.end(); // so that a refused start (MIGRATE_ON_START=false) can exit
+    throw e;
   } finally {
     await migrator.end();
   }
@@ -143,6 +165,7 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
     kind: 'postgres',
     prisma,
     sql,
+    applied,
     direct: directSql(pool),
     listen: (channel, onNotify) => listenPostgres({ connectionString, options }, channel, onNotify),
     async close() {
