@@ -41,6 +41,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** redis:// URL: live GraphQL subscriptions cross server processes through Redis (REDIS_URL). */
   redisUrl?: string;
+  /** GET /metrics answers only with `Authorization: Bearer <METRICS_TOKEN>`; unset, it is 404 (METRICS_TOKEN). */
+  metricsToken?: string;
+  /** OTLP/HTTP endpoint traces are exported to; unset, tracing is off (OTEL_EXPORTER_OTLP_ENDPOINT, read by src/observability/preload.ts). */
+  otlpEndpoint?: string;
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  if (otlpEndpoint && !/^https?:\/\/[^/]/.test(otlpEndpoint)) problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
   let result: Config | undefined;
   try {
     result = {
@@ -120,6 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       shutdownDelayMs,
       shutdownTimeoutMs,
       redisUrl,
+      metricsToken: env.METRICS_TOKEN || undefined,
+      otlpEndpoint,
     };
   } catch (e) {
     problems.push((e as Error).message);
