@@ -74,15 +74,18 @@ function createMetrics(client: typeof PromClient) {
 }
 
 type Metrics = ReturnType<typeof createMetrics>;
+let created: Metrics | undefined;
+/** The metrics being recorded; undefined while off. */
 let m: Metrics | undefined;
 
 /**
- * Starts recording (process-wide), with Node's own process_* and nodejs_* metrics. Idempotent. prom-client
- * is loaded here, not before: it loads @opentelemetry/api (for exemplars), which a server without metrics
- * and without tracing does not load at all.
+ * Starts recording (process-wide), with Node's own process_* and nodejs_* metrics. prom-client is loaded
+ * here, not before: it loads @opentelemetry/api (for exemplars), which a server without metrics and
+ * without tracing does not load at all. `false` pauses the recording (the bench compares on and off).
  */
-export function enableMetrics(): void {
-  m ??= createMetrics(createRequire(import.meta.url)('prom-client') as typeof PromClient);
+export function enableMetrics(on = true): void {
+  created ??= createMetrics(createRequire(import.meta.url)('prom-client') as typeof PromClient);
+  m = on ? created : undefined;
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
