@@ -10,6 +10,7 @@
 //   conversations  conversations list (limit 20, 100) over 10,000 conversations and 1M messages: REST, raw SQL
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
+//   metrics   the same REST route with the Prometheus metrics off and on: µs per request
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
@@ -40,6 +41,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./messaging.js')).conversationsLine,
     (await import('./messaging.js')).inboundLine,
     (await import('./pglite.js')).pgliteLine,
+    (await import('./metrics.js')).metricsLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!only) return all;

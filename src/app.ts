@@ -1,7 +1,6 @@
 // The application as one fetch handler: /graphql (Yoga), /backend and the media proxy (the route table,
 // derived from the domains' manifests), its reference (/backend/openapi.json, /backend/docs), /health,
 // /ready. The Node server (http/server.ts) and the tests drive this same handler.
-import { randomUUID } from 'node:crypto';
 import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';
 import type { ContextDeps } from './context/context.js';
@@ -17,6 +16,9 @@ import { createGraphQLServer } from './http/graphql.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { errorResponse, graphqlErrorResponse } from './http/responses.js';
 import { log } from './log.js';
+import { enableMetrics, observeDatabase, observeRequest } from './observability/metrics.js';
+import { METRICS_PATH, metricsAuthorized, metricsResponse } from './observability/metrics-route.js';
+import { requestIdFrom, runWithRequestId } from './observability/request-context.js';
 import { createRestHandler } from './rest/handler.js';
 import { buildOpenApiDocument } from './rest/openapi/document.js';
 import { buildRouteTable } from './rest/route-table.js';
@@ -54,10 +56,20 @@ export function createApp(config: Config, db: Database): App {
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
   const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
+  if (config.metricsToken) {
+    enableMetrics();
+    observeDatabase({ sql: db.sql, pool: db.poolStats });
+  }
 
   async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
     const { pathname } = new URL(request.url);
+    // The route's template, for metrics: a fixed set of values whatever the paths requested.
+    if (pathname === '/health' || pathname === '/ready' || pathname === '/graphql') facts.route = pathname;
     if (pathname === '/health') return Response.json({ status: 'ok' });
+    if (pathname === METRICS_PATH && metricsAuthorized(request, config.metricsToken)) {
+      facts.route = METRICS_PATH;
+      return metricsResponse();
+    }
     if (pathname === '/ready') {
       try {
         await db.sql.query('SELECT 1');
@@ -89,7 +101,33 @@ export function createApp(config: Config, db: Database): App {
         throw e;
       }
     }
-    return reference(request) ?? rest(request, requestId, facts);
+    const document = reference(request);
+    if (document) {
+      facts.route = pathname.startsWith('/backend/docs') ? '/backend/docs' : pathname;
+      return document;
+    }
+    return rest(request, requestId, facts);
+  }
+
+  async function handle(request: Request, requestId: string): Promise<Response> {
+    const started = performance.now();
+    const { pathname } = new URL(request.url);
+    const facts: RequestFacts = {};
+    let response: Response;
+    try {
+      response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
+    } catch (e) {
+      log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
+      response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
+    }
+    if (crossOrigin(pathname)) response = withCors(request, response, config.corsOrigins);
+    response.headers.set('x-request-id', requestId);
+    const ms = performance.now() - started;
+    observeRequest(facts.route, request.method, response.status, ms / 1000);
+    // Probes come every few seconds from load balancers: logged only at debug.
+    const level = pathname === '/health' || pathname === '/ready' ? 'debug' : 'info';
+    log[level]('request', { method: request.method, path: pathname, status: response.status, ms: Math.round(ms), ...facts });
+    return response;
   }
 
   const crossOrigin = (pathname: string) => pathname === '/graphql' || pathname === '/backend' || pathname.startsWith('/backend/');
@@ -97,24 +135,10 @@ export function createApp(config: Config, db: Database): App {
   return {
     deps,
     styleOf: table.styleOf,
-    async fetch(request) {
-      const requestId = request.headers.get('x-request-id')?.slice(0, 100) || randomUUID();
-      const started = performance.now();
-      const { pathname } = new URL(request.url);
-      const facts: RequestFacts = {};
-      let response: Response;
-      try {
-        response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
-      } catch (e) {
-        log.error('unhandled error', { requestId, error: String((e as Error)?.stack ?? e) });
-        response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
-      }
-      if (crossOrigin(pathname)) response = withCors(request, response, config.corsOrigins);
-      response.headers.set('x-request-id', requestId);
-      // Probes come every few seconds from load balancers: logged only at debug.
-      const level = pathname === '/health' || pathname === '/ready' ? 'debug' : 'info';
-      log[level]('request', { requestId, method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started), ...facts });
-      return response;
+    fetch(request) {
+      // Every log line written while the request is handled carries its id (src/log.ts).
+      const requestId = requestIdFrom(request.headers.get('x-request-id'));
+      return runWithRequestId(requestId, () => handle(request, requestId));
     },
   };
 }

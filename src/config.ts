@@ -43,6 +43,10 @@ export interface Config {
   redisUrl?: string;
   /** `npm start` (and the CLI) apply pending migrations; false: they refuse an unmigrated database (MIGRATE_ON_START). */
   migrateOnStart: boolean;
+  /** GET /metrics answers only with `Authorization: Bearer <METRICS_TOKEN>`; unset, it is 404 (METRICS_TOKEN). */
+  metricsToken?: string;
+  /** OTLP/HTTP endpoint traces are exported to; unset, tracing is off (OTEL_EXPORTER_OTLP_ENDPOINT, read by src/observability/preload.ts). */
+  otlpEndpoint?: string;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  if (otlpEndpoint && !/^https?:\/\/[^/]/.test(otlpEndpoint)) problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
   let result: Config | undefined;
   try {
     result = {
@@ -123,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       shutdownTimeoutMs,
       redisUrl,
       migrateOnStart: bool('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
+      metricsToken: env.METRICS_TOKEN || undefined,
+      otlpEndpoint,
     };
   } catch (e) {
     problems.push((e as Error).message);

@@ -12,6 +12,7 @@ import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
 import { log, setLogLevel } from './log.js';
+import { stopTracing } from './observability/tracing.js';
 
 async function main() {
   let config;
@@ -74,6 +75,7 @@ async function main() {
     const streamsEnd = new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => endMessageStreams(config));
     await Promise.all([server.close({ delayMs }), streamsEnd, jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
     await db.close();
+    await stopTracing(); // the spans still buffered
     clearTimeout(force);
     process.exit(0);
   };

@@ -27,6 +27,8 @@ export interface Database {
    * raised it) and after a lost PostgreSQL connection is re-established. Returns the unlisten function.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Connections of the pool for /metrics: PostgreSQL's pool; embedded, the calls to its thread. */
+  poolStats?(): { size: number; inUse: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ interface Embedded {
   adapter: SqlDriverAdapterFactory;
   sql: SqlRunner;
   listen: Database['listen'];
+  poolStats?: Database['poolStats'];
   close(): Promise<void>;
 }
 
@@ -82,13 +85,14 @@ async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWork
     await embedded.close();
     throw e;
   });
-  const prisma = new PrismaClient({ adapter: countingAdapterFactory(embedded.adapter) });
+  const prisma = new PrismaClient({ adapter: countingAdapterFactory(embedded.adapter, { traceStatements: true }) });
   return {
     kind: 'pglite',
     prisma,
     sql: embedded.sql,
     applied,
     listen: embedded.listen,
+    poolStats: embedded.poolStats,
     async close() {
       await prisma.$disconnect();
       await embedded.close();
@@ -99,7 +103,14 @@ async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWork
 
 async function inWorker(dir?: string, template?: Blob): Promise<Embedded> {
   const remote = await PGliteRemote.start({ dir, template });
-  return { adapter: remote.adapterFactory(), sql: remote.sql, listen: (channel, onNotify) => remote.listen(channel, onNotify), close: () => remote.close() };
+  return {
+    adapter: remote.adapterFactory(),
+    sql: remote.sql,
+    listen: (channel, onNotify) => remote.listen(channel, onNotify),
+    // One connection: the call the thread runs uses it, the others queue behind it.
+    poolStats: () => ({ size: 1, inUse: Math.min(1, remote.callsUnderWay), waiting: Math.max(0, remote.callsUnderWay - 1) }),
+    close: () => remote.close(),
+  };
 }
 
 async function onMainThread(dir?: string, template?: Blob): Promise<Embedded> {
@@ -167,6 +178,7 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
     sql,
     applied,
     direct: directSql(pool),
+    poolStats: () => ({ size: poolSize, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, onNotify) => listenPostgres({ connectionString, options }, channel, onNotify),
     async close() {
       await prisma.$disconnect();

@@ -112,6 +112,11 @@ export class PGliteRemote {
     this.pending.clear();
   }
 
+  /** Calls sent to the thread and not answered yet (the one it runs, and those queued behind it). */
+  get callsUnderWay(): number {
+    return this.pending.size;
+  }
+
   call(call: Call): Promise<unknown> {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;

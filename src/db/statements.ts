@@ -1,6 +1,8 @@
 // Counts the SQL statements Prisma sends: the test suite and the benchmark use it to prove that a page
 // of deals costs the same number of statements whatever its size (no N+1). Requests measured this way
-// run one at a time.
+// run one at a time. On the embedded database it also makes each statement a span when tracing is on.
+import { traced, tracingEnabled } from '../observability/tracing.js';
+
 export interface StatementCounter {
   count: number;
 }
@@ -21,7 +23,12 @@ export const countStatement = (sql: string) => record({ sql });
 
 const COUNTED = new Set(['queryRaw', 'executeRaw']);
 
-function countingQueryable<T extends object>(target: T): T {
+/** A span per statement, when tracing is on and no instrumentation of the driver makes one (PGlite). */
+function tracedStatement(query: unknown, run: () => Promise<unknown>): Promise<unknown> {
+  return traced('sql', { 'db.system.name': 'postgresql', 'db.query.text': (query as { sql?: string } | undefined)?.sql }, run);
+}
+
+function countingQueryable<T extends object>(target: T, traceStatements: boolean): T {
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
@@ -29,23 +36,26 @@ function countingQueryable<T extends object>(target: T): T {
       if (COUNTED.has(prop as string)) {
         return (...args: unknown[]) => {
           record(args[0]);
-          return value.apply(obj, args);
+          return traceStatements && tracingEnabled() ? tracedStatement(args[0], () => value.apply(obj, args)) : value.apply(obj, args);
         };
       }
       if (prop === 'startTransaction') {
-        return async (...args: unknown[]) => countingQueryable(await value.apply(obj, args));
+        return async (...args: unknown[]) => countingQueryable(await value.apply(obj, args), traceStatements);
       }
       return value.bind(obj);
     },
   });
 }
 
-/** Wraps a Prisma driver adapter factory so every statement it runs is counted. */
-export function countingAdapterFactory<F extends { connect(): Promise<object> }>(factory: F): F {
+/**
+ * Wraps a Prisma driver adapter factory so every statement it runs is counted, and with `traceStatements`
+ * traced (the embedded database: on PostgreSQL the pg instrumentation traces them).
+ */
+export function countingAdapterFactory<F extends { connect(): Promise<object> }>(factory: F, { traceStatements = false } = {}): F {
   return new Proxy(factory, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
-      if (prop === 'connect') return async () => countingQueryable(await (value as () => Promise<object>).call(obj));
+      if (prop === 'connect') return async () => countingQueryable(await (value as () => Promise<object>).call(obj), traceStatements);
       return typeof value === 'function' ? value.bind(obj) : value;
     },
   });

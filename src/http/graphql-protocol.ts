@@ -2,9 +2,11 @@
 // invalid document (syntax, unknown field, depth or cost limits) is 400 like bad variables, a mutation
 // over GET or a method other than GET/POST is 405 with `Allow`, a batch (an array body) is 400. Yoga
 // answers 200 for validation errors to `Accept: application/json` clients and its 405s would be
-// re-dressed as 400 by the error mask; these keep them. Also notes the operation name for the request log.
+// re-dressed as 400 by the error mask; these keep them. Also notes the operation name for the request log
+// and counts it for /metrics.
 import { GraphQLError, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { countGraphQLOperation } from '../observability/metrics.js';
 import type { RequestFacts } from './request-facts.js';
 
 /** A protocol refusal Yoga raised (405), as it should reach the client; null for anything else. */
@@ -37,6 +39,7 @@ export function graphqlProtocolPlugin(): Plugin<{ facts?: RequestFacts }> {
     onExecute({ args }) {
       const facts = (args.contextValue as { facts?: RequestFacts }).facts;
       const operation = getOperationAST(args.document, args.operationName);
+      if (operation) countGraphQLOperation(operation.operation, operation.name?.value);
       if (!facts || !operation) return;
       // An anonymous operation is logged by its kind and root fields: `query tags,leads`.
       const roots = operation.selectionSet.selections.map((s) => (s.kind === Kind.FIELD ? s.name.value : '…'));

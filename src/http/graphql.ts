@@ -16,6 +16,8 @@ import { graphqlMultipartPlugin } from './graphql-multipart.js';
 import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
 import type { FileSpool } from '../storage/file-spool.js';
 import { jsonFieldsPlugin } from './graphql-json.js';
+import { graphqlTracingPlugin } from './graphql-tracing.js';
+import { tracingEnabled } from '../observability/tracing.js';
 import type { RequestFacts } from './request-facts.js';
 
 export interface GraphQLServerContext {
@@ -65,6 +67,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       shapeValidationErrors(deps.config),
       // Last: it replaces execution for the queries it serves, after every check above.
       jsonFieldsPlugin(),
+      // Wraps whichever execution runs; absent unless tracing is on.
+      ...(tracingEnabled() ? [graphqlTracingPlugin()] : []),
     ],
   });
 }

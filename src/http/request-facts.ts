@@ -1,5 +1,6 @@
 // What a request's log line tells beyond method, path and status: who called (organisation and key, or
-// the platform operator) and what ran (the GraphQL operation name, or the REST route's operationId).
+// the platform operator), what ran (the GraphQL operation name, or the REST route's operationId) and
+// the route's template (also the `route` label of the HTTP metrics).
 // Filled in while the request is handled, written once by app.ts.
 import type { Viewer } from '../auth/viewer.js';
 
@@ -8,6 +9,8 @@ export interface RequestFacts {
   keyId?: string;
   admin?: true;
   operation?: string;
+  /** The route's template (`/backend/leads/:id`, `/graphql`); absent when no route matched. */
+  route?: string;
 }
 
 export function noteViewer(facts: RequestFacts, viewer: Viewer | null): void {

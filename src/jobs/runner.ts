@@ -11,6 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Database } from '../db/client.js';
 import { log } from '../log.js';
+import { observeJob } from '../observability/metrics.js';
+import { traced } from '../observability/tracing.js';
 import { JOBS_CHANNEL } from './enqueue.js';
 import { DEFAULT_RETRY_DELAYS, FailJob, RetryJob, type JobPayload, type QueueDefinition } from './queue.js';
 
@@ -215,18 +217,27 @@ class Runner implements JobRunner {
       log.error('job failed', { queue: name, job: job.id, attempt: queue.maxAttempts, error: 'lease expired' });
       return this.record(FAILED, [...held, queue.maxAttempts, 'lease expired during the last attempt (its process stopped)']);
     }
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
-      await queue.definition.handler(job.payload, { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal });
+      // Each attempt is a trace of its own when tracing is on: its SQL and HTTP calls are its children.
+      const info = { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal };
+      await traced(`job ${name}`, { 'job.queue': name, 'job.id': job.id, 'job.attempt': job.attempts }, () => queue.definition.handler(job.payload, info), {
+        root: true,
+      });
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       if (e instanceof FailJob || job.attempts >= queue.maxAttempts) {
+        observeJob(name, 'failed', seconds());
         log.error('job failed', { queue: name, job: job.id, attempt: job.attempts, error });
         return this.record(FAILED, [...held, job.attempts, error]);
       }
+      observeJob(name, 'retry', seconds());
       const delayMs = e instanceof RetryJob ? e.delayMs : queue.retryDelays[Math.min(job.attempts, queue.retryDelays.length) - 1];
       log.warn('job attempt failed', { queue: name, job: job.id, attempt: job.attempts, retry_in_ms: delayMs, error });
       return this.record(RETRY, [...held, delayMs, error]);
     }
+    observeJob(name, 'done', seconds());
     return this.record(DONE, held);
   }
 

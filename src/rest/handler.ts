@@ -9,6 +9,8 @@ import { createContext, type ContextDeps } from '../context/context.js';
 import type { FieldRoute, RouteSpec } from '../domains/manifest.js';
 import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
+import { traced } from '../observability/tracing.js';
+import { executionAttributes } from '../http/graphql-tracing.js';
 import { assertCleanInput } from '../schema/clean-input.js';
 import { readLimitedBody } from '../http/body.js';
 import { FileSpool } from '../storage/file-spool.js';
@@ -82,7 +84,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     // A field served as JSON text (the deals list) answers with PostgreSQL's text as it comes; variables
     // the schema refuses go to sofa, which answers with the usual error.
     const json = route.method === 'GET' ? planJsonOperation(served, documentOf(route), undefined, variables) : null;
-    if (json) return { ok: true, status: 200, text: await json[0].run(context) };
+    if (json) return { ok: true, status: 200, text: await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), () => json[0].run(context)) };
     const restCall: RestCall = { variables, context };
     // sofa matches the route by method and path; the variables come from restCall.
     const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
@@ -113,6 +115,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       }
       if (!compiled) throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
       const route = compiled.route;
+      facts.route = compiled.fullPath;
       if (route.access !== 'public' && !viewer) viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken, direct: deps.direct });
       noteViewer(facts, viewer);
       facts.operation = operationIdOf(route);
@@ -123,7 +126,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       return await runField(route, request, url, params, viewer!, requestId);
     } catch (e) {
       const { error, internal } = normalizeError(e);
-      if (internal) log.error('unhandled error', { requestId, error: String((internal as Error)?.stack ?? internal) });
+      if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
       return errorResponse(style, error);
     }
   };

@@ -7,7 +7,9 @@ import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '
 import { useSofa } from 'sofa-api';
 import type { FieldRoute } from '../domains/manifest.js';
 import { normalizeError } from '../errors.js';
+import { executionAttributes } from '../http/graphql-tracing.js';
 import { log } from '../log.js';
+import { traced, tracingEnabled } from '../observability/tracing.js';
 import { BASE_PATH } from './route-table.js';
 
 export function restSchema(schema: GraphQLSchema, routes: readonly FieldRoute[]): GraphQLSchema {
@@ -51,7 +53,8 @@ export interface RestCall {
  */
 function executeWithRestVariables(args: ExecutionArgs) {
   const call = (args.contextValue as { restCall: RestCall }).restCall;
-  return execute({ ...args, contextValue: call.context, variableValues: call.variables });
+  const run = () => execute({ ...args, contextValue: call.context, variableValues: call.variables });
+  return tracingEnabled() ? traced('graphql.execute', executionAttributes(args.document, args.operationName, 'rest'), async () => run()) : run();
 }
 
 export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRoute[]) {

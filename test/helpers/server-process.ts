@@ -1,4 +1,5 @@
-// Real server processes (`node --import tsx src/main.ts`, what `npm start` execs) on free ports, for
+// Real server processes (`node --import tsx --import ./src/observability/preload.ts src/main.ts`, what
+// `npm start` execs) on free ports, for
 // the tests about several processes. Every process started is killed after the file if still alive.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -28,7 +29,7 @@ export async function freePort(): Promise<number> {
 /** Spawns the server now; `listening` resolves once it says it listens, and rejects if it exits first. */
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess & { listening: Promise<void> }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', '--import', './src/observability/preload.ts', 'src/main.ts'], {
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

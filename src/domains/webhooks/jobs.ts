@@ -7,6 +7,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { TenantClients, type TenantDb } from '../../db/tenant-scope.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
 import { enqueueMany } from '../../jobs/enqueue.js';
+import { countWebhookAttempt } from '../../observability/metrics.js';
 import { defineQueue, FailJob, RetryJob, type JobInfo } from '../../jobs/queue.js';
 import type { QueueDeps } from '../../jobs/registry.js';
 import { attemptDelivery, type DeliveryResult } from './deliver.js';
@@ -109,6 +110,7 @@ async function logAttempt(
   result: DeliveryResult,
   delayMs: number | null,
 ) {
+  countWebhookAttempt(status);
   const nextAttemptAt = delayMs === null ? null : new Date(Date.now() + delayMs);
   await db.$tenantQuery(
     (tenant) => Prisma.sql`

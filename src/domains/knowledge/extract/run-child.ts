@@ -12,6 +12,7 @@
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { setExtractionQueue } from '../../../observability/metrics.js';
 import type { ExtractionInput, ExtractionOutcome } from './child/main.mjs';
 
 export interface ExtractionLimits {
@@ -37,13 +38,19 @@ const waiting: (() => void)[] = [];
 
 export async function runExtraction(input: ExtractionInput, limits: ExtractionLimits): Promise<ExtractionOutcome> {
   if (running < MAX_CONCURRENT) running++;
-  else await new Promise<void>((resolve) => waiting.push(resolve)); // the finishing run hands its slot over
+  else {
+    const turn = new Promise<void>((resolve) => waiting.push(resolve)); // the finishing run hands its slot over
+    setExtractionQueue(running, waiting.length);
+    await turn;
+  }
+  setExtractionQueue(running, waiting.length);
   try {
     return await runOnce(input, limits);
   } finally {
     const next = waiting.shift();
     if (next) next();
     else running--;
+    setExtractionQueue(running, waiting.length);
   }
 }
 
