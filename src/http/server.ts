@@ -37,6 +37,39 @@ function refusal(app: ServedApp, pathname: string, error: AppError, restStyle?: 
 
 const READY_PATH = /^\/ready(\?|$)/;
 
+/** After a 413, how much of the rest of the body is read (and dropped) before hanging up, and for how long. */
+export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+export const LINGER_MAX_MS = 30_000;
+
+/**
+ * Answers 413 with `Connection: close`, then reads and drops the rest of the body before closing. A client
+ * that sends its whole body without waiting for `100-continue` (Node's fetch, browsers) reads its answer
+ * only once it has sent everything: closing at once resets the connection under it (EPIPE, ECONNRESET)
+ * and the answer is lost. The response stays open (its last byte unsent is none: the body is whole, only
+ * Node's close is held back) until the body has ended, LINGER_MAX_BYTES have come, or LINGER_MAX_MS.
+ */
+function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: string) {
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.write(body);
+  let received = 0;
+  const hangUp = () => {
+    clearTimeout(timer);
+    req.removeListener('data', count);
+    req.destroy();
+  };
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > LINGER_MAX_BYTES) hangUp();
+  };
+  const timer = setTimeout(hangUp, LINGER_MAX_MS);
+  req.on('data', count);
+  req.once('end', () => {
+    clearTimeout(timer);
+    res.end(); // Node closes the connection once this is sent (Connection: close)
+  });
+  req.once('error', hangUp);
+}
+
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
   const adapter = createServerAdapter((request: Request) => {
     // Load balancers probe health over plain HTTP; everything else must arrive over HTTPS when required.
@@ -84,13 +117,9 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
       // Its response may have started as keep-alive before the stop.
       if (stopping && !inUse(socket)) hangUp(socket);
     });
-    // Refuse before reading a byte of a body declared too large.
+    // Refuse a body declared too large before storing a byte of it.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => {
-        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-        res.end(body);
-        req.destroy();
-      });
+      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => refuseWhole(req, res, body));
       return;
     }
     adapter(req, res);
