@@ -41,6 +41,12 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** redis:// URL: live GraphQL subscriptions cross server processes through Redis (REDIS_URL). */
   redisUrl?: string;
+  /** Requests a minute per API key; 0 turns the limits off (RATE_LIMIT_PER_MINUTE). */
+  rateLimitPerMinute: number;
+  /** Knowledge extractions running at once in this process, all organisations together (EXTRACT_CONCURRENCY). */
+  extractConcurrency: number;
+  /** How long a knowledge file waits for an extraction slot before the request gets 503 (EXTRACT_WAIT_MS). */
+  extractWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +94,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownDelayMs = whole('SHUTDOWN_DELAY_MS', 0, 0);
   const shutdownTimeoutMs = whole('SHUTDOWN_TIMEOUT_MS', 25_000, 1);
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
+  const rateLimitPerMinute = whole('RATE_LIMIT_PER_MINUTE', 1200, 0);
+  const extractConcurrency = whole('EXTRACT_CONCURRENCY', os.availableParallelism(), 1);
+  const extractWaitMs = whole('EXTRACT_WAIT_MS', 30_000, 1);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   let result: Config | undefined;
@@ -120,6 +129,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       shutdownDelayMs,
       shutdownTimeoutMs,
       redisUrl,
+      rateLimitPerMinute,
+      extractConcurrency,
+      extractWaitMs,
     };
   } catch (e) {
     problems.push((e as Error).message);

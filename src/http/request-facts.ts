@@ -2,12 +2,15 @@
 // the platform operator) and what ran (the GraphQL operation name, or the REST route's operationId).
 // Filled in while the request is handled, written once by app.ts.
 import type { Viewer } from '../auth/viewer.js';
+import type { RequestLimits } from './rate-limit.js';
 
 export interface RequestFacts {
   tenantId?: string;
   keyId?: string;
   admin?: true;
   operation?: string;
+  /** The client's address and rate-limit budget (not logged). */
+  limits?: RequestLimits;
 }
 
 export function noteViewer(facts: RequestFacts, viewer: Viewer | null): void {

@@ -14,7 +14,7 @@ import { errorResponse, graphqlErrorResponse } from './responses.js';
 
 /** What the server serves: the app's fetch handler, and the error style of a path for its own refusals. */
 export interface ServedApp {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, client?: { address?: string }): Promise<Response>;
   styleOf(pathname: string): ResponseStyle;
 }
 
@@ -71,7 +71,7 @@ function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: 
 }
 
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
-  const adapter = createServerAdapter((request: Request) => {
+  const adapter = createServerAdapter<{ req?: http.IncomingMessage }>((request: Request, context) => {
     // Load balancers probe health over plain HTTP; everything else must arrive over HTTPS when required.
     const { pathname } = new URL(request.url);
     const probe = /^\/(health|ready)$/.test(pathname);
@@ -81,7 +81,8 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
         return refusal(app, pathname, new AppError('FORBIDDEN', 'HTTPS é obrigatório'), 'envelope');
       }
     }
-    return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
+    const client = { address: context.req?.socket.remoteAddress };
+    return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r, client));
   });
 
   let stopping = false;

@@ -1,6 +1,8 @@
 // A body over the limit sent whole, without `Expect: 100-continue` (Node's fetch, browsers), still gets
 // its 413: the server answers with `Connection: close` and reads the rest before hanging up, where closing
 // at once made the client's send fail (EPIPE, ECONNRESET) before it read the answer.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -25,36 +27,27 @@ afterAll(async () => {
   await db?.close();
 });
 
-const TWELVE_MB = new Uint8Array(12 * 1024 * 1024).fill(97);
-
-async function send(path: string, body: BodyInit) {
-  try {
-    const response = await fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body });
-    return { status: response.status, connection: response.headers.get('connection'), body: await response.json() };
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause;
-    return { status: 0, error: cause?.code ?? String(e) };
-  }
+/** Ten 12 MB bodies sent by Node's fetch from another process (in this one, the client shares the
+ * server's event loop, which hides the reset): what each got. */
+function sendFromAnotherProcess(path: string): Promise<unknown[]> {
+  const client = fileURLToPath(new URL('./oversized-client.mjs', import.meta.url));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [client, server.url, key, path, '12', '10'], { timeout: 100_000 }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve(stdout.trim().split('\n').map((line) => JSON.parse(line)));
+    });
+  });
 }
 
+const REFUSED = { status: 413, connection: 'close', body: { code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) } };
+
 describe('a body over 10 MB sent whole by fetch', () => {
-  it('gets 413 ten times out of ten on /backend/uploads, with Connection: close', async () => {
-    for (let i = 0; i < 10; i++) {
-      const form = new FormData();
-      form.append('file', new Blob([TWELVE_MB], { type: 'text/plain' }), 'big.txt');
-      const r = await send('/backend/uploads', form);
-      expect(r, `attempt ${i}`).toEqual({ status: 413, connection: 'close', body: { code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) } });
-    }
+  it('gets 413 ten times out of ten on /backend/uploads, with Connection: close', { timeout: 120_000 }, async () => {
+    expect(await sendFromAnotherProcess('/backend/uploads')).toEqual(Array(10).fill(REFUSED));
   });
 
-  it('gets 413 ten times out of ten on /backend/knowledge', async () => {
-    for (let i = 0; i < 10; i++) {
-      const form = new FormData();
-      form.append('name', 'grande');
-      form.append('file', new Blob([TWELVE_MB], { type: 'text/plain' }), 'big.txt');
-      const r = await send('/backend/knowledge', form);
-      expect(r, `attempt ${i}`).toEqual({ status: 413, connection: 'close', body: { code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) } });
-    }
+  it('gets 413 ten times out of ten on /backend/knowledge', { timeout: 120_000 }, async () => {
+    expect(await sendFromAnotherProcess('/backend/knowledge')).toEqual(Array(10).fill(REFUSED));
   });
 
   it('the server keeps serving afterwards', async () => {
