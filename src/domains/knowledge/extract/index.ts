@@ -65,8 +65,15 @@ export async function extractText(
         : `O arquivo ${extension} deve ser texto UTF-8, sem bytes nulos`,
     );
   }
-  const release = await turn?.slots.acquire(turn.org, turn.signal);
-  const outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits, turn?.signal).finally(() => release?.());
+  let outcome;
+  try {
+    const release = await turn?.slots.acquire(turn.org, turn.signal);
+    outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits, turn?.signal).finally(() => release?.());
+  } catch (e) {
+    // The client went away: no one reads the answer, and it is no server fault to log.
+    if (turn?.signal?.aborted) throw invalidInput('O cliente interrompeu a requisição');
+    throw e;
+  }
   if (!outcome.ok) {
     log.warn('knowledge file extraction refused', { extension, reason: outcome.reason, detail: outcome.detail });
     const error = invalidInput(MESSAGES[outcome.reason](extension));
