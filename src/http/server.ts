@@ -47,8 +47,9 @@ export const LINGER_MAX_MS = 30_000;
  * only once it has sent everything: closing at once resets the connection under it (EPIPE, ECONNRESET)
  * and the answer is lost. The response stays open (its last byte unsent is none: the body is whole, only
  * Node's close is held back) until the body has ended, LINGER_MAX_BYTES have come, or LINGER_MAX_MS.
+ * Returns the hang-up, for a server that stops meanwhile.
  */
-function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: string) {
+function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: string): () => void {
   res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
   res.write(body);
   let received = 0;
@@ -68,6 +69,7 @@ function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: 
     res.end(); // Node closes the connection once this is sent (Connection: close)
   });
   req.once('error', hangUp);
+  return hangUp;
 }
 
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
@@ -97,6 +99,8 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     socket.end();
   };
   /** Idle keep-alive connections, and ones that have not sent a whole request (which waiting would let hold the stop). */
+  /** Connections reading the rest of a refused body (refuseWhole). */
+  const lingering = new Set<() => void>();
   const hangUpUnused = () => {
     for (const socket of connections) if (!inUse(socket)) hangUp(socket);
   };
@@ -120,7 +124,13 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     });
     // Refuse a body declared too large before storing a byte of it.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => refuseWhole(req, res, body));
+      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => {
+        // A stop does not wait for the rest of a refused body.
+        if (stopping) return void refuseWhole(req, res, body)();
+        const hangUp = refuseWhole(req, res, body);
+        lingering.add(hangUp);
+        res.once('close', () => lingering.delete(hangUp));
+      });
       return;
     }
     adapter(req, res);
@@ -149,6 +159,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     url,
     close: ({ delayMs = 0 } = {}) => {
       stopping = true;
+      for (const hangUp of lingering) hangUp();
       for (const res of answering.keys()) if (!res.headersSent) res.setHeader('connection', 'close');
       hangUpUnused();
       return new Promise<void>((resolve) => {
