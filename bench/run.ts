@@ -11,6 +11,7 @@
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
+//   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
@@ -42,6 +43,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./messaging.js')).inboundLine,
     (await import('./pglite.js')).pgliteLine,
     (await import('./metrics.js')).metricsLine,
+    (await import('./fairness.js')).fairnessLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!only) return all;
@@ -76,8 +78,19 @@ async function main() {
   const databaseUrl = `${DB_URL}?schema=${SCHEMA}`;
   const db = await openDatabase({ databaseUrl, poolSize: 10 });
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-storage-'));
-  // Private URLs allowed: the webhooks line delivers to a receiver on loopback.
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  // Private URLs allowed: the webhooks line delivers to a receiver on loopback. No rate limit unless
+  // RATE_LIMIT_PER_MINUTE is given: the load of one key is the point (the fairness line measures the limiter).
+  const config = loadConfig({
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    STORAGE_DIR: storageDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    REQUIRE_HTTPS: 'false',
+    NODE_ENV: 'production',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  });
   const app = createApp(config, db);
   const server = await listen(app, config);
   const env: BenchEnv = {

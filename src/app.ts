@@ -13,6 +13,7 @@ import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer } from './http/graphql.js';
+import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { errorResponse, graphqlErrorResponse } from './http/responses.js';
 import { log } from './log.js';
@@ -34,14 +35,22 @@ import { createDirectoryStorage } from './storage/storage.js';
 async function withBoundedBody(request: Request, RequestClass: typeof Request): Promise<Request> {
   if (!request.body) return request;
   const body = await readLimitedBody(request);
-  return new RequestClass(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body) });
+  return new RequestClass(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body), signal: request.signal });
+}
+
+/** What the server knows of a request beyond the request itself. */
+export interface ClientInfo {
+  /** The connection's remote address. */
+  address?: string;
 }
 
 export interface App {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, client?: ClientInfo): Promise<Response>;
   /** The error style of a path before any route matched it (answers the Node server gives itself). */
   styleOf(pathname: string): ResponseStyle;
   deps: ContextDeps;
+  /** Lets go of what the app holds besides the database (the rate limits' Redis connection). */
+  close(): void;
 }
 
 export function createApp(config: Config, db: Database): App {
@@ -54,7 +63,8 @@ export function createApp(config: Config, db: Database): App {
   };
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
-  const rest = createRestHandler(schema, table, deps);
+  const limits = new RateLimits(config);
+  const rest = createRestHandler(schema, table, deps, limits);
   const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
   if (config.metricsToken) {
     enableMetrics();
@@ -82,7 +92,8 @@ export function createApp(config: Config, db: Database): App {
       const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
       try {
-        const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
+        const login = () => authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
+        const viewer = await authenticateWithin(limits, (facts.limits ??= {}), login);
         noteViewer(facts, viewer);
         if (isMultipartForm(request)) {
           // The request's files wait on disk while it runs, and are removed once it is answered.
@@ -109,10 +120,10 @@ export function createApp(config: Config, db: Database): App {
     return rest(request, requestId, facts);
   }
 
-  async function handle(request: Request, requestId: string): Promise<Response> {
+  async function handle(request: Request, requestId: string, client: ClientInfo): Promise<Response> {
     const started = performance.now();
     const { pathname } = new URL(request.url);
-    const facts: RequestFacts = {};
+    const facts: RequestFacts = { limits: { address: clientAddress(request, client.address, config.trustProxy) } };
     let response: Response;
     try {
       response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
@@ -120,13 +131,20 @@ export function createApp(config: Config, db: Database): App {
       log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
       response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
     }
-    if (crossOrigin(pathname)) response = withCors(request, response, config.corsOrigins);
+    if (crossOrigin(pathname)) {
+      response = withCors(request, response, config.corsOrigins);
+      // The budget the request was counted against; without one (no key was needed, or none was
+      // checked), what the client's address has left of its failed-authentication budget.
+      const { address, state } = facts.limits!;
+      setRateLimitHeaders(response.headers, state ?? (await limits.addressState(address)));
+    }
     response.headers.set('x-request-id', requestId);
     const ms = performance.now() - started;
     observeRequest(facts.route, request.method, response.status, ms / 1000);
     // Probes come every few seconds from load balancers: logged only at debug.
     const level = pathname === '/health' || pathname === '/ready' ? 'debug' : 'info';
-    log[level]('request', { method: request.method, path: pathname, status: response.status, ms: Math.round(ms), ...facts });
+    const { limits: _limits, ...logged } = facts;
+    log[level]('request', { method: request.method, path: pathname, status: response.status, ms: Math.round(ms), ...logged });
     return response;
   }
 
@@ -135,10 +153,11 @@ export function createApp(config: Config, db: Database): App {
   return {
     deps,
     styleOf: table.styleOf,
-    fetch(request) {
+    close: () => limits.close(),
+    fetch(request, client = {}) {
       // Every log line written while the request is handled carries its id (src/log.ts).
       const requestId = requestIdFrom(request.headers.get('x-request-id'));
-      return runWithRequestId(requestId, () => handle(request, requestId));
+      return runWithRequestId(requestId, () => handle(request, requestId, client));
     },
   };
 }

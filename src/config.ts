@@ -47,6 +47,12 @@ export interface Config {
   metricsToken?: string;
   /** OTLP/HTTP endpoint traces are exported to; unset, tracing is off (OTEL_EXPORTER_OTLP_ENDPOINT, read by src/observability/preload.ts). */
   otlpEndpoint?: string;
+  /** Requests a minute per API key; 0 turns the limits off (RATE_LIMIT_PER_MINUTE). */
+  rateLimitPerMinute: number;
+  /** Knowledge extractions running at once in this process, all organisations together (EXTRACT_CONCURRENCY). */
+  extractConcurrency: number;
+  /** How long a knowledge file waits for an extraction slot before the request gets 503 (EXTRACT_WAIT_MS). */
+  extractWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -94,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownDelayMs = whole('SHUTDOWN_DELAY_MS', 0, 0);
   const shutdownTimeoutMs = whole('SHUTDOWN_TIMEOUT_MS', 25_000, 1);
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
+  const rateLimitPerMinute = whole('RATE_LIMIT_PER_MINUTE', 1200, 0);
+  const extractConcurrency = whole('EXTRACT_CONCURRENCY', os.availableParallelism(), 1);
+  const extractWaitMs = whole('EXTRACT_WAIT_MS', 30_000, 1);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
@@ -131,6 +140,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       migrateOnStart: bool('MIGRATE_ON_START', env.MIGRATE_ON_START, true),
       metricsToken: env.METRICS_TOKEN || undefined,
       otlpEndpoint,
+      rateLimitPerMinute,
+      extractConcurrency,
+      extractWaitMs,
     };
   } catch (e) {
     problems.push((e as Error).message);

@@ -15,6 +15,8 @@ export type ErrorKind =
   | 'REQUEST_TIMEOUT'
   | 'INVALID_PHONE'
   | 'CHANNEL_ERROR'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL';
 
 /** The HTTP status of each kind, on every transport. */
@@ -29,6 +31,8 @@ export const ERROR_STATUS: Record<ErrorKind, number> = {
   REQUEST_TIMEOUT: 408,
   INVALID_PHONE: 400,
   CHANNEL_ERROR: 502,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

@@ -21,6 +21,8 @@ export interface Context {
   requestId: string;
   /** Per-request state: dataloaders and what they settled (see context/loaders.ts). */
   perRequest: Map<object, unknown>;
+  /** Aborted when the client goes away: long work (a file's extraction) stops for it. */
+  signal?: AbortSignal;
 }
 
 export interface ContextDeps {
@@ -40,7 +42,7 @@ const noTenant = new Proxy({} as TenantDb, {
 
 export function createContext(
   deps: ContextDeps,
-  request: { viewer: Viewer | null; requestId: string },
+  request: { viewer: Viewer | null; requestId: string; signal?: AbortSignal },
 ): Context {
   const viewer = request.viewer;
   return {
@@ -51,5 +53,6 @@ export function createContext(
     storage: deps.storage,
     requestId: request.requestId,
     perRequest: new Map(),
+    signal: request.signal,
   };
 }

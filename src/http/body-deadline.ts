@@ -42,7 +42,7 @@ export async function fetchWithBodyDeadline(request: Request, timeoutMs: number,
   });
   // The request's own class (the server adapter's, lighter than the global one).
   const RequestClass = request.constructor as typeof Request;
-  const guarded = new RequestClass(request.url, { method: request.method, headers: request.headers, body, duplex: 'half' } as RequestInit);
+  const guarded = new RequestClass(request.url, { method: request.method, headers: request.headers, body, duplex: 'half', signal: request.signal } as RequestInit);
   try {
     const response = await handle(guarded);
     // The rest of a late body is never read: close the connection instead of waiting for it.

@@ -50,7 +50,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     // under the 10 MB bound (http/body.ts) before Yoga sees them; Yoga's own limit would stream them again.
     multipart: false,
     maxRequestBodySize: false,
-    context: ({ viewer, requestId }) => createContext(deps, { viewer, requestId }),
+    context: ({ viewer, requestId, request }) => createContext(deps, { viewer, requestId, signal: request.signal }),
     maskedErrors: {
       maskError(error) {
         const refused = error instanceof GraphQLError ? methodNotAllowed(error) : null;

@@ -3,6 +3,7 @@
 // the route's template (also the `route` label of the HTTP metrics).
 // Filled in while the request is handled, written once by app.ts.
 import type { Viewer } from '../auth/viewer.js';
+import type { RequestLimits } from './rate-limit.js';
 
 export interface RequestFacts {
   tenantId?: string;
@@ -11,6 +12,8 @@ export interface RequestFacts {
   operation?: string;
   /** The route's template (`/backend/leads/:id`, `/graphql`); absent when no route matched. */
   route?: string;
+  /** The client's address and rate-limit budget (not logged). */
+  limits?: RequestLimits;
 }
 
 export function noteViewer(facts: RequestFacts, viewer: Viewer | null): void {

@@ -17,6 +17,8 @@ const BARE_CODES: Record<ErrorKind, string> = {
   REQUEST_TIMEOUT: 'ERR_REQUEST_TIMEOUT',
   INVALID_PHONE: 'ERR_INVALID_INPUT',
   CHANNEL_ERROR: 'ERR_INTERNAL',
+  RATE_LIMITED: 'ERR_RATE_LIMITED',
+  SERVICE_UNAVAILABLE: 'ERR_SERVICE_UNAVAILABLE',
   INTERNAL: 'ERR_INTERNAL',
 };
 
@@ -31,10 +33,18 @@ const ENVELOPE_CODES: Record<ErrorKind, string> = {
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   INVALID_PHONE: 'INVALID_PHONE',
   CHANNEL_ERROR: 'CHANNEL_ERROR',
+  RATE_LIMITED: 'RATE_LIMITED',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL: 'INTERNAL_ERROR',
 };
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+
+/** An error that says when to come back (429, 503: `extra.retry_after`, seconds) says it in `Retry-After` too. */
+function retryAfter(error: AppError): Record<string, string> {
+  const seconds = error.extra.retry_after;
+  return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
+}
 
 export function errorResponse(style: ResponseStyle, error: AppError, headers: Record<string, string> = {}): Response {
   // 401 is always the envelope form, whatever the route.
@@ -42,7 +52,7 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
   const body = envelope
     ? { success: false, error: { code: ENVELOPE_CODES[error.kind], message: error.message, ...error.extra } }
     : { code: BARE_CODES[error.kind], message: error.message, ...error.extra };
-  return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...headers } });
+  return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...retryAfter(error), ...headers } });
 }
 
 /**
@@ -53,7 +63,7 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
 export function graphqlErrorResponse(error: AppError): Response {
   const message = error.kind === 'UNAUTHORIZED' ? `${error.message}. Envie o cabeçalho Authorization: Bearer <chave de API>.` : error.message;
   const body = { errors: [{ message, extensions: { code: error.kind, status: error.status, ...error.extra } }] };
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...retryAfter(error), ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
   return new Response(JSON.stringify(body), { status: error.status, headers });
 }
 

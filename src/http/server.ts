@@ -14,7 +14,7 @@ import { errorResponse, graphqlErrorResponse } from './responses.js';
 
 /** What the server serves: the app's fetch handler, and the error style of a path for its own refusals. */
 export interface ServedApp {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, client?: { address?: string }): Promise<Response>;
   styleOf(pathname: string): ResponseStyle;
 }
 
@@ -37,8 +37,43 @@ function refusal(app: ServedApp, pathname: string, error: AppError, restStyle?: 
 
 const READY_PATH = /^\/ready(\?|$)/;
 
+/** After a 413, how much of the rest of the body is read (and dropped) before hanging up, and for how long. */
+export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+export const LINGER_MAX_MS = 30_000;
+
+/**
+ * Answers 413 with `Connection: close`, then reads and drops the rest of the body before closing. A client
+ * that sends its whole body without waiting for `100-continue` (Node's fetch, browsers) reads its answer
+ * only once it has sent everything: closing at once resets the connection under it (EPIPE, ECONNRESET)
+ * and the answer is lost. The response stays open (its last byte unsent is none: the body is whole, only
+ * Node's close is held back) until the body has ended, LINGER_MAX_BYTES have come, or LINGER_MAX_MS.
+ * Returns the hang-up, for a server that stops meanwhile.
+ */
+function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: string): () => void {
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.write(body);
+  let received = 0;
+  const hangUp = () => {
+    clearTimeout(timer);
+    req.removeListener('data', count);
+    req.destroy();
+  };
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > LINGER_MAX_BYTES) hangUp();
+  };
+  const timer = setTimeout(hangUp, LINGER_MAX_MS);
+  req.on('data', count);
+  req.once('end', () => {
+    clearTimeout(timer);
+    res.end(); // Node closes the connection once this is sent (Connection: close)
+  });
+  req.once('error', hangUp);
+  return hangUp;
+}
+
 export async function listen(app: ServedApp, config: Config): Promise<RunningServer> {
-  const adapter = createServerAdapter((request: Request) => {
+  const adapter = createServerAdapter<{ req?: http.IncomingMessage }>((request: Request, context) => {
     // Load balancers probe health over plain HTTP; everything else must arrive over HTTPS when required.
     const { pathname } = new URL(request.url);
     const probe = /^\/(health|ready)$/.test(pathname);
@@ -48,7 +83,8 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
         return refusal(app, pathname, new AppError('FORBIDDEN', 'HTTPS é obrigatório'), 'envelope');
       }
     }
-    return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r));
+    const client = { address: context.req?.socket.remoteAddress };
+    return fetchWithBodyDeadline(request, config.requestBodyTimeoutMs, (r) => app.fetch(r, client));
   });
 
   let stopping = false;
@@ -63,6 +99,8 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     socket.end();
   };
   /** Idle keep-alive connections, and ones that have not sent a whole request (which waiting would let hold the stop). */
+  /** Connections reading the rest of a refused body (refuseWhole). */
+  const lingering = new Set<() => void>();
   const hangUpUnused = () => {
     for (const socket of connections) if (!inUse(socket)) hangUp(socket);
   };
@@ -84,12 +122,14 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
       // Its response may have started as keep-alive before the stop.
       if (stopping && !inUse(socket)) hangUp(socket);
     });
-    // Refuse before reading a byte of a body declared too large.
+    // Refuse a body declared too large before storing a byte of it.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
       void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => {
-        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-        res.end(body);
-        req.destroy();
+        // A stop does not wait for the rest of a refused body.
+        if (stopping) return void refuseWhole(req, res, body)();
+        const hangUp = refuseWhole(req, res, body);
+        lingering.add(hangUp);
+        res.once('close', () => lingering.delete(hangUp));
       });
       return;
     }
@@ -119,6 +159,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     url,
     close: ({ delayMs = 0 } = {}) => {
       stopping = true;
+      for (const hangUp of lingering) hangUp();
       for (const res of answering.keys()) if (!res.headersSent) res.setHeader('connection', 'close');
       hangUpUnused();
       return new Promise<void>((resolve) => {

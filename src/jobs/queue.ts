@@ -24,6 +24,13 @@ export interface QueueDefinition<P extends JobPayload = JobPayload> {
   maxAttempts?: number;
   /** At most this many of the queue's jobs at once in one process; default the runner's concurrency. */
   concurrency?: number;
+  /**
+   * Fair claims: jobs are grouped by the payload field `key` (e.g. `webhook_id`); at most `perKey` of a
+   * group run at once across every process, and claims take the groups in turns (the oldest job of each
+   * group, then the second of each…, a group with fewer jobs running first), so one group's backlog
+   * never stands in front of another's job.
+   */
+  fairness?: { key: string; perKey: number };
 }
 
 export const DEFAULT_RETRY_DELAYS = [1_000, 10_000, 60_000, 600_000];

@@ -72,6 +72,45 @@ const CLAIM = `
     FOR UPDATE SKIP LOCKED)
   RETURNING id::text AS id, payload, attempts`;
 
+// The fair claim: per group (the payload field $5), only the oldest jobs that fit beside the group's
+// running ones ($6 at most, leases of every process counted); then the groups in turns, those with
+// fewer jobs running first (a job's place: the group's running jobs plus its rank). Concurrent claims
+// cannot pass the cap: they choose from the same oldest jobs of a group, SKIP LOCKED leaves one claim
+// each row, and a claim that reads a row another just took re-checks its lease (READ COMMITTED
+// re-evaluates a locked row's conditions on its newest version) and leaves it.
+const FAIR_CLAIM = `
+  WITH running AS (
+    SELECT payload->>$5 AS k, count(*)::int AS n FROM jobs
+    WHERE queue = $3 AND failed_at IS NULL AND locked_until > now()
+    GROUP BY 1),
+  due AS (
+    SELECT id, run_at, payload->>$5 AS k, row_number() OVER (PARTITION BY payload->>$5 ORDER BY run_at, id) AS turn
+    FROM jobs
+    WHERE queue = $3 AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())),
+  allowed AS (
+    SELECT d.id, d.turn + COALESCE(r.n, 0) AS place, d.run_at FROM due d LEFT JOIN running r ON r.k IS NOT DISTINCT FROM d.k
+    WHERE d.turn + COALESCE(r.n, 0) <= $6)
+  UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
+  WHERE id IN (
+    SELECT j.id FROM jobs j JOIN allowed a ON a.id = j.id
+    WHERE j.failed_at IS NULL AND j.run_at <= now() AND (j.locked_until IS NULL OR j.locked_until <= now())
+    ORDER BY a.place, a.run_at, j.id
+    LIMIT $4
+    FOR UPDATE OF j SKIP LOCKED)
+  RETURNING id::text AS id, payload, attempts`;
+
+// When the next job of a fair queue can be claimed, leaving out groups already at their cap (one of
+// their jobs finishing wakes the runner that ran it).
+const FAIR_NEXT_DUE = `
+  WITH running AS (
+    SELECT payload->>$2 AS k, count(*)::int AS n FROM jobs
+    WHERE queue = $1 AND failed_at IS NULL AND locked_until > now()
+    GROUP BY 1)
+  SELECT (EXTRACT(EPOCH FROM min(GREATEST(j.run_at, COALESCE(j.locked_until, j.run_at))) - now()) * 1000)::float8 AS ms
+  FROM jobs j LEFT JOIN running r ON r.k IS NOT DISTINCT FROM j.payload->>$2
+  WHERE j.queue = $1 AND j.failed_at IS NULL AND j.locked_by IS DISTINCT FROM $4
+    AND (COALESCE(r.n, 0) < $3 OR j.locked_until > now())`;
+
 // When the next job of these queues can be claimed: its run_at, or the end of another runner's lease.
 const NEXT_DUE = `
   SELECT (EXTRACT(EPOCH FROM min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now()) * 1000)::float8 AS ms
@@ -185,17 +224,25 @@ class Runner implements JobRunner {
     for (const queue of order) {
       const free = Math.min(this.concurrency - this.running.size, queue.limit - queue.running);
       if (free <= 0 || this.stopping) continue;
-      const jobs = await this.db.sql.query<ClaimedJob>(CLAIM, [this.id, this.leaseMs, queue.definition.name, free]);
+      const { name, fairness } = queue.definition;
+      const jobs = fairness
+        ? await this.db.sql.query<ClaimedJob>(FAIR_CLAIM, [this.id, this.leaseMs, name, free, fairness.key, fairness.perKey])
+        : await this.db.sql.query<ClaimedJob>(CLAIM, [this.id, this.leaseMs, name, free]);
       for (const job of jobs) this.launch(queue, job);
     }
   }
 
   /** Full queues are left out: a finishing handler wakes the runner anyway. */
   private async nextDueInMs(): Promise<number> {
-    const open = this.queues.filter((q) => q.running < q.limit).map((q) => q.definition.name);
+    const open = this.queues.filter((q) => q.running < q.limit).map((q) => q.definition);
     if (!open.length || this.running.size >= this.concurrency) return this.pollMs;
-    const [{ ms }] = await this.db.sql.query<{ ms: number | null }>(NEXT_DUE, [open, this.id]);
-    return ms === null ? this.pollMs : Math.min(this.pollMs, Math.max(MIN_SLEEP_MS, Math.ceil(ms)));
+    const plain = open.filter((q) => !q.fairness).map((q) => q.name);
+    const waits = await Promise.all([
+      ...(plain.length ? [this.db.sql.query<{ ms: number | null }>(NEXT_DUE, [plain, this.id])] : []),
+      ...open.filter((q) => q.fairness).map((q) => this.db.sql.query<{ ms: number | null }>(FAIR_NEXT_DUE, [q.name, q.fairness!.key, q.fairness!.perKey, this.id])),
+    ]);
+    const known = waits.map(([row]) => row.ms).filter((ms): ms is number => ms !== null);
+    return known.length ? Math.min(this.pollMs, Math.max(MIN_SLEEP_MS, Math.ceil(Math.min(...known)))) : this.pollMs;
   }
 
   private launch(queue: Queue, job: ClaimedJob) {

@@ -16,6 +16,7 @@ import { readLimitedBody } from '../http/body.js';
 import { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { noteViewer, type RequestFacts } from '../http/request-facts.js';
+import { authenticateWithin, type RateLimits } from '../http/rate-limit.js';
 import { errorResponse, successResponse } from '../http/responses.js';
 import { readRestForm } from './multipart.js';
 import { operationIdOf } from './openapi/document.js';
@@ -26,7 +27,7 @@ import { restVariables, type RestInput } from './variables.js';
 
 const notFoundRoute = () => new AppError('NOT_FOUND', 'Rota não encontrada');
 
-export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps: ContextDeps) {
+export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps: ContextDeps, limits?: RateLimits) {
   const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => 'field' in r && !!r.field);
   const served = restSchema(schema, fieldRoutes);
   const sofa = createSofaRouter(served, fieldRoutes);
@@ -80,7 +81,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     const input = await readInput(request, route, url, params, spool);
     const variables = restVariables(fieldArgs(route), input);
     assertCleanInput(variables);
-    const context = createContext(deps, { viewer, requestId });
+    const context = createContext(deps, { viewer, requestId, signal: request.signal });
     // A field served as JSON text (the deals list) answers with PostgreSQL's text as it comes; variables
     // the schema refuses go to sofa, which answers with the usual error.
     const json = route.method === 'GET' ? planJsonOperation(served, documentOf(route), undefined, variables) : null;
@@ -108,19 +109,23 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     try {
       const isAdminArea = url.pathname === `${BASE_PATH}/admin` || url.pathname.startsWith(`${BASE_PATH}/admin/`);
       let viewer: Viewer | null = null;
+      const login = () => authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken, direct: deps.direct });
       if (isAdminArea) {
         // The platform area is invisible without the admin token: every answer but a valid call is 404.
-        viewer = deps.config.adminToken ? await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken }).catch(() => null) : null;
+        const adminToken = deps.config.adminToken;
+        if (!adminToken) throw notFoundRoute();
+        const admin = () => authenticate(deps.prisma, request.headers.get('authorization'), { adminToken });
+        viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), admin, (v) => v.kind === 'admin', notFoundRoute) : await admin().catch(() => null);
         if (viewer?.kind !== 'admin' || !compiled) throw notFoundRoute();
       }
       if (!compiled) throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
       const route = compiled.route;
       facts.route = compiled.fullPath;
-      if (route.access !== 'public' && !viewer) viewer = await authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken, direct: deps.direct });
+      if (route.access !== 'public' && !viewer) viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), login) : await login();
       noteViewer(facts, viewer);
       facts.operation = operationIdOf(route);
       if (route.handler) {
-        const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId }) });
+        const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId, signal: request.signal }) });
         return result instanceof Response ? result : successResponse(route, JSON.stringify(result ?? null));
       }
       return await runField(route, request, url, params, viewer!, requestId);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { eventTypes, makeChannel, nextMobile, send, waitForMessage } from './helpers.js';
+import { eventTypes, makeChannel, makeDepartment, nextMobile, send, waitForMessage } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const APP_SECRET = 'whatsapp-app-secret-42';
@@ -213,5 +213,66 @@ describe('WhatsApp Cloud webhook notifications', () => {
     expect((await waitForMessage(api, first.id, () => true)).status).toBe('read');
     // Forged status reports change nothing.
     expect((await post(channel.id, statuses([{ id: b.provider_message_id!, status: 'read' }]), sign('x'))).status).toBe(401);
+  });
+});
+
+describe('a batch with malformed parts', () => {
+  it('stores the good messages and skips each malformed message and status, answering 200', async () => {
+    const org = await api.newOrg();
+    const channel = await whatsappChannel(org);
+    const [good1, good2, bad] = [nextMobile().slice(1), nextMobile().slice(1), nextMobile().slice(1)];
+    const payload = notification({
+      contacts: [{ wa_id: good1, profile: { name: 'Ana' } }, { wa_id: good2, profile: { name: 'Bi\u0000a' } }],
+      messages: [
+        { from: good1, id: 'wamid.GOOD1', type: 'text', text: { body: 'primeira' } },
+        { from: Number(bad), id: 'wamid.NUMBER', type: 'text', text: { body: 'remetente numérico' } },
+        { from: bad, id: 'wamid.NUL', type: 'text', text: { body: 'com \u0000 nulo' } },
+        { from: bad, id: 'wamid.SURROGATE', type: 'text', text: { body: 'metade \ud83d de emoji' } },
+        { from: bad, id: 'wamid.BODY', type: 'text', text: { body: 42 } },
+        { from: bad, id: 77, type: 'text', text: { body: 'id numérico' } },
+        { from: bad, id: 'wamid.CAPTION', type: 'image', image: { id: 'media', caption: ['x'] } },
+        null,
+        'texto solto',
+        // A well-formed message whose sender's name is not text: stored, named by its phone.
+        { from: good2, id: 'wamid.GOOD2', type: 'text', text: { body: 'segunda 😀' } },
+      ],
+      statuses: [{ id: 12, status: 'delivered' }, { id: 'wamid.X', status: 'read', errors: 'nope' }, null],
+    });
+    const r = await post(channel.id, payload);
+    expect(r).toEqual({ status: 200, body: { success: true, data: { messages: 2, statuses: 0 } } });
+    const rows = await api.db.prisma.message.findMany({ where: { tenant_id: org.tenantId }, select: { content: true, provider_message_id: true }, orderBy: { created_at: 'asc' } });
+    expect(rows).toEqual([
+      { content: 'primeira', provider_message_id: 'wamid.GOOD1' },
+      { content: 'segunda 😀', provider_message_id: 'wamid.GOOD2' },
+    ]);
+    expect(await stored(org.tenantId)).toEqual({ leads: 2, messages: 2 });
+  });
+});
+
+describe('a channel or department deleted while messages arrive', () => {
+  it('never answers 500: each message is stored, or skipped once the channel is gone', { timeout: 60_000 }, async () => {
+    const org = await api.newOrg();
+    for (const target of ['department', 'channel'] as const) {
+      const department = await makeDepartment(api, org, `Vendas ${target}`);
+      const channel = await whatsappChannel(org, {});
+      const moved = await api.rest('PUT', `/backend/channels/${channel.id}`, { key: org.key, body: { department_id: department.id } });
+      expect(moved.status).toBe(204);
+      // Four senders at a time (more would only measure how long transactions wait for a connection).
+      const statuses: number[] = [];
+      let sent = 0;
+      const sender = async () => {
+        for (let i = sent++; i < 24; i = sent++) {
+          const r = await post(channel.id, inboundPayload([{ from: nextMobile().slice(1), id: `wamid.RACE.${target}.${i}`, text: `mensagem ${i}` }]));
+          statuses.push(r.status);
+        }
+      };
+      const posts = Array.from({ length: 4 }, sender);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const path = target === 'department' ? `/backend/departments/${department.id}` : `/backend/channels/${channel.id}`;
+      const deleted = await api.rest('DELETE', path, { key: org.key });
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+      await Promise.all(posts);
+      expect(statuses.filter((s) => s !== 200 && s !== 404), `${target}: ${statuses.join(',')}`).toEqual([]);
+    }
   });
 });

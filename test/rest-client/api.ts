@@ -2655,6 +2655,20 @@ export interface components {
                 };
             };
         };
+        /** @description Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`. */
+        BareError429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "ERR_RATE_LIMITED";
+                    /** @description In Portuguese; match on `code`. */
+                    message: string;
+                };
+            };
+        };
         /** @description Internal error; the details stay in the server log. */
         BareError500: {
             headers: {
@@ -2664,6 +2678,20 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_INTERNAL";
+                    /** @description In Portuguese; match on `code`. */
+                    message: string;
+                };
+            };
+        };
+        /** @description The server is busy (e.g. every knowledge extraction slot taken for over 30 s); `Retry-After` says when to try again. */
+        BareError503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "ERR_SERVICE_UNAVAILABLE";
                     /** @description In Portuguese; match on `code`. */
                     message: string;
                 };
@@ -2802,6 +2830,25 @@ export interface components {
                 };
             };
         };
+        /** @description Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`. */
+        EnvelopeError429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "RATE_LIMITED";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
         /** @description Internal error; the details stay in the server log. */
         EnvelopeError500: {
             headers: {
@@ -2898,6 +2945,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -2925,6 +2973,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -2968,6 +3017,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -2995,6 +3045,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3030,6 +3081,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3053,6 +3105,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3089,6 +3142,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3117,6 +3171,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3157,6 +3212,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3184,6 +3240,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3212,6 +3269,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3235,6 +3293,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3269,6 +3328,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3296,6 +3356,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3341,6 +3402,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3373,6 +3435,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3413,6 +3476,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3440,6 +3504,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3486,6 +3551,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3532,6 +3598,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3632,6 +3699,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3664,6 +3732,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3710,6 +3779,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3733,6 +3803,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3769,6 +3840,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3792,6 +3864,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3832,6 +3905,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3859,6 +3933,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3887,6 +3962,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3925,6 +4001,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3954,6 +4031,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3977,6 +4055,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4038,7 +4117,9 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     searchKnowledge: {
@@ -4070,6 +4151,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4098,6 +4180,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4162,7 +4245,9 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteKnowledgeItem: {
@@ -4189,6 +4274,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4227,6 +4313,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4260,6 +4347,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4291,6 +4379,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4318,6 +4407,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4357,6 +4447,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4392,6 +4483,7 @@ export interface operations {
             400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4443,6 +4535,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4475,6 +4568,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4529,6 +4623,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4558,6 +4653,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4596,6 +4692,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4641,6 +4738,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
         };
@@ -4697,6 +4795,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
         };
@@ -4737,6 +4836,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4766,6 +4866,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4822,6 +4923,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4850,6 +4952,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4894,6 +4997,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4923,6 +5027,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4951,6 +5056,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4992,6 +5098,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5020,6 +5127,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5060,6 +5168,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5093,6 +5202,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5124,6 +5234,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5147,6 +5258,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5181,6 +5293,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5224,6 +5337,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5253,6 +5367,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5276,6 +5391,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5312,6 +5428,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5352,6 +5469,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5381,6 +5499,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5426,6 +5545,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5458,6 +5578,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5481,6 +5602,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5522,6 +5644,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5561,6 +5684,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5589,6 +5713,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5635,6 +5760,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5664,6 +5790,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5707,6 +5834,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5754,6 +5882,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5796,6 +5925,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5823,6 +5953,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -5862,6 +5993,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -5905,6 +6037,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -5934,6 +6067,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -5967,6 +6101,7 @@ export interface operations {
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5995,6 +6130,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6044,6 +6180,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6071,6 +6208,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6109,6 +6247,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6147,6 +6286,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6183,6 +6323,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6211,6 +6352,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6238,6 +6380,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6264,6 +6407,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             408: components["responses"]["BareError408"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6294,6 +6438,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6322,6 +6467,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6350,6 +6496,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6379,6 +6526,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6417,6 +6565,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6444,6 +6593,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6483,6 +6633,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6510,6 +6661,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6552,6 +6704,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6584,6 +6737,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6630,6 +6784,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6657,6 +6812,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6695,6 +6851,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6728,6 +6885,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6763,6 +6921,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
     };

@@ -1,7 +1,9 @@
 // A knowledge item's file: its text (extracted in a disposable process, ./extract) and the metadata the
 // item reports. The original bytes are not kept: the item stores the text and file_name, file_type, file_size.
 import { invalidInput } from '../../errors.js';
-import { extractText } from './extract/index.js';
+import type { Context } from '../../context/context.js';
+import { DEFAULT_EXTRACTION_LIMITS } from './extract/run-child.js';
+import { extractionSlots, extractText } from './extract/index.js';
 
 export interface KnowledgeFile {
   file_name: string;
@@ -13,12 +15,14 @@ export interface KnowledgeFile {
 
 const NAME_MAX = 255;
 
-export async function readKnowledgeFile(file: File): Promise<KnowledgeFile> {
+/** Extracts in the organisation's turn (one at a time each, EXTRACT_CONCURRENCY in all); stops if the client goes. */
+export async function readKnowledgeFile(ctx: Context, tenantId: string, file: File): Promise<KnowledgeFile> {
   // Some clients send a path ("C:\fakepath\preços.pdf"); the item keeps the base name only.
   const name = file.name.split(/[\\/]/).pop()!.trim();
   if (!name) throw invalidInput('O arquivo deve ter um nome com extensão');
   if (name.length > NAME_MAX) throw invalidInput(`O nome do arquivo aceita no máximo ${NAME_MAX} caracteres`);
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const { text, mimeType } = await extractText({ filename: name, bytes });
+  const turn = { slots: extractionSlots(ctx.config), org: tenantId, signal: ctx.signal };
+  const { text, mimeType } = await extractText({ filename: name, bytes }, DEFAULT_EXTRACTION_LIMITS, turn);
   return { file_name: name, file_type: mimeType, file_size: bytes.byteLength, text };
 }

@@ -72,9 +72,9 @@ function assistantRefused(e: unknown): unknown {
 }
 
 export async function createItem(ctx: Context, input: ItemInput, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.manage');
+  const { tenantId } = requirePermission(ctx.viewer, 'knowledge.manage');
   const changes = textChanges({ ...input, name: input.name ?? null });
-  const file = sentFile(input.file) ? fileChanges(await readKnowledgeFile(input.file)) : {};
+  const file = sentFile(input.file) ? fileChanges(await readKnowledgeFile(ctx, tenantId, input.file)) : {};
   try {
     const { id } = await ctx.db.knowledgeItem.create({ data: { ...changes, name: changes.name!, ...file }, select: { id: true } });
     return ctx.db.knowledgeItem.findUniqueOrThrow({ ...query, where: { id } });
@@ -88,13 +88,13 @@ export async function createItem(ctx: Context, input: ItemInput, query: Selectio
  * exclusive loses its exclusions. A file replaces the extracted text and the file's metadata.
  */
 export async function updateItem(ctx: Context, id: string, input: ItemInput, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.manage');
+  const { tenantId } = requirePermission(ctx.viewer, 'knowledge.manage');
   const changes = textChanges(input);
   let file = {};
   if (sentFile(input.file)) {
     // Extraction takes a process and up to seconds: not for an item that does not exist.
     if (!(await ctx.db.knowledgeItem.findUnique({ where: { id }, select: { id: true } }))) throw itemNotFound();
-    file = fileChanges(await readKnowledgeFile(input.file));
+    file = fileChanges(await readKnowledgeFile(ctx, tenantId, input.file));
   }
   const data = { ...changes, ...file };
   if (Object.keys(data).length) {

@@ -12,7 +12,7 @@ import type { Conversation, Lead, Message } from '../../generated/prisma/client.
 import { announceMessage } from './live.js';
 import { inboundPhone } from './phone.js';
 import { messageData } from './shapes.js';
-import { appendMessage, leadForPhone, openConversation } from './store.js';
+import { appendMessage, leadForPhone, lockChannel, openConversation } from './store.js';
 import { messageText } from './text.js';
 import { audienceOf, isConversationVisible, SYSTEM, type Audience } from './visibility.js';
 
@@ -41,7 +41,7 @@ export async function receiveMessage(db: TenantDb, config: Pick<Config, 'publicB
   const phone = inboundPhone(input.from);
   const name = input.name?.trim().slice(0, 255) || phone;
   return db.$transaction(async (tx) => {
-    const channel = await tx.channel.findUnique({ where: { id: channelId }, select: { id: true, department_id: true } });
+    const channel = await lockChannel(tx, channelId);
     if (!channel) throw notFound('Canal');
     if (input.providerMessageId && (await tx.message.findFirst({ where: { channel_id: channel.id, provider_message_id: input.providerMessageId }, select: { id: true } }))) {
       return null;

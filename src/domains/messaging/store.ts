@@ -9,6 +9,33 @@ import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';
 import { conversationData } from './shapes.js';
 
+/**
+ * The channel, locked until the caller's transaction ends (with its department), so that deleting either
+ * meanwhile waits instead of breaking the foreign keys of the conversation and message being written. The
+ * department is locked first, as its deletion does (it then clears channels.department_id); a channel
+ * whose department changed in between is read again. Null when the channel is gone.
+ */
+export async function lockChannel(tx: TenantTx, channelId: string): Promise<{ id: string; department_id: string | null } | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const [seen] = await tx.$tenantQuery<{ department_id: string | null }[]>(
+      (tenant) => Prisma.sql`SELECT department_id::text AS department_id FROM channels WHERE tenant_id = ${tenant} AND id = ${channelId}::uuid`,
+    );
+    if (!seen) return null;
+    if (seen.department_id) {
+      await tx.$tenantQuery(
+        (tenant) => Prisma.sql`SELECT id FROM departments WHERE tenant_id = ${tenant} AND id = ${seen.department_id}::uuid FOR KEY SHARE`,
+      );
+    }
+    const [channel] = await tx.$tenantQuery<{ id: string; department_id: string | null }[]>(
+      (tenant) => Prisma.sql`SELECT id::text AS id, department_id::text AS department_id FROM channels WHERE tenant_id = ${tenant} AND id = ${channelId}::uuid FOR SHARE`,
+    );
+    if (!channel) return null;
+    // Unchanged, or cleared by a department deletion that finished meanwhile: nothing left to lock.
+    if (channel.department_id === seen.department_id || channel.department_id === null) return channel;
+  }
+  throw new Error('lockChannel: the channel’s department kept changing');
+}
+
 /** The lead with this phone, created (and `lead.created` emitted) when the phone is new. */
 export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
   const inserted = await tx.$tenantQuery<{ id: string }[]>(

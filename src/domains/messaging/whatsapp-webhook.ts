@@ -3,7 +3,10 @@
 // takes the provider's webhook, authenticated by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with
 // the channel's app_secret) instead of an API key. Messages go through the same service as
 // POST /channels/{id}/inbound, statuses through the same rule as status callbacks. A provider retry of
-// a message already stored changes nothing.
+// a message already stored changes nothing. Each message and status of a batch is handled on its own:
+// one that is malformed (a number where text belongs, a NUL, an unpaired surrogate: what PostgreSQL
+// cannot store) or refused is logged and skipped, the others are stored, and the answer is 200, so the
+// provider does not resend the batch forever.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { HandlerInput } from '../manifest.js';
 import { AppError, invalidInput, notFound } from '../../errors.js';
@@ -77,7 +80,8 @@ function contentOf(message: WhatsAppMessage): string {
   const caption = (message[type] as { caption?: unknown } | undefined)?.caption;
   const text =
     message.text?.body ?? message.button?.text ?? message.interactive?.button_reply?.title ?? message.interactive?.list_reply?.title ?? (typeof caption === 'string' ? caption : undefined);
-  return text?.slice(0, 4096) || `[${type}]`;
+  // Cut at a character, never between the two halves of a surrogate pair.
+  return text?.slice(0, /[\uD800-\uDBFF]/.test(text.charAt(4095)) ? 4095 : 4096) || `[${type}]`;
 }
 
 function statusError(status: WhatsAppStatus): string | null {
@@ -86,6 +90,38 @@ function statusError(status: WhatsAppStatus): string | null {
   const head = [e.code !== undefined ? `(#${e.code})` : '', e.title ?? e.message ?? ''].filter(Boolean).join(' ');
   return (e.error_data?.details ? `${head}: ${e.error_data.details}` : head).slice(0, 1000);
 }
+
+/** Text PostgreSQL can store: a string without NUL and without an unpaired UTF-16 surrogate. */
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && !value.includes('\0') && !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+}
+
+const optionalText = (value: unknown) => value === undefined || value === null || isText(value);
+
+/** Every text of the message that is read is text (or absent); `from` and `id` are present. */
+function wellFormedMessage(message: unknown): message is WhatsAppMessage & { from: string; id: string } {
+  if (!message || typeof message !== 'object') return false;
+  const m = message as WhatsAppMessage;
+  if (!isText(m.from) || !isText(m.id) || !optionalText(m.type)) return false;
+  const type = m.type ?? 'text';
+  const caption = (m[type] as { caption?: unknown } | undefined)?.caption;
+  return [m.text?.body, m.button?.text, m.interactive?.button_reply?.title, m.interactive?.list_reply?.title, caption].every(optionalText);
+}
+
+function wellFormedStatus(status: unknown): status is WhatsAppStatus & { id: string; status: ReportedStatus } {
+  if (!status || typeof status !== 'object') return false;
+  const s = status as WhatsAppStatus;
+  if (!isText(s.id) || !REPORTED_STATUSES.includes(s.status as ReportedStatus)) return false;
+  if (s.errors === undefined) return true;
+  if (!Array.isArray(s.errors)) return false;
+  const e = s.errors[0];
+  if (e === undefined) return true;
+  if (!e || typeof e !== 'object') return false;
+  return (e.code === undefined || typeof e.code === 'number') && optionalText(e.title) && optionalText(e.message) && optionalText(e.error_data?.details);
+}
+
+/** An array field of the payload, or none when it is anything else. */
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 function changesOf(payload: unknown): ChangeValue[] {
   const entries = (payload as { entry?: unknown })?.entry;
@@ -109,12 +145,17 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
   const db = tenantDb(ctx.prisma, channel.tenant_id);
   let messages = 0;
   let statuses = 0;
+  const skip = (what: 'message' | 'status', reason: string) => log.warn(`whatsapp webhook: ${what} skipped`, { channelId: channel.id, reason });
   for (const value of changesOf(payload)) {
     // A change for another phone number of the same app is not this channel's.
     if (value.metadata?.phone_number_id && value.metadata.phone_number_id !== config.phone_number_id) continue;
-    const names = new Map((value.contacts ?? []).map((c) => [c.wa_id, c.profile?.name]));
-    for (const message of value.messages ?? []) {
-      if (!message.from || !message.id) continue;
+    const names = new Map<string, string>();
+    for (const c of listOf(value.contacts) as { wa_id?: unknown; profile?: { name?: unknown } }[]) if (isText(c?.wa_id) && isText(c?.profile?.name)) names.set(c.wa_id, c.profile.name);
+    for (const message of listOf(value.messages)) {
+      if (!wellFormedMessage(message)) {
+        skip('message', 'malformed');
+        continue;
+      }
       try {
         const stored = await receiveMessage(db, ctx.config, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: (message.type ?? 'text').slice(0, 32), providerMessageId: message.id });
         if (stored) {
@@ -122,16 +163,20 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
           messages++;
         }
       } catch (e) {
-        // One unreadable sender must not make the provider resend the others forever.
-        if (!(e instanceof AppError && e.kind === 'INVALID_INPUT')) throw e;
-        log.warn('whatsapp webhook: message skipped', { channelId: channel.id, reason: e.message });
+        // One unreadable sender, or a channel deleted meanwhile, must not make the provider resend the
+        // others forever.
+        if (!(e instanceof AppError && (e.kind === 'INVALID_INPUT' || e.kind === 'NOT_FOUND'))) throw e;
+        skip('message', e.message);
       }
     }
-    for (const status of value.statuses ?? []) {
-      if (!status.id || !REPORTED_STATUSES.includes(status.status as ReportedStatus)) continue;
+    for (const status of listOf(value.statuses)) {
+      if (!wellFormedStatus(status)) {
+        skip('status', 'malformed or not reported');
+        continue;
+      }
       const target = await db.message.findFirst({ where: { channel_id: channel.id, role: 'assistant', provider_message_id: status.id }, select: { id: true } });
       if (!target) continue;
-      await db.$transaction((tx) => advanceStatus(tx, ctx.config, target.id, { status: status.status as ReportedStatus, error: statusError(status) }));
+      await db.$transaction((tx) => advanceStatus(tx, ctx.config, target.id, { status: status.status, error: statusError(status) }));
       statuses++;
     }
   }

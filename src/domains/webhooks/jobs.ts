@@ -14,6 +14,8 @@ import { attemptDelivery, type DeliveryResult } from './deliver.js';
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay } from './schedule.js';
 
 export const DELIVER_QUEUE = 'webhooks.deliver';
+/** Attempts in flight at once to one webhook, across every process. */
+export const DELIVERIES_PER_WEBHOOK = 4;
 
 export interface DeliverPayload {
   [key: string]: unknown;
@@ -63,6 +65,9 @@ export const deliveryQueue = ({ db, config }: QueueDeps) => {
     maxAttempts: Math.max(1, schedule.length),
     // One slot stays free for the other queues (event fan-out) while receivers are slow.
     concurrency: Math.max(1, config.workerConcurrency - 1),
+    // A slow or dead receiver holds at most DELIVERIES_PER_WEBHOOK slots, in all processes; the other
+    // hooks' deliveries are claimed in turns beside it.
+    fairness: { key: 'webhook_id', perKey: DELIVERIES_PER_WEBHOOK },
     handler: (payload, job) => deliver(tenants.for(payload.tenant_id), payload, job, { schedule, allowPrivate: config.webhookAllowPrivateUrls }),
   });
 };

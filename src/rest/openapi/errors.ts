@@ -11,6 +11,8 @@ const MEANING: Record<number, string> = {
   409: 'Conflicts with the current state (a duplicate, or a record still in use).',
   408: 'The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed.',
   413: 'Body over 10 MB (plus multipart overhead), refused before it is read.',
+  429: 'Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
+  503: 'The server is busy (e.g. every knowledge extraction slot taken for over 30 s); `Retry-After` says when to try again.',
   500: 'Internal error; the details stay in the server log.',
   502: 'The provider behind the route failed.',
 };
@@ -38,6 +40,8 @@ export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
     statuses.add(401);
     statuses.add(403);
   }
+  // A key over its budget, or an address past its failed authentications.
+  if (route.access !== 'public') statuses.add(429);
   if (facts.namesRecords) statuses.add(404);
   // Any write can meet a database constraint (a duplicate, a record still referenced).
   if (route.field && route.method !== 'GET') statuses.add(409);

@@ -7,10 +7,29 @@ import { MAX_FILE_BYTES } from '../../../http/body.js';
 import { ACCEPTED_EXTENSIONS, contentMatches, fileTypeOf, isBinaryKind } from './file-types.js';
 import { MAX_INFLATED_BYTES, MAX_TEXT_CHARS, type RefusalReason } from './child/limits.mjs';
 import { DEFAULT_EXTRACTION_LIMITS, runExtraction, type ExtractionLimits } from './run-child.js';
+import { ExtractionSlots } from './slots.js';
 
 export { ACCEPTED_EXTENSIONS } from './file-types.js';
 export { MAX_TEXT_CHARS } from './child/limits.mjs';
 export type { ExtractionLimits } from './run-child.js';
+
+/** Who extracts, and whose turn it is: one scheduler per server (its settings: EXTRACT_CONCURRENCY, EXTRACT_WAIT_MS). */
+export interface ExtractionTurn {
+  slots: ExtractionSlots;
+  /** The organisation the file belongs to: one extraction at a time each. */
+  org: string;
+  /** The request's: once aborted, the file leaves the queue or its process is killed. */
+  signal?: AbortSignal;
+}
+
+const schedulers = new WeakMap<object, ExtractionSlots>();
+
+/** The scheduler of the server with these settings. */
+export function extractionSlots(config: { extractConcurrency: number; extractWaitMs: number }): ExtractionSlots {
+  let slots = schedulers.get(config);
+  if (!slots) schedulers.set(config, (slots = new ExtractionSlots(config.extractConcurrency, config.extractWaitMs)));
+  return slots;
+}
 
 export interface ExtractedText {
   text: string;
@@ -26,12 +45,14 @@ const MESSAGES: Record<RefusalReason, (extension: string) => string> = {
 };
 
 /**
- * The text of a knowledge file and its MIME type, or an INVALID_INPUT AppError saying why not.
- * `limits` exists for tests (e.g. a shorter time limit); callers use the defaults.
+ * The text of a knowledge file and its MIME type, or an INVALID_INPUT AppError saying why not; a
+ * SERVICE_UNAVAILABLE one when it waited too long for its turn. Without `turn` it extracts at once (tests
+ * of the extraction itself). `limits` exists for tests (e.g. a shorter time limit); callers use the defaults.
  */
 export async function extractText(
   file: { filename: string; bytes: Uint8Array },
   limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS,
+  turn?: ExtractionTurn,
 ): Promise<ExtractedText> {
   const type = fileTypeOf(file.filename);
   if (!type) throw invalidInput(`Extensão de arquivo não aceita. Use uma destas: ${ACCEPTED_EXTENSIONS.join(', ')}`);
@@ -44,7 +65,15 @@ export async function extractText(
         : `O arquivo ${extension} deve ser texto UTF-8, sem bytes nulos`,
     );
   }
-  const outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits);
+  let outcome;
+  try {
+    const release = await turn?.slots.acquire(turn.org, turn.signal);
+    outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits, turn?.signal).finally(() => release?.());
+  } catch (e) {
+    // The client went away: no one reads the answer, and it is no server fault to log.
+    if (turn?.signal?.aborted) throw invalidInput('O cliente interrompeu a requisição');
+    throw e;
+  }
   if (!outcome.ok) {
     log.warn('knowledge file extraction refused', { extension, reason: outcome.reason, detail: outcome.detail });
     const error = invalidInput(MESSAGES[outcome.reason](extension));

@@ -7,12 +7,10 @@
 // allocation aborts the whole server (nodejs/node#47224, reproduced in test/knowledge/extract.test.ts),
 // and no cap on the libraries' inputs rules that out. A process also gets an empty environment (no
 // database URL or secret for a parser to read) and its own address space.
-// A small cap on how many run at once keeps a burst of uploads from adding up. Whatever the process
-// does, the caller gets an outcome, never a crash.
+// How many run at once, and whose turn it is, is decided by the caller (slots.ts). Whatever the process
+// does, the caller gets an outcome, never a crash; a cancelled request (`signal`) kills its process.
 import { fork } from 'node:child_process';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { setExtractionQueue } from '../../../observability/metrics.js';
 import type { ExtractionInput, ExtractionOutcome } from './child/main.mjs';
 
 export interface ExtractionLimits {
@@ -29,34 +27,16 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
 };
 
 const CHILD_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
-const MAX_CONCURRENT = Math.max(1, Math.floor(os.availableParallelism() / 2));
 /** V8 writes why it gave up (the "FATAL ERROR" line) within its first few KB of stderr. */
 const STDERR_KEPT_CHARS = 16 * 1024;
 
-let running = 0;
-const waiting: (() => void)[] = [];
-
-export async function runExtraction(input: ExtractionInput, limits: ExtractionLimits): Promise<ExtractionOutcome> {
-  if (running < MAX_CONCURRENT) running++;
-  else {
-    const turn = new Promise<void>((resolve) => waiting.push(resolve)); // the finishing run hands its slot over
-    setExtractionQueue(running, waiting.length);
-    await turn;
-  }
-  setExtractionQueue(running, waiting.length);
-  try {
-    return await runOnce(input, limits);
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-    setExtractionQueue(running, waiting.length);
-  }
-}
-
-/** Resolves once the process is gone (its memory released), with its outcome or why it died. */
-function runOnce(input: ExtractionInput, limits: ExtractionLimits): Promise<ExtractionOutcome> {
+/**
+ * Resolves once the process is gone (its memory released), with its outcome or why it died; rejects with
+ * the signal's reason once the process is killed for a cancelled request.
+ */
+export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, signal?: AbortSignal): Promise<ExtractionOutcome> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
       // Plain JavaScript: no TypeScript loader (or any other flag) inherited from `tsx` or NODE_OPTIONS.
       execArgv: [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, '--max-semi-space-size=16'],
@@ -74,17 +54,22 @@ function runOnce(input: ExtractionInput, limits: ExtractionLimits): Promise<Extr
       child.kill('SIGKILL');
     };
     const timer = setTimeout(() => settle({ ok: false, reason: 'limits', detail: `over ${limits.timeoutMs} ms` }), limits.timeoutMs);
+    const cancel = () => child.kill('SIGKILL');
+    signal?.addEventListener('abort', cancel, { once: true });
     child.once('message', (result: ExtractionOutcome) => settle(result));
     child.on('error', (error) => {
       // A process that could not start is the server's failure (a 500), not the file's.
       if (child.pid === undefined) {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', cancel);
         reject(error);
       }
     });
-    child.once('close', (code, signal) => {
+    child.once('close', (code, killedBy) => {
       clearTimeout(timer);
-      resolve(outcome ?? { ok: false, reason: 'limits', detail: deathDetail(stderr, code, signal) });
+      signal?.removeEventListener('abort', cancel);
+      if (signal?.aborted && !outcome) reject(signal.reason);
+      else resolve(outcome ?? { ok: false, reason: 'limits', detail: deathDetail(stderr, code, killedBy) });
     });
     child.send(input, () => {}); // a process that died before reading its input: its 'close' says why
   });

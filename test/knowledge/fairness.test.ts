@@ -1,0 +1,78 @@
+// Knowledge extraction is shared fairly (decisions.md, "Bounded work"): one extraction at a time per
+// organisation, EXTRACT_CONCURRENCY in all (1 here), organisations served in turns, so another
+// organisation's queue delays a file by one extraction at most; a request whose client goes away
+// leaves the queue or has its extraction process killed; a file that waits past EXTRACT_WAIT_MS → 503.
+import { describe, expect, it, vi } from 'vitest';
+import { extractionSlots } from '../../src/domains/knowledge/extract/index.js';
+import { useTestApp, type Org } from '../helpers/app.js';
+import { form } from './helpers.js';
+
+const api = useTestApp({ EXTRACT_CONCURRENCY: '1', EXTRACT_WAIT_MS: '20000' });
+const slots = () => extractionSlots(api.config);
+
+/** About 1.7 MB of CSV: its own process and a few hundred ms of parsing. */
+const MEDIUM_CSV = 'nome,telefone,cidade,estado\n'.repeat(60_000);
+/** About 9 MB: seconds of parsing, long enough to cancel in the middle. */
+const LARGE_CSV = 'nome,telefone,cidade,estado,pais,cep\n'.repeat(250_000);
+
+function upload(org: Org, name: string, content: string, signal?: AbortSignal) {
+  const body = form({ name }, ['file', `${name}.csv`, content]);
+  return api.raw('/backend/knowledge', { method: 'POST', headers: { authorization: `Bearer ${org.key}` }, body, signal });
+}
+
+const settle = () => vi.waitFor(() => expect(slots().state).toEqual({ running: 0, waiting: 0 }), { timeout: 60_000, interval: 50 });
+
+describe('extraction turns', () => {
+  it('serves another organisation’s file after at most one of the flooding organisation’s', { timeout: 120_000 }, async () => {
+    const a = await api.newOrg('A');
+    const b = await api.newOrg('B');
+    const finished: string[] = [];
+    const flood = Array.from({ length: 4 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV).then((r) => (finished.push(`A${r.status}`), r)));
+    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 3 }), { timeout: 20_000, interval: 20 });
+    const small = await upload(b, 'b', 'nome\nAna\n').then((r) => (finished.push(`B${r.status}`), r));
+    expect(small.status).toBe(201);
+    await Promise.all(flood);
+    // B's extraction ran right after the one of A's running when it arrived (whose answer, writing 1.7 MB
+    // of text, may come after B's): A's other three waited their turn.
+    expect(finished.filter((f) => f.startsWith('A'))).toEqual(['A201', 'A201', 'A201', 'A201']);
+    expect(finished.indexOf('B201')).toBeLessThanOrEqual(1);
+  });
+
+  it('a cancelled request leaves the queue, and one being extracted has its process killed', { timeout: 120_000 }, async () => {
+    const org = await api.newOrg();
+    await settle();
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const first = upload(org, 'grande', LARGE_CSV, running.signal).catch(() => null);
+    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 0 }), { timeout: 20_000, interval: 20 });
+    const second = upload(org, 'outro', MEDIUM_CSV, waiting.signal).catch(() => null);
+    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 1 }), { timeout: 20_000, interval: 20 });
+    waiting.abort();
+    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 0 }), { timeout: 2_000, interval: 20 });
+    const cancelled = Date.now();
+    running.abort();
+    // The slot is released once the extraction process has exited: killed, not left to finish.
+    await settle();
+    expect(Date.now() - cancelled).toBeLessThan(1_500);
+    await Promise.all([first, second]);
+    const items = await api.rest('GET', '/backend/knowledge', { key: org.key });
+    expect(items.body).toEqual([]);
+  });
+});
+
+describe('a file that waits too long for its turn', () => {
+  const short = useTestApp({ EXTRACT_CONCURRENCY: '1', EXTRACT_WAIT_MS: '100' });
+
+  it('gets 503 with Retry-After, in the bare style', { timeout: 120_000 }, async () => {
+    const org = await short.newOrg();
+    const auth = { authorization: `Bearer ${org.key}` };
+    const send = (name: string) => short.raw('/backend/knowledge', { method: 'POST', headers: auth, body: form({ name }, ['file', `${name}.csv`, MEDIUM_CSV]) });
+    const first = send('primeiro');
+    await vi.waitFor(() => expect(extractionSlots(short.config).state.running).toBe(1), { timeout: 20_000, interval: 20 });
+    const late = await send('segundo');
+    expect(late.status).toBe(503);
+    expect(Number(late.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await late.json()).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: expect.any(String), retry_after: expect.any(Number) });
+    expect((await first).status).toBe(201);
+  });
+});
