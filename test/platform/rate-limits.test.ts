@@ -9,7 +9,8 @@ import { loadConfig } from '../../src/config.js';
 import { listen } from '../../src/http/server.js';
 import { ADMIN_TOKEN, useTestApp } from '../helpers/app.js';
 
-const api = useTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+const api = useTestApp({ RATE_LIMIT_PER_MINUTE: '5', METRICS_TOKEN });
 const BASE = 'http://funil.test';
 const opened: { close(): unknown }[] = [];
 afterAll(async () => {
@@ -54,6 +55,10 @@ describe('per API key', () => {
     // Another key of the same organisation has its own budget.
     const other = await api.newOrg();
     expect((await call('/backend/pipelines', other.key)).status).toBe(200);
+
+    // The three refusals are counted for /metrics.
+    const metrics = await api.app.fetch(new Request(BASE + '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }));
+    expect(await metrics.text()).toMatch(/^funil_rate_limit_refusals_total\{limit="api_key"\} 3$/m);
   });
 
   it('with REDIS_URL, two server processes share one budget', async () => {
