@@ -9,7 +9,7 @@ import { createContext, type ContextDeps } from '../context/context.js';
 import type { FieldRoute, RouteSpec } from '../domains/manifest.js';
 import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
-import { traced } from '../observability/tracing.js';
+import { traced, tracingEnabled } from '../observability/tracing.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { assertCleanInput } from '../schema/clean-input.js';
 import { readLimitedBody } from '../http/body.js';
@@ -85,7 +85,11 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     // A field served as JSON text (the deals list) answers with PostgreSQL's text as it comes; variables
     // the schema refuses go to sofa, which answers with the usual error.
     const json = route.method === 'GET' ? planJsonOperation(served, documentOf(route), undefined, variables) : null;
-    if (json) return { ok: true, status: 200, text: await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), () => json[0].run(context)) };
+    if (json) {
+      const run = () => json[0].run(context);
+      const text = tracingEnabled() ? await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), run) : await run();
+      return { ok: true, status: 200, text };
+    }
     const restCall: RestCall = { variables, context };
     // sofa matches the route by method and path; the variables come from restCall.
     const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });

@@ -94,7 +94,7 @@ describe('OpenTelemetry', () => {
     expect(loaded).toContain('@opentelemetry/instrumentation-pg');
   });
 
-  it('one REST request: a trace with the HTTP span, the GraphQL execution and its SQL statements; the log line has its trace id', async () => {
+  it('one REST request: a trace with the HTTP span, the GraphQL execution and its SQL statements; the log line has its trace id; /graphql too', async () => {
     const receiver = await otlpReceiver();
     try {
       const server = await spawnServer({
@@ -142,6 +142,24 @@ describe('OpenTelemetry', () => {
         expect(underExecution.length).toBeGreaterThan(0);
         expect(String(attribute(underExecution[0], 'db.query.text'))).toMatch(/SELECT/i);
       });
+      // On /graphql, the execution span carries the operation's name, its statements under it.
+      const gql = await fetch(`http://127.0.0.1:${server.port}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'query TraceTags { tags { id } }' }),
+      });
+      expect(gql.status).toBe(200);
+      await vi.waitFor(
+        () => {
+          const named = receiver.spans.find((s) => s.name === 'graphql.execute' && attribute(s, 'graphql.operation.name') === 'TraceTags');
+          expect(named).toBeDefined();
+          expect(attribute(named!, 'funil.transport')).toBe('graphql');
+          const inTrace = receiver.spans.filter((s) => s.traceId === named!.traceId);
+          expect(inTrace.some((s) => s.kind === 2 && attribute(s, 'url.path') === '/graphql')).toBe(true);
+          expect(inTrace.some((s) => s.parentSpanId === named!.spanId)).toBe(true);
+        },
+        { timeout: 15_000, interval: 100 },
+      );
       // The request's log line carries the request id and the trace id.
       const line = server
         .output()
