@@ -2,6 +2,7 @@
 // against PostgreSQL at any time. Uses the same services as the API.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { generateApiKey } from './auth/keys.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { TenantClients } from './db/tenant-scope.js';
@@ -16,6 +17,7 @@ import { createDirectoryStorage } from './storage/storage.js';
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
+  keygen                                                         print a new well-formed API key (for BOOTSTRAP_API_KEY)
   create-tenant --name NAME [--owner-name N] [--owner-email E]   organisation + Owner + API key
   list-tenants                                                   organisations
   create-key --tenant ID [--user ID] [--name N] [--permissions a,b] [--expires-at ISO]
@@ -36,6 +38,11 @@ async function main() {
   });
   if (!command || command === 'help' || command === '--help') {
     console.log(USAGE);
+    return;
+  }
+  if (command === 'keygen') {
+    // No database: the key is only a value to put in BOOTSTRAP_API_KEY (stored as a hash at the first start).
+    console.log(generateApiKey());
     return;
   }
   setLogLevel('warn');
