@@ -164,9 +164,10 @@ describe('reading, status and delete', () => {
 
   it('answers 404 for another organisation’s list and 400 for a malformed id', async () => {
     const other = await api.newOrg('Outra');
-    expect((await api.rest('GET', `/backend/uploads/tenant/${other.tenantId}`, { key: operator })).status).toBe(404);
-    expect((await api.rest('GET', `/backend/uploads/tenant/${randomUUID()}`, { key: operator })).body.code).toBe('ERR_NOT_FOUND');
-    expect((await api.rest('GET', '/backend/uploads/tenant/nao-e-uuid', { key: operator })).body.code).toBe('ERR_INVALID_INPUT');
+    // The organisation's listing needs uploads.manage: the owner's key.
+    expect((await api.rest('GET', `/backend/uploads/tenant/${other.tenantId}`, { key: org.key })).status).toBe(404);
+    expect((await api.rest('GET', `/backend/uploads/tenant/${randomUUID()}`, { key: org.key })).body.code).toBe('ERR_NOT_FOUND');
+    expect((await api.rest('GET', '/backend/uploads/tenant/nao-e-uuid', { key: org.key })).body.code).toBe('ERR_INVALID_INPUT');
     expect((await api.rest('GET', '/backend/uploads/nao-e-uuid', { key: operator })).status).toBe(400);
     expect((await api.rest('GET', `/backend/uploads/${randomUUID()}`, { key: operator })).body.code).toBe('ERR_NOT_FOUND');
   });

@@ -50,8 +50,9 @@ const CREATE_TX = { maxWait: 20_000, timeout: 30_000 };
 const origin = (value: string | null | undefined) => optionalText('origin', value, 100) || 'manual';
 const note = (value: string | null | undefined) => optionalText('note', value, 10_000);
 
+/** A deleted user keeps the deals it owns but is given no new ones. */
 async function assertUser(db: TenantTx, userId: string) {
-  if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
+  if (!(await db.user.findFirst({ where: { id: userId, deleted_at: null }, select: { id: true } }))) throw notFound('Usuário');
 }
 
 async function insertLines(db: TenantTx, dealId: string, lines: LineData[]) {

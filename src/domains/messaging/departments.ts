@@ -69,7 +69,7 @@ export async function listMembers(ctx: Context, id: string) {
 
 export async function addMember(ctx: Context, id: string, userId: string) {
   await assertDepartment(ctx, id);
-  if (!(await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
+  if (!(await ctx.db.user.findFirst({ where: { id: userId, deleted_at: null }, select: { id: true } }))) throw notFound('Usuário');
   try {
     await ctx.db.departmentMember.create({ data: { department_id: id, user_id: userId } });
   } catch (e) {
