@@ -155,7 +155,7 @@ export function allows(access: Access, key: { role: string; permissions: Readonl
  */
 export async function fingerprint(db: Database, tenantId: string): Promise<Record<string, string>> {
   const tables = await db.prisma.$queryRawUnsafe<{ table_name: string; tenant: boolean }[]>(
-    `SELECT c.table_name, bool_or(c.column_name = 'tenant_id') AS tenant
+    `SELECT c.table_name::text AS table_name, bool_or(c.column_name::text = 'tenant_id') AS tenant
      FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name NOT LIKE '\\_prisma%'
      GROUP BY c.table_name ORDER BY c.table_name`,
