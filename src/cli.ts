@@ -3,6 +3,7 @@
 // embedded database and its files (PostgreSQL has pg_dump): they work on the directories, not a client.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { generateApiKey } from './auth/keys.js';
 import { loadConfig, type Config } from './config.js';
 import { backup, restore } from './db/backup.js';
 import { openDatabase } from './db/client.js';
@@ -18,6 +19,7 @@ import { createDirectoryStorage } from './storage/storage.js';
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
+  keygen                                                         print a new well-formed API key (for BOOTSTRAP_API_KEY)
   create-tenant --name NAME [--owner-name N] [--owner-email E]   organisation + Owner + API key
   list-tenants                                                   organisations
   create-key --tenant ID [--user ID] [--name N] [--permissions a,b] [--expires-at ISO]
@@ -41,6 +43,11 @@ async function main() {
   });
   if (!command || command === 'help' || command === '--help') {
     console.log(USAGE);
+    return;
+  }
+  if (command === 'keygen') {
+    // No database: the key is only a value to put in BOOTSTRAP_API_KEY (stored as a hash at the first start).
+    console.log(generateApiKey());
     return;
   }
   setLogLevel('warn');

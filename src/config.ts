@@ -1,6 +1,7 @@
 // Environment → typed configuration, validated once at start. Every setting is documented in the README.
 import os from 'node:os';
 import path from 'node:path';
+import { isGeneratedKey } from './auth/keys.js';
 
 export interface Config {
   port: number;
@@ -86,8 +87,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`REQUEST_BODY_TIMEOUT_MS must be a positive number of milliseconds, got "${env.REQUEST_BODY_TIMEOUT_MS}"`);
   const logLevel = (env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info')) as Config['logLevel'];
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
-  if (env.BOOTSTRAP_API_KEY !== undefined && env.BOOTSTRAP_API_KEY.length > 0 && env.BOOTSTRAP_API_KEY.length < 16)
-    problems.push('BOOTSTRAP_API_KEY must be at least 16 characters');
+  // A key that could never authenticate would be accepted here and then lock everyone out.
+  if (env.BOOTSTRAP_API_KEY && !isGeneratedKey(env.BOOTSTRAP_API_KEY))
+    problems.push('BOOTSTRAP_API_KEY is not a well-formed API key (fnl_ followed by 38 letters and digits ending in a checksum): make one with `npm run cli -- keygen`');
   const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
   if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
   const whole = (name: string, fallback: number, min: number) => {

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
+import { buildSchema, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
 import { domains, schema } from '../src/domains/index.js';
 import { printedSchema, SCHEMA_FILE } from '../src/print-schema.js';
 import { buildRouteTable } from '../src/rest/route-table.js';
 import { isPermission } from '../src/auth/permissions.js';
+import { accessOfField, guardRootFields } from '../src/auth/access.js';
 
 // Relay's connection types keep their standard camelCase names (pageInfo, hasNextPage…).
 const RELAY_TYPES = (name: string) => name === 'PageInfo' || name.endsWith('Connection') || name.endsWith('Edge');
@@ -64,12 +65,14 @@ describe('domain manifests', () => {
     const table = buildRouteTable(domains);
     const declared = domains.flatMap((d) => d.routes.map((r) => ({ domain: d.name, route: r })));
     expect(table.routes).toHaveLength(declared.length);
-    const ACCESS = new Set(['public', 'platform', 'member', 'admin', 'admin:full']);
+    const ACCESS = new Set(['public', 'platform', 'member', 'admin:full']);
     for (const c of table.routes) {
       const origin = declared.find((d) => d.route === c.route);
       expect(origin?.domain, `${c.route.method} ${c.fullPath}`).toBe(c.domain);
       expect(['bare', 'envelope']).toContain(c.route.style);
-      expect(ACCESS.has(c.route.access) || isPermission(c.route.access), `${c.fullPath}: access ${c.route.access}`).toBe(true);
+      const access = c.route.access;
+      const valid = typeof access === 'string' ? ACCESS.has(access) || isPermission(access) : access.length > 0 && access.every(isPermission);
+      expect(valid, `${c.fullPath}: access ${JSON.stringify(access)}`).toBe(true);
       expect(Boolean(c.route.field) !== Boolean(c.route.handler), `${c.fullPath}: a field or a handler`).toBe(true);
       // The style of an area (what unknown paths and early refusals answer in) is the style of its routes.
       expect(table.styleOf(c.fullPath.replace(/:[^/]+/g, 'x'))).toBe(c.route.style);
@@ -80,6 +83,19 @@ describe('domain manifests', () => {
     const names = domains.flatMap((d) => (d.permissions ?? []).map((p) => p.name));
     expect(new Set(names).size).toBe(names.length);
     for (const d of domains) for (const p of d.permissions ?? []) expect(p.roles, p.name).toEqual(expect.arrayContaining(['owner', 'admin']));
+  });
+
+  it('every root field declares its access; a field without one, or one naming an unknown permission, cannot start', () => {
+    for (const root of ['Query', 'Mutation', 'Subscription'] as const) {
+      const type = root === 'Query' ? schema.getQueryType() : root === 'Mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+      for (const name of Object.keys(type!.getFields())) expect(accessOfField(schema, root, name), `${root}.${name}`).toBeDefined();
+    }
+    const tiny = buildSchema('type Query { known: Int, forgotten: Int }');
+    const route = { method: 'GET', path: '/known', field: 'Query.known', style: 'bare', access: 'member' } as const;
+    expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route] }])).toThrow(/without a declared access.*Query\.forgotten/);
+    expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': 'pipeline.everything' } }])).toThrow(/unknown permission pipeline\.everything/);
+    expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': 'member', 'Query.gone': 'member' } }])).toThrow(/Query\.gone/);
+    expect(guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': ['leads.view', 'pipeline.view'] } }])).toBeDefined();
   });
 
   it('refuses a table whose area mixes styles, or a route declared twice', () => {

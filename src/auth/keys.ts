@@ -52,14 +52,20 @@ export function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 6);
 }
 
-/**
- * Whether a presented key can be a key at all. Generated keys carry a checksum; other values (the
- * operator-chosen BOOTSTRAP_API_KEY) only need to be a plausible token.
- */
-export function isWellFormedKey(key: string): boolean {
-  if (!/^[\x21-\x7e]{16,256}$/.test(key)) return false;
-  if (!key.startsWith(KEY_PREFIX)) return true;
+/** A key as `generateApiKey` makes them: the prefix, the body and its checksum (what BOOTSTRAP_API_KEY must be). */
+export function isGeneratedKey(key: string): boolean {
+  if (!key.startsWith(KEY_PREFIX)) return false;
   const rest = key.slice(KEY_PREFIX.length);
   if (rest.length !== BODY_LENGTH + CHECKSUM_LENGTH || !/^[0-9A-Za-z]+$/.test(rest)) return false;
   return checksum(rest.slice(0, BODY_LENGTH)) === rest.slice(BODY_LENGTH);
+}
+
+/**
+ * Whether a presented key can be a key at all. Keys with the prefix must carry a valid checksum; others
+ * only need to be a plausible token, so that bootstrap keys chosen before the start checked them
+ * (stored only as hashes) keep working.
+ */
+export function isWellFormedKey(key: string): boolean {
+  if (!/^[\x21-\x7e]{16,256}$/.test(key)) return false;
+  return !key.startsWith(KEY_PREFIX) || isGeneratedKey(key);
 }

@@ -1,5 +1,6 @@
 // Who is calling: a user of one organisation (through an API key), or the platform operator
-// (ADMIN_TOKEN). Checks live here so every resolver asks the same question the same way.
+// (ADMIN_TOKEN). The checks auth/access.ts applies to every root field and route, and the ones account
+// services apply to the user they act on, live here.
 import { AppError } from '../errors.js';
 import type { Permission, RoleName } from './permissions.js';
 
@@ -28,29 +29,18 @@ export function requireTenant(viewer: Viewer | null): TenantViewer {
   return viewer;
 }
 
-export function requirePermission(viewer: Viewer | null, permission: Permission): TenantViewer {
-  const user = requireTenant(viewer);
-  if (!user.permissions.has(permission)) throw new AppError('FORBIDDEN', `Permissão necessária: ${permission}`);
-  return user;
-}
-
-/** Owner/Admin-only areas: users, API keys, webhooks, departments listing, knowledge and template writes… */
-export function requireAdminRole(viewer: Viewer | null): TenantViewer {
-  const user = requireTenant(viewer);
-  if (user.role !== 'owner' && user.role !== 'admin') throw new AppError('FORBIDDEN', 'Requer papel de administrador ou proprietário');
-  return user;
-}
-
 /**
  * Managing users and API keys (decisions.md "Who may manage users and keys"): an owner or admin with a
  * full key, or the platform operator acting inside the organisation (the CLI). `forRole` is the role of
- * the user being created or given a key: only an owner (or the operator) may act for an owner.
+ * the user acted on (created, changed, deleted, given or losing a key) or given: only an owner (or the
+ * operator) may act for an owner.
  */
 export function requireAccountManager(viewer: Viewer | null, forRole?: RoleName): Viewer {
   if (viewer?.kind === 'admin' && viewer.tenantId) return viewer;
-  const user = requireAdminRole(viewer);
+  const user = requireTenant(viewer);
+  if (user.role !== 'owner' && user.role !== 'admin') throw new AppError('FORBIDDEN', 'Requer papel de administrador ou proprietário');
   if (user.narrowed) throw new AppError('FORBIDDEN', 'Gerenciar usuários e chaves exige uma chave sem lista de permissões');
-  if (forRole === 'owner' && user.role !== 'owner') throw new AppError('FORBIDDEN', 'Somente um proprietário pode criar proprietários ou chaves para eles');
+  if (forRole === 'owner' && user.role !== 'owner') throw new AppError('FORBIDDEN', 'Somente um proprietário pode criar, alterar ou remover proprietários e suas chaves');
   return user;
 }
 

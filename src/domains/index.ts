@@ -1,6 +1,7 @@
 // The list of domains: the one place a new domain is added. Importing a domain registers its schema
 // types and fields; the route table, the response style of each REST area and the permission catalogue
 // are derived from this list.
+import { guardRootFields } from '../auth/access.js';
 import { registerPermissions } from '../auth/permissions.js';
 import { builder } from '../schema/builder.js';
 import type { DomainManifest } from './manifest.js';
@@ -30,5 +31,5 @@ export const domains: readonly DomainManifest[] = [
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 
-/** The schema, once every domain has registered its types and fields. */
-export const schema = builder.toSchema({ sortSchema: false });
+/** The schema, once every domain has registered its types and fields: each root field guarded by its declared access. */
+export const schema = guardRootFields(builder.toSchema({ sortSchema: false }), domains);

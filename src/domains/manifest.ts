@@ -13,13 +13,16 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 export type ResponseStyle = 'bare' | 'envelope';
 
 /**
- * Who may call a route. The services enforce it (so GraphQL and REST agree); the route states it for the
- * API reference and for the test that checks every route refuses a caller without it.
- * - `public`: no key (the media proxy); `platform`: ADMIN_TOKEN; `member`: any key of the organisation;
- * - `admin`: owner or admin role; `admin:full`: owner or admin with a full (not narrowed) key;
- * - any other string: that permission (e.g. `pipeline.view`).
+ * Who may call a route or a root field: declared once, here in the manifests, and enforced in one place
+ * (auth/access.ts) for GraphQL and REST alike; the API reference shows it.
+ * - `public`: no key (the media proxy); `platform`: ADMIN_TOKEN; `member`: any valid key of the organisation;
+ * - `admin:full`: owner or admin role with a full (not narrowed) key: managing users and API keys;
+ * - any other string: that permission (e.g. `pipeline.view`); a list: any one of those permissions.
  */
-export type Access = 'public' | 'platform' | 'member' | 'admin' | 'admin:full' | (string & {});
+export type Access = 'public' | 'platform' | 'member' | 'admin:full' | (string & {}) | readonly string[];
+
+/** A root field of the schema, e.g. `Query.leads`. */
+export type RootField = `${'Query' | 'Mutation' | 'Subscription'}.${string}`;
 
 /** A JSON Schema in the OpenAPI 3.1 dialect; `#/components/schemas/<GraphQL type>` refers to schema types. */
 export type JsonSchema = Record<string, unknown>;
@@ -106,6 +109,8 @@ export interface PermissionSpec {
 export interface DomainManifest {
   name: string;
   routes: readonly RouteSpec[];
+  /** The access of root fields no route serves (graph-only fields, subscriptions); a route's field takes the route's. */
+  fields?: Readonly<Record<RootField, Access>>;
   permissions?: readonly PermissionSpec[];
 }
 

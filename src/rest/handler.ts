@@ -3,6 +3,7 @@
 // sofa run the route's root field, or calls a handler route; then dresses the answer in the route's
 // style. Unknown paths answer 404 in the shape of their area.
 import { Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { checkAccess } from '../auth/access.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
@@ -129,6 +130,8 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       noteViewer(facts, viewer);
       facts.operation = operationIdOf(route);
       if (route.handler) {
+        // Field routes are checked by their root field (auth/access.ts); a handler is checked here.
+        checkAccess(viewer, route.access);
         const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId, signal: request.signal }) });
         return result instanceof Response ? result : successResponse(route, JSON.stringify(result ?? null));
       }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { POSTGRES_URL, testDatabaseKind } from './env.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 export interface StartedServer {
   url: string;
@@ -28,7 +29,7 @@ async function freePort(): Promise<number> {
 
 export async function startServer(env: Record<string, string> = {}): Promise<StartedServer> {
   const port = await freePort();
-  const key = `test-server-key-${randomBytes(8).toString('hex')}`;
+  const key = generateApiKey();
   const schema = testDatabaseKind() === 'postgres' ? `funil_test_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}` : null;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-server-'));
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

@@ -93,6 +93,23 @@ describe('channels', () => {
     expect((await api.rest('GET', '/backend/channels', { key: org.key })).body.data).toHaveLength(1);
   });
 
+  it('holds api_url to the webhook URL rules: https, no credentials, public hosts (at creation and change)', async () => {
+    const org = await api.newOrg();
+    const config = (api_url: string) => ({ phone_number_id: '1', access_token: 'a', api_url });
+    const channel = await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'W', provider: 'whatsapp_cloud', config: config('https://93.184.215.14/v21.0/') } });
+    expect(channel.status).toBe(201);
+    for (const url of ['http://graph.example.com', 'https://127.0.0.1:9/x', 'https://10.0.0.7', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://localhost/x', 'https://u:p@93.184.215.14']) {
+      const created = await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'X', provider: 'whatsapp_cloud', config: config(url) } });
+      expect(created.status, url).toBe(400);
+      expect(created.body.error.message, url).toContain('config.api_url');
+      const changed = await api.rest('PUT', `/backend/channels/${channel.body.data.id}`, { key: org.key, body: { config: config(url) } });
+      expect(changed.status, url).toBe(400);
+    }
+    const stored = await api.db.prisma.channel.findUniqueOrThrow({ where: { id: channel.body.data.id } });
+    expect((stored.config as { api_url: string }).api_url).toBe('https://93.184.215.14/v21.0');
+    expect(await api.db.prisma.channel.count({ where: { tenant_id: org.tenantId } })).toBe(1);
+  });
+
   it('lets every role read channels and only owner and admin manage them', async () => {
     const org = await api.newOrg();
     const operator = await makeUser(api, org, 'operator');

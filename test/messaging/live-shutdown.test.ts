@@ -9,8 +9,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
-const KEY = 'live-shutdown-bootstrap-key-0001';
+const KEY = generateApiKey();
 const schema = `funil_test_live_${randomBytes(4).toString('hex')}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-live-stop-'));
 

@@ -13,9 +13,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataDirInUseError, lockDataDir } from '../../src/db/pglite-lock.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const run = promisify(execFile);
-const KEY = 'lock-test-bootstrap-key-00001';
+const KEY = generateApiKey();
 const children: ChildProcess[] = [];
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_lock${randomBytes(3).toString('hex')}`;
 

@@ -12,8 +12,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
-const KEY = 'graceful-stop-bootstrap-key-01';
+const KEY = generateApiKey();
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_stop${randomBytes(3).toString('hex')}`;
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_npm${randomBytes(3).toString('hex')}`;
 const started: number[] = [];
@@ -76,7 +77,7 @@ describe.runIf(fs.existsSync('/proc'))('npm start', () => {
         ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` }
         : { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-npm-')) };
     const npm = spawn('npm', ['start', '--silent'], {
-      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', PORT: String(port), BOOTSTRAP_API_KEY: 'npm-start-test-key-000001', ...database },
+      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', PORT: String(port), BOOTSTRAP_API_KEY: generateApiKey(), ...database },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.push(npm.pid!);

@@ -15,6 +15,7 @@ import { buildRouteTable } from '../../src/rest/route-table.js';
 import { useTestApp } from '../helpers/app.js';
 import { OpenApiCheck } from '../helpers/openapi-check.js';
 import { boardAfterAMove, funilClient, unknownDeal } from '../rest-client/client.js';
+import { permissionsOf } from '../../src/auth/access.js';
 
 const api = useTestApp();
 
@@ -64,6 +65,9 @@ describe('the OpenAPI document', () => {
       if (route.access === 'platform') expect(op.security).toEqual([{ adminToken: [] }]);
       else if (route.access === 'public') expect(op.security).toEqual([]);
       else expect(op.security).toBeUndefined(); // the document's default: the API key
+      // What the operation needs, as declared in its manifest: machine-readable and in the description.
+      expect(op['x-permissions'], `${route.method} ${path}`).toEqual(permissionsOf(route.access));
+      for (const p of permissionsOf(route.access)) expect(op.description).toContain(`\`${p}\``);
     }
     expect(doc.security).toEqual([{ apiKey: [] }]);
     expect((doc.components as Json).securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });

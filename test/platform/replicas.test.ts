@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY } from '../../src/db/migrate.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const onPostgres = testDatabaseKind() === 'postgres';
 const schemas: string[] = [];
@@ -235,7 +236,7 @@ describe.skipIf(!onPostgres)('several processes on one PostgreSQL (PostgreSQL on
 
   it('started together with BOOTSTRAP_API_KEY on a schema that does not exist yet: all start, the key works on each', { timeout: 240_000 }, async () => {
     const schema = newSchema();
-    const key = 'replicas-bootstrap-key-0123456789';
+    const key = generateApiKey();
     const servers = await startTogether(3, schema, { BOOTSTRAP_API_KEY: key });
     expect(await accounts(schema)).toEqual({ organisations: 1, owners: 1, users: 1, keys: 1 });
     for (const s of servers) expect(await status(s.port, '/backend/users', key)).toBe(200);
@@ -244,7 +245,7 @@ describe.skipIf(!onPostgres)('several processes on one PostgreSQL (PostgreSQL on
 
   it('one of two stopped with SIGTERM under keep-alive load: no request lost, /ready 503 first, exit code 0', { timeout: 240_000 }, async () => {
     const schema = newSchema();
-    const key = 'replicas-rolling-key-0123456789';
+    const key = generateApiKey();
     const url = `${POSTGRES_URL}?schema=${schema}`;
     // One after the other: the first start creates the schema and the organisation.
     const stopped = await spawnServer({ DATABASE_URL: url, BOOTSTRAP_API_KEY: key, SHUTDOWN_DELAY_MS: '1000' });

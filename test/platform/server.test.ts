@@ -13,8 +13,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
-const KEY = 'server-test-bootstrap-key-0001';
+const KEY = generateApiKey();
 const children: ChildProcess[] = [];
 const schemas: string[] = [];
 

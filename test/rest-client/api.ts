@@ -34,7 +34,7 @@ export interface paths {
          * List API keys (without secrets)
          * @description API keys of the organisation, without secrets (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Owner or admin role, with a full key (one without a `permissions` list).
          */
         get: operations["apiKeys"];
         put?: never;
@@ -106,7 +106,7 @@ export interface paths {
          * List assistants
          * @description The organisation’s assistants, oldest first (knowledge.view).
          *
-         *     Permission `knowledge.view`.
+         *     Permission: `knowledge.view`.
          */
         get: operations["assistants"];
         put?: never;
@@ -114,7 +114,7 @@ export interface paths {
          * Create an assistant
          * @description Creates an assistant (assistants.manage).
          *
-         *     Permission `assistants.manage`.
+         *     Permission: `assistants.manage`.
          */
         post: operations["createAssistant"];
         delete?: never;
@@ -134,14 +134,14 @@ export interface paths {
          * Get an assistant
          * @description One assistant (knowledge.view).
          *
-         *     Permission `knowledge.view`.
+         *     Permission: `knowledge.view`.
          */
         get: operations["assistant"];
         /**
          * Update an assistant
          * @description Renames an assistant or changes its instructions; omitted fields are unchanged, null instructions clears them (assistants.manage).
          *
-         *     Permission `assistants.manage`.
+         *     Permission: `assistants.manage`.
          */
         put: operations["updateAssistant"];
         post?: never;
@@ -149,7 +149,7 @@ export interface paths {
          * Delete an assistant (409 while it owns items)
          * @description Deletes an assistant and its exclusions (assistants.manage). An assistant that still has exclusive items is a conflict (409, item_count).
          *
-         *     Permission `assistants.manage`.
+         *     Permission: `assistants.manage`.
          */
         delete: operations["deleteAssistant"];
         options?: never;
@@ -168,7 +168,7 @@ export interface paths {
          * Items an assistant sees
          * @description Items an assistant sees: global items minus its exclusions, plus its exclusive items; newest first (knowledge.view).
          *
-         *     Permission `knowledge.view`.
+         *     Permission: `knowledge.view`.
          */
         get: operations["assistantKnowledge"];
         put?: never;
@@ -190,7 +190,7 @@ export interface paths {
          * List cadences
          * @description Cadences of the organisation, oldest first.
          *
-         *     Any key of the organisation.
+         *     Permission: `templates.view`.
          */
         get: operations["cadences"];
         put?: never;
@@ -198,7 +198,7 @@ export interface paths {
          * Create a cadence
          * @description Creates a cadence (owner/admin).
          *
-         *     Owner or admin role.
+         *     Permission: `templates.manage`.
          */
         post: operations["createCadence"];
         delete?: never;
@@ -218,7 +218,7 @@ export interface paths {
          * List channels
          * @description The organisation’s channels, oldest first.
          *
-         *     Any key of the organisation.
+         *     Permission: any of `messages.view`, `messages.send`, `channels.manage`.
          */
         get: operations["channels"];
         put?: never;
@@ -226,7 +226,7 @@ export interface paths {
          * Create a channel
          * @description Creates a channel (owner or admin).
          *
-         *     Owner or admin role.
+         *     Permission: `channels.manage`.
          */
         post: operations["createChannel"];
         delete?: never;
@@ -246,14 +246,14 @@ export interface paths {
          * Get a channel
          * @description One channel.
          *
-         *     Any key of the organisation.
+         *     Permission: any of `messages.view`, `messages.send`, `channels.manage`.
          */
         get: operations["channel"];
         /**
          * Update a channel
          * @description Changes a channel (owner or admin); omitted fields are unchanged, a given config replaces the stored one.
          *
-         *     Owner or admin role.
+         *     Permission: `channels.manage`.
          */
         put: operations["updateChannel"];
         post?: never;
@@ -261,7 +261,7 @@ export interface paths {
          * Delete a channel
          * @description Deletes a channel (owner or admin); its conversations and messages stay.
          *
-         *     Owner or admin role.
+         *     Permission: `channels.manage`.
          */
         delete: operations["deleteChannel"];
         options?: never;
@@ -282,7 +282,7 @@ export interface paths {
          * Report an inbound message
          * @description An inbound message from the phone `from` on a channel: finds or creates the lead and the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.send`.
          */
         post: operations["receiveInboundMessage"];
         delete?: never;
@@ -304,7 +304,7 @@ export interface paths {
          * Report a message status
          * @description A provider’s status callback for an outbound message of the channel (an operator reaches only messages it can see). Statuses only move forward.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.send`.
          */
         post: operations["reportMessageStatus"];
         delete?: never;
@@ -348,7 +348,7 @@ export interface paths {
          * List conversations
          * @description Conversations the caller can see, latest activity first.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.view`.
          */
         get: operations["conversations"];
         put?: never;
@@ -370,14 +370,14 @@ export interface paths {
          * Get a conversation
          * @description One conversation, if the caller can see it.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.view`.
          */
         get: operations["conversation"];
         /**
          * Update a conversation
          * @description Archives or reopens a conversation, moves it to a department, or marks it read.
          *
-         *     Any key of the organisation.
+         *     Permission: `conversations.manage`.
          */
         put: operations["updateConversation"];
         post?: never;
@@ -398,7 +398,7 @@ export interface paths {
          * List departments
          * @description Every department of the organisation (owner or admin).
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         get: operations["departments"];
         put?: never;
@@ -406,7 +406,7 @@ export interface paths {
          * Create a department
          * @description Creates a department (owner or admin). A name already used in the organisation is a conflict.
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         post: operations["createDepartment"];
         delete?: never;
@@ -426,7 +426,7 @@ export interface paths {
          * The caller’s departments
          * @description The departments the caller belongs to (any role).
          *
-         *     Any key of the organisation.
+         *     Any valid key of the organisation; no permission needed.
          */
         get: operations["myDepartments"];
         put?: never;
@@ -449,7 +449,7 @@ export interface paths {
          * Update a department
          * @description Renames or describes a department (owner or admin); omitted fields are unchanged.
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         put: operations["updateDepartment"];
         post?: never;
@@ -457,7 +457,7 @@ export interface paths {
          * Delete a department
          * @description Deletes a department (owner or admin): its channels and conversations keep existing without a department.
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         delete: operations["deleteDepartment"];
         options?: never;
@@ -476,7 +476,7 @@ export interface paths {
          * List a department’s members
          * @description The members of a department (owner or admin).
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         get: operations["departmentMembers"];
         put?: never;
@@ -484,7 +484,7 @@ export interface paths {
          * Add a member
          * @description Adds a user of the organisation to a department (owner or admin). Already a member is a conflict.
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         post: operations["addDepartmentMember"];
         delete?: never;
@@ -507,7 +507,7 @@ export interface paths {
          * Remove a member
          * @description Removes a user from a department (owner or admin).
          *
-         *     Owner or admin role.
+         *     Permission: `departments.manage`.
          */
         delete: operations["removeDepartmentMember"];
         options?: never;
@@ -526,7 +526,7 @@ export interface paths {
          * List knowledge items
          * @description Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view).
          *
-         *     Permission `knowledge.view`.
+         *     Permission: `knowledge.view`.
          */
         get: operations["knowledgeItems"];
         put?: never;
@@ -534,7 +534,7 @@ export interface paths {
          * Create a knowledge item (JSON or multipart)
          * @description Creates a knowledge item from text, a file or both (knowledge.manage).
          *
-         *     Permission `knowledge.manage`.
+         *     Permission: `knowledge.manage`.
          */
         post: operations["createKnowledgeItem"];
         delete?: never;
@@ -554,7 +554,7 @@ export interface paths {
          * Ranked full-text search
          * @description Ranked full-text search over name, description and content of the items an assistant sees, or of every item without assistant_id (knowledge.view).
          *
-         *     Permission `knowledge.view`.
+         *     Permission: `knowledge.view`.
          */
         get: operations["searchKnowledge"];
         put?: never;
@@ -576,14 +576,14 @@ export interface paths {
          * Get a knowledge item
          * @description One knowledge item (knowledge.view).
          *
-         *     Permission `knowledge.view`.
+         *     Permission: `knowledge.view`.
          */
         get: operations["knowledgeItem"];
         /**
          * Update a knowledge item (JSON or multipart)
          * @description Updates a knowledge item; omitted fields are unchanged (knowledge.manage).
          *
-         *     Permission `knowledge.manage`.
+         *     Permission: `knowledge.manage`.
          */
         put: operations["updateKnowledgeItem"];
         post?: never;
@@ -591,7 +591,7 @@ export interface paths {
          * Delete a knowledge item
          * @description Deletes a knowledge item and its exclusions (knowledge.manage).
          *
-         *     Permission `knowledge.manage`.
+         *     Permission: `knowledge.manage`.
          */
         delete: operations["deleteKnowledgeItem"];
         options?: never;
@@ -611,7 +611,7 @@ export interface paths {
          * Replace the exclusions of a global item
          * @description Replaces the exclusions of a global item; [] shows it to every assistant. An exclusive item is a conflict (409) (knowledge.manage).
          *
-         *     Permission `knowledge.manage`.
+         *     Permission: `knowledge.manage`.
          */
         put: operations["setKnowledgeExclusions"];
         post?: never;
@@ -634,14 +634,14 @@ export interface paths {
          * Hide a global item from an assistant
          * @description Hides a global item from an assistant; idempotent. An exclusive item is a conflict (409) (knowledge.manage).
          *
-         *     Permission `knowledge.manage`.
+         *     Permission: `knowledge.manage`.
          */
         post: operations["addKnowledgeExclusion"];
         /**
          * Show a global item to an assistant again
          * @description Shows a global item to an assistant again; idempotent. An exclusive item is a conflict (409) (knowledge.manage).
          *
-         *     Permission `knowledge.manage`.
+         *     Permission: `knowledge.manage`.
          */
         delete: operations["removeKnowledgeExclusion"];
         options?: never;
@@ -660,7 +660,7 @@ export interface paths {
          * List lead statuses
          * @description Lead statuses of the organisation.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.view`.
          */
         get: operations["leadStatuses"];
         put?: never;
@@ -668,7 +668,7 @@ export interface paths {
          * Create a lead status
          * @description Adds a lead status.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         post: operations["createLeadStatus"];
         delete?: never;
@@ -688,7 +688,7 @@ export interface paths {
          * List leads
          * @description Leads, newest first. `search` matches name, company, email or phone.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.view`.
          */
         get: operations["leads"];
         put?: never;
@@ -696,7 +696,7 @@ export interface paths {
          * Create a lead
          * @description Creates a lead. A phone already used in the organisation is a conflict.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         post: operations["createLead"];
         delete?: never;
@@ -716,14 +716,14 @@ export interface paths {
          * Get a lead
          * @description One lead.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.view`.
          */
         get: operations["lead"];
         /**
          * Update a lead
          * @description Updates a lead; omitted fields are unchanged.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         put: operations["updateLead"];
         post?: never;
@@ -731,7 +731,7 @@ export interface paths {
          * Delete a lead
          * @description Deletes a lead. A lead that has deals cannot be deleted (409).
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         delete: operations["deleteLead"];
         options?: never;
@@ -750,9 +750,31 @@ export interface paths {
          * A lead’s message history
          * @description A lead’s message history in the conversations the caller can see; newest last.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.view`.
          */
         get: operations["leadMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling: user, organisation and key
+         * @description Who is calling: the API key’s user, organisation, and the key with the permissions it grants. Any valid key.
+         *
+         *     Any valid key of the organisation; no permission needed.
+         */
+        get: operations["viewer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -774,7 +796,7 @@ export interface paths {
          * Send a text message to a lead
          * @description Sends a text to a lead: stored `pending` in the lead’s open conversation (created if none) and delivered in the background through the channel. Without channel_id: the open conversation’s channel, else the oldest active channel.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.send`.
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -796,7 +818,7 @@ export interface paths {
          * Send a file to a phone through a channel (multipart)
          * @description multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; a file over 10 MB is 413. Nothing is stored when the request fails.
          *
-         *     Any key of the organisation.
+         *     Permission: `messages.send`.
          */
         post: operations["postMessagesSendMedia"];
         delete?: never;
@@ -817,7 +839,7 @@ export interface paths {
          * Update an activity
          * @description Edits a todo; omitted fields are unchanged.
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         put: operations["updateActivity"];
         post?: never;
@@ -825,7 +847,7 @@ export interface paths {
          * Delete an activity
          * @description Deletes a todo.
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         delete: operations["deleteActivity"];
         options?: never;
@@ -846,7 +868,7 @@ export interface paths {
          * Create a deal
          * @description Creates a deal in a stage of a pipeline, for an existing lead (lead_id) or a new one (new_lead).
          *
-         *     Permission `pipeline.deals.create`.
+         *     Permission: `pipeline.deals.create`.
          */
         post: operations["createDeal"];
         delete?: never;
@@ -866,14 +888,14 @@ export interface paths {
          * Get a deal
          * @description One deal with its lines, tags and lead fields.
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["deal"];
         /**
          * Edit a deal
          * @description Edits a deal; omitted fields are unchanged. products replaces the lines ([] removes all). The stage is not changed here.
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         put: operations["updateDeal"];
         post?: never;
@@ -881,7 +903,7 @@ export interface paths {
          * Delete a deal
          * @description Deletes a deal with its lines, tags, activities and history. The lead is kept.
          *
-         *     Permission `pipeline.deals.delete`.
+         *     Permission: `pipeline.deals.delete`.
          */
         delete: operations["deleteDeal"];
         options?: never;
@@ -900,7 +922,7 @@ export interface paths {
          * List a deal’s activities
          * @description A deal’s todos: pending first, by due date.
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["dealActivities"];
         put?: never;
@@ -908,7 +930,7 @@ export interface paths {
          * Add an activity
          * @description Adds a todo to a deal.
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         post: operations["createDealActivity"];
         delete?: never;
@@ -928,7 +950,7 @@ export interface paths {
          * A deal’s timeline
          * @description A deal’s timeline, oldest first: creation, stage moves, won/lost, value and product changes, with actor and time.
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["dealHistory"];
         put?: never;
@@ -951,7 +973,7 @@ export interface paths {
          * Move a deal to a stage
          * @description Moves a deal to another stage of its pipeline: won/lost dates and the loss reason follow the destination.
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         put: operations["moveDeal"];
         post?: never;
@@ -974,14 +996,14 @@ export interface paths {
          * Tag a deal
          * @description Adds a tag to a deal (idempotent).
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         post: operations["addDealTag"];
         /**
          * Untag a deal
          * @description Removes a tag from a deal.
          *
-         *     Permission `pipeline.deals.edit`.
+         *     Permission: `pipeline.deals.edit`.
          */
         delete: operations["removeDealTag"];
         options?: never;
@@ -1000,7 +1022,7 @@ export interface paths {
          * List groups
          * @description Pipeline groups ordered by position (pipeline.view). Select `pipelines { stages }` to load a whole board configuration at once.
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["pipelineGroups"];
         put?: never;
@@ -1008,7 +1030,7 @@ export interface paths {
          * Create a group
          * @description Adds a group after the last one (pipeline.manage).
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         post: operations["createPipelineGroup"];
         delete?: never;
@@ -1029,7 +1051,7 @@ export interface paths {
          * Rename a group
          * @description Renames a group, and optionally moves it to `position` (the other groups shift) (pipeline.manage).
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         put: operations["updatePipelineGroup"];
         post?: never;
@@ -1037,7 +1059,7 @@ export interface paths {
          * Delete an empty group
          * @description Deletes an empty group (pipeline.manage). A group that still holds pipelines is a conflict (409, with pipeline_count).
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         delete: operations["deletePipelineGroup"];
         options?: never;
@@ -1056,7 +1078,7 @@ export interface paths {
          * List catalog products
          * @description The organisation’s product catalog, by name (pipeline.view).
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["products"];
         put?: never;
@@ -1064,7 +1086,7 @@ export interface paths {
          * Create a product
          * @description Adds a product to the catalog (pipeline.products.manage).
          *
-         *     Permission `pipeline.products.manage`.
+         *     Permission: `pipeline.products.manage`.
          */
         post: operations["createProduct"];
         delete?: never;
@@ -1085,7 +1107,7 @@ export interface paths {
          * Update a product
          * @description Updates a product (pipeline.products.manage). Existing deal lines keep their copied name and price.
          *
-         *     Permission `pipeline.products.manage`.
+         *     Permission: `pipeline.products.manage`.
          */
         put: operations["updateProduct"];
         post?: never;
@@ -1093,7 +1115,7 @@ export interface paths {
          * Delete a product (lines become one-off)
          * @description Deletes a product (pipeline.products.manage). Its deal lines become one-off lines (custom, no product_id) with the same name and price; totals do not change.
          *
-         *     Permission `pipeline.products.manage`.
+         *     Permission: `pipeline.products.manage`.
          */
         delete: operations["deleteProduct"];
         options?: never;
@@ -1113,7 +1135,7 @@ export interface paths {
          * Rename, recolour or move a stage
          * @description Renames, recolors or moves a stage; the other stages shift (pipeline.manage). A stage’s kind never changes.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         put: operations["updateStage"];
         post?: never;
@@ -1121,7 +1143,7 @@ export interface paths {
          * Delete a stage
          * @description Deletes a regular stage (pipeline.manage). Its deals move to `target_stage_id`, which is required when it has deals (409 otherwise). Won and lost stages, and the last stage, cannot be deleted.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         delete: operations["deleteStage"];
         options?: never;
@@ -1140,7 +1162,7 @@ export interface paths {
          * List groups and pipelines
          * @description All groups and pipelines, each ordered by position (pipeline.view).
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["pipelines"];
         put?: never;
@@ -1148,7 +1170,7 @@ export interface paths {
          * Create a pipeline
          * @description Creates a pipeline at the end of its group, with the default stages (Entrada, Em andamento, Ganho, Perdido) and loss reasons (pipeline.manage). Give `group_id` or `new_group_name`.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         post: operations["createPipeline"];
         delete?: never;
@@ -1169,7 +1191,7 @@ export interface paths {
          * Move a pipeline within or across groups
          * @description Moves a pipeline into a group, before another pipeline or last (pipeline.manage). Answers with all groups and pipelines.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         put: operations["reorderPipelines"];
         post?: never;
@@ -1190,14 +1212,14 @@ export interface paths {
          * Get a pipeline
          * @description One pipeline with its stages and loss reasons (pipeline.view).
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["pipeline"];
         /**
          * Save a pipeline with its stages (transactional)
          * @description Transactional save of a pipeline and its whole stage list (pipeline.manage): array order is board order, entries without id create stages, stages left out are deleted and their deals move to `reallocation_targets`. All or nothing.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         put: operations["updatePipeline"];
         post?: never;
@@ -1205,7 +1227,7 @@ export interface paths {
          * Delete a pipeline and everything in it
          * @description Deletes a pipeline with its stages and deals, and the deals’ lines, tags, activities and history (pipeline.manage). Irreversible.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         delete: operations["deletePipeline"];
         options?: never;
@@ -1224,7 +1246,7 @@ export interface paths {
          * Board summary per stage
          * @description A pipeline’s board: deal count and total per stage under the filters. No deals.
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["pipelineBoard"];
         put?: never;
@@ -1246,7 +1268,7 @@ export interface paths {
          * Paginated list of deals
          * @description A page of a pipeline’s deals under the board filters.
          *
-         *     Permission `pipeline.view`.
+         *     Permission: `pipeline.view`.
          */
         get: operations["pipelineDeals"];
         put?: never;
@@ -1270,7 +1292,7 @@ export interface paths {
          * Add a stage
          * @description Adds a regular stage at the end of a pipeline (pipeline.manage). Won and lost stages cannot be created.
          *
-         *     Permission `pipeline.manage`.
+         *     Permission: `pipeline.manage`.
          */
         post: operations["createStage"];
         delete?: never;
@@ -1290,7 +1312,7 @@ export interface paths {
          * List tags
          * @description The organisation’s tag catalog, by name.
          *
-         *     Any key of the organisation.
+         *     Permission: any of `leads.view`, `pipeline.view`.
          */
         get: operations["tags"];
         put?: never;
@@ -1298,7 +1320,7 @@ export interface paths {
          * Create a tag
          * @description Adds a tag to the catalog.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         post: operations["createTag"];
         delete?: never;
@@ -1319,7 +1341,7 @@ export interface paths {
          * Update a tag
          * @description Renames or recolors a tag; omitted fields are unchanged.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         put: operations["updateTag"];
         post?: never;
@@ -1327,7 +1349,7 @@ export interface paths {
          * Delete a tag
          * @description Deletes a tag and removes it from leads and deals.
          *
-         *     Any key of the organisation.
+         *     Permission: `leads.manage`.
          */
         delete: operations["deleteTag"];
         options?: never;
@@ -1346,7 +1368,7 @@ export interface paths {
          * List templates
          * @description Templates of the organisation, by name and language; every filter given must match.
          *
-         *     Any key of the organisation.
+         *     Permission: `templates.view`.
          */
         get: operations["templates"];
         put?: never;
@@ -1368,7 +1390,7 @@ export interface paths {
          * List cadence associations
          * @description Cadence associations by cadence, step and message.
          *
-         *     Any key of the organisation.
+         *     Permission: `templates.view`.
          */
         get: operations["cadenceAssociations"];
         put?: never;
@@ -1376,7 +1398,7 @@ export interface paths {
          * Associate a template with a cadence step
          * @description Makes a cadence step’s message send a template (owner/admin). The template must be APPROVED; one template per step and message.
          *
-         *     Owner or admin role.
+         *     Permission: `templates.manage`.
          */
         post: operations["createCadenceAssociation"];
         delete?: never;
@@ -1399,7 +1421,7 @@ export interface paths {
          * Delete a cadence association
          * @description Removes a template from a cadence step (owner/admin).
          *
-         *     Owner or admin role.
+         *     Permission: `templates.manage`.
          */
         delete: operations["deleteCadenceAssociation"];
         options?: never;
@@ -1419,7 +1441,7 @@ export interface paths {
          * Replace an association’s parameter mapping
          * @description Replaces an association’s parameter_mapping (owner/admin).
          *
-         *     Owner or admin role.
+         *     Permission: `templates.manage`.
          */
         put: operations["updateCadenceAssociationParams"];
         post?: never;
@@ -1442,7 +1464,7 @@ export interface paths {
          * Preview an association’s message for a lead
          * @description The association’s message as a lead would receive it: the template’s body with each placeholder filled from parameter_mapping (a missing custom field is empty; an unmapped placeholder stays as written).
          *
-         *     Any key of the organisation.
+         *     Permission: `templates.view`.
          */
         post: operations["previewCadenceAssociation"];
         delete?: never;
@@ -1464,7 +1486,7 @@ export interface paths {
          * Create and update templates from the provider
          * @description Creates and updates the templates of one provider app (owner/admin), by organisation, app, name and language: an existing template keeps its id. Templates missing from the list are kept. One invalid template refuses the whole sync.
          *
-         *     Owner or admin role.
+         *     Permission: `templates.manage`.
          */
         post: operations["syncTemplates"];
         delete?: never;
@@ -1484,7 +1506,7 @@ export interface paths {
          * Get a template with all its components
          * @description One template with all its components.
          *
-         *     Any key of the organisation.
+         *     Permission: `templates.view`.
          */
         get: operations["template"];
         put?: never;
@@ -1493,7 +1515,7 @@ export interface paths {
          * Delete a template and its cadence associations
          * @description Deletes a template and its cadence associations (owner/admin).
          *
-         *     Owner or admin role.
+         *     Permission: `templates.manage`.
          */
         delete: operations["deleteTemplate"];
         options?: never;
@@ -1512,7 +1534,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart: file, type, folder)
-         * @description Any key of the organisation.
+         * @description Any valid key of the organisation; no permission needed.
          */
         post: operations["postUploads"];
         delete?: never;
@@ -1534,7 +1556,7 @@ export interface paths {
          * Delete PENDING uploads older than hours
          * @description Deletes the organisation’s PENDING uploads older than `hours`, records and files (owner or admin).
          *
-         *     Owner or admin role.
+         *     Permission: `uploads.manage`.
          */
         post: operations["cleanupUploads"];
         delete?: never;
@@ -1554,7 +1576,7 @@ export interface paths {
          * List the organisation’s uploads
          * @description The organisation’s uploads, in creation order.
          *
-         *     Any key of the organisation.
+         *     Permission: `uploads.manage`.
          */
         get: operations["uploads"];
         put?: never;
@@ -1576,7 +1598,7 @@ export interface paths {
          * Get an upload
          * @description One upload.
          *
-         *     Any key of the organisation.
+         *     Any valid key of the organisation; no permission needed.
          */
         get: operations["upload"];
         put?: never;
@@ -1585,7 +1607,7 @@ export interface paths {
          * Delete an upload and its file
          * @description Deletes an upload: its record and its stored file. Its file_url answers 404 from then on.
          *
-         *     Any key of the organisation.
+         *     Any valid key of the organisation; no permission needed.
          */
         delete: operations["deleteUpload"];
         options?: never;
@@ -1605,7 +1627,7 @@ export interface paths {
          * Set an upload’s status
          * @description Sets an upload’s status: `ASSOCIATED` protects it from cleanup, `PENDING` makes it eligible again.
          *
-         *     Any key of the organisation.
+         *     Any valid key of the organisation; no permission needed.
          */
         put: operations["updateUploadStatus"];
         post?: never;
@@ -1626,7 +1648,7 @@ export interface paths {
          * List users
          * @description Users of the organisation (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Owner or admin role, with a full key (one without a `permissions` list).
          */
         get: operations["users"];
         put?: never;
@@ -1643,6 +1665,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a user’s name, e-mail or role
+         * @description Changes a user’s name, e-mail or role (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).
+         *
+         *     Owner or admin role, with a full key (one without a `permissions` list).
+         */
+        put: operations["updateUser"];
+        post?: never;
+        /**
+         * Delete a user (revokes its keys)
+         * @description Deletes a user and revokes its API keys; its deals keep it as owner (Owner/Admin with a full key). Only an owner deletes an owner; the last owner cannot be deleted (409).
+         *
+         *     Owner or admin role, with a full key (one without a `permissions` list).
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/webhooks": {
         parameters: {
             query?: never;
@@ -1654,7 +1704,7 @@ export interface paths {
          * List webhooks
          * @description Webhooks of the organisation, oldest first (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         get: operations["webhooks"];
         put?: never;
@@ -1662,7 +1712,7 @@ export interface paths {
          * Register a webhook (the answer shows its secret once)
          * @description Registers a webhook (Owner/Admin). The answer carries its signing secret, once.
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1682,14 +1732,14 @@ export interface paths {
          * Get a webhook
          * @description One webhook (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         get: operations["webhook"];
         /**
          * Change a webhook’s url, events or active flag
          * @description Changes a webhook’s url, events or active flag; omitted fields are unchanged (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         put: operations["updateWebhook"];
         post?: never;
@@ -1697,7 +1747,7 @@ export interface paths {
          * Delete a webhook
          * @description Deletes a webhook with its delivery log (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -1716,7 +1766,7 @@ export interface paths {
          * Delivery log, newest first
          * @description A webhook’s delivery log, newest first: one entry per attempt (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         get: operations["webhookDeliveries"];
         put?: never;
@@ -1740,7 +1790,7 @@ export interface paths {
          * Queue a delivery’s event again
          * @description Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin).
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1762,7 +1812,7 @@ export interface paths {
          * Regenerate the signing secret
          * @description A new signing secret (Owner/Admin). For 24 hours deliveries carry signatures by both the new and the previous secret.
          *
-         *     Owner or admin role.
+         *     Permission: `webhooks.manage`.
          */
         post: operations["regenerateWebhookSecret"];
         delete?: never;
@@ -2527,6 +2577,33 @@ export interface components {
             email: string;
             role: components["schemas"]["Role"];
             created_at: components["schemas"]["DateTime"];
+        };
+        /** @description Who is calling: the key’s user, organisation and the key itself. */
+        Viewer: {
+            user: components["schemas"]["ViewerUser"];
+            tenant: components["schemas"]["ViewerTenant"];
+            api_key: components["schemas"]["ViewerApiKey"];
+        };
+        /** @description The API key of the request. */
+        ViewerApiKey: {
+            id: components["schemas"]["UUID"];
+            name: string;
+            prefix: string;
+            /** @description What this key may do: its own list, or its user’s role’s permissions for a full key. */
+            permissions: string[];
+            expires_at: components["schemas"]["DateTime"] | null;
+        };
+        /** @description The organisation of an API key. */
+        ViewerTenant: {
+            id: components["schemas"]["UUID"];
+            name: string;
+        };
+        /** @description The user an API key belongs to. */
+        ViewerUser: {
+            id: components["schemas"]["UUID"];
+            name: string;
+            email: string;
+            role: components["schemas"]["Role"];
         };
         /** @description A URL that receives signed deliveries of the event kinds it subscribes to. */
         Webhook: {
@@ -4696,6 +4773,34 @@ export interface operations {
             500: components["responses"]["EnvelopeError500"];
         };
     };
+    viewer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Viewer"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
     sendMessage: {
         parameters: {
             query?: never;
@@ -6633,6 +6738,79 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    /** @description Unique per organisation (409). */
+                    email?: string | null;
+                    role?: components["schemas"]["Role"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };

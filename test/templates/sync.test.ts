@@ -135,9 +135,9 @@ describe('POST /backend/templates/sync', () => {
     expect(await listTemplates(api, org)).toEqual([]);
     const admin = await api.keyFor(org, 'admin');
     expect((await syncRequest(api, admin, [providerTemplate('x')])).status).toBe(200);
-    // Template writes are a role rule (decisions.md), not a permission: a narrowed admin key keeps them.
-    const narrowedAdmin = await api.keyFor(org, 'admin', ['pipeline.view']);
-    expect((await syncRequest(api, narrowedAdmin, [providerTemplate('y')])).status).toBe(200);
+    // A narrowed key syncs with templates.manage, and only with it.
+    expect((await syncRequest(api, await api.keyFor(org, 'admin', ['pipeline.view']), [providerTemplate('y')])).status).toBe(403);
+    expect((await syncRequest(api, await api.keyFor(org, 'admin', ['templates.manage']), [providerTemplate('y')])).status).toBe(200);
   });
 
   it('costs the same bounded number of statements for 10 and for 1,000 templates, creating and updating', async () => {

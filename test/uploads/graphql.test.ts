@@ -122,10 +122,12 @@ describe('uploads on /graphql', () => {
 
   it('reads, re-labels, deletes and cleans up; another organisation is not found; cleanup is for owner and admin', async () => {
     const u = await upload(api, operator);
-    const read = await api.gql(UploadsGql, { id: u.id, tenant_id: org.tenantId }, operator);
+    // The organisation's listing needs uploads.manage (owner, admin).
+    expect((await api.gql(UploadsGql, { id: u.id, tenant_id: org.tenantId }, operator)).errors?.[0].extensions.code).toBe('FORBIDDEN');
+    const read = await api.gql(UploadsGql, { id: u.id, tenant_id: org.tenantId }, org.key);
     expect(read.data?.upload).toMatchObject({ id: u.id, status: 'PENDING', file_url: u.file_url });
     expect(read.data?.uploads.map((x) => x.id)).toContain(u.id);
-    expect((await api.gql(UploadsGql, { id: u.id }, operator)).data?.uploads.length).toBe(read.data?.uploads.length);
+    expect((await api.gql(UploadsGql, { id: u.id }, org.key)).data?.uploads.length).toBe(read.data?.uploads.length);
 
     const other = await api.newOrg('Outra');
     const foreign = await api.gql(UploadsGql, { id: u.id, tenant_id: org.tenantId }, other.key);
@@ -135,7 +137,7 @@ describe('uploads on /graphql', () => {
     expect((await api.gql(StatusGql, { id: u.id, status: 'ASSOCIATED' }, operator)).data?.updateUploadStatus.status).toBe('ASSOCIATED');
     expect((await api.gql(CleanupGql, {}, operator)).errors?.[0].extensions.code).toBe('FORBIDDEN');
     expect((await api.gql(CleanupGql, { hours: 0 }, org.key)).data?.cleanupUploads.deleted_count).toBeGreaterThanOrEqual(0);
-    expect((await api.gql(UploadsGql, { id: u.id }, operator)).data?.upload.status).toBe('ASSOCIATED'); // kept
+    expect((await api.gql(UploadsGql, { id: u.id }, org.key)).data?.upload.status).toBe('ASSOCIATED'); // kept
 
     expect((await api.gql(DeleteGql, { id: u.id }, operator)).data?.deleteUpload.success).toBe(true);
     expect(fs.existsSync(pathOfKey(root, keyOf(u.file_url)))).toBe(false);

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sweepOrphanFiles } from '../../src/domains/uploads/sweep.js';
 import { createDirectoryStorage } from '../../src/storage/storage.js';
 import { keyOf, pathOfKey, PNG, storedFiles, upload, useUploadApp } from './helpers.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const { api, root } = useUploadApp();
 const children: ChildProcess[] = [];
@@ -70,7 +71,7 @@ describe('sweepOrphanFiles', () => {
         LOG_LEVEL: 'info',
         PORT: String(port),
         STORAGE_DIR: storageDir,
-        BOOTSTRAP_API_KEY: 'sweep-test-bootstrap-key-01',
+        BOOTSTRAP_API_KEY: generateApiKey(),
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -164,9 +164,10 @@ describe('reading, status and delete', () => {
 
   it('answers 404 for another organisation’s list and 400 for a malformed id', async () => {
     const other = await api.newOrg('Outra');
-    expect((await api.rest('GET', `/backend/uploads/tenant/${other.tenantId}`, { key: operator })).status).toBe(404);
-    expect((await api.rest('GET', `/backend/uploads/tenant/${randomUUID()}`, { key: operator })).body.code).toBe('ERR_NOT_FOUND');
-    expect((await api.rest('GET', '/backend/uploads/tenant/nao-e-uuid', { key: operator })).body.code).toBe('ERR_INVALID_INPUT');
+    // The organisation's listing needs uploads.manage: the owner's key.
+    expect((await api.rest('GET', `/backend/uploads/tenant/${other.tenantId}`, { key: org.key })).status).toBe(404);
+    expect((await api.rest('GET', `/backend/uploads/tenant/${randomUUID()}`, { key: org.key })).body.code).toBe('ERR_NOT_FOUND');
+    expect((await api.rest('GET', '/backend/uploads/tenant/nao-e-uuid', { key: org.key })).body.code).toBe('ERR_INVALID_INPUT');
     expect((await api.rest('GET', '/backend/uploads/nao-e-uuid', { key: operator })).status).toBe(400);
     expect((await api.rest('GET', `/backend/uploads/${randomUUID()}`, { key: operator })).body.code).toBe('ERR_NOT_FOUND');
   });
@@ -276,17 +277,19 @@ describe('tenant isolation and permissions', () => {
     expect(fs.existsSync(pathOfKey(root, keyOf(mine.file_url)))).toBe(true);
   });
 
-  it('every role, and a key narrowed to one permission, may upload, read, re-label and delete; cleanup needs owner or admin', async () => {
+  it('every role, and a key narrowed to one permission, may upload, read, re-label and delete; cleanup and the listing need uploads.manage', async () => {
     const narrowed = await api.keyFor(org, 'operator', ['pipeline.view']);
     const admin = await api.keyFor(org, 'admin');
     for (const key of [operator, narrowed, admin, org.key]) {
       const u = await upload(api, key);
       expect((await api.rest('GET', `/backend/uploads/${u.id}`, { key })).status).toBe(200);
-      expect((await api.rest('GET', `/backend/uploads/tenant/${org.tenantId}`, { key })).status).toBe(200);
+      const manages = key === admin || key === org.key;
+      expect((await api.rest('GET', `/backend/uploads/tenant/${org.tenantId}`, { key })).status).toBe(manages ? 200 : 403);
       expect((await api.rest('PUT', `/backend/uploads/${u.id}/status`, { key, body: { status: 'ASSOCIATED' } })).status).toBe(200);
       expect((await api.rest('DELETE', `/backend/uploads/${u.id}`, { key })).status).toBe(200);
     }
     expect((await api.rest('POST', '/backend/uploads/cleanup', { key: narrowed })).status).toBe(403);
+    expect((await api.rest('POST', '/backend/uploads/cleanup', { key: await api.keyFor(org, 'admin', ['uploads.manage']) })).status).toBe(200);
     expect((await api.rest('POST', '/backend/uploads/cleanup', { key: admin })).status).toBe(200);
     expect((await api.rest('POST', '/backend/uploads/cleanup', { key: org.key })).status).toBe(200);
   });

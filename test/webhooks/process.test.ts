@@ -12,8 +12,9 @@ import pg from 'pg';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { nextPhone } from '../helpers/factories.js';
 import { receiver, sleep, waitFor, type Receiver } from './helpers.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
-const KEY = 'webhook-process-test-key-0001';
+const KEY = generateApiKey();
 const children: ChildProcess[] = [];
 const cleanup: Array<() => Promise<void>> = [];
 

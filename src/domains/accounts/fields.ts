@@ -1,6 +1,6 @@
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
-import { ApiKey, CreatedApiKey, CreatedTenant, RoleEnum, User } from './types.js';
+import { ApiKey, CreatedApiKey, CreatedTenant, RoleEnum, User, ViewerInfo } from './types.js';
 import * as accounts from './service.js';
 
 builder.mutationField('createTenant', (t) =>
@@ -22,6 +22,36 @@ builder.mutationField('createUser', (t) =>
     description: 'Adds a user (Owner/Admin). Email is unique per organisation.',
     args: { name: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleEnum, required: true }) },
     resolve: (_, args, ctx) => accounts.createUser(ctx, args),
+  }),
+);
+
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: ViewerInfo,
+    description: 'Who is calling: the API key’s user, organisation, and the key with the permissions it grants. Any valid key.',
+    resolve: (_, __, ctx) => accounts.whoAmI(ctx),
+  }),
+);
+
+builder.mutationField('updateUser', (t) =>
+  t.prismaField({
+    type: User,
+    description: 'Changes a user’s name, e-mail or role (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).',
+    args: {
+      ...idArg('The user.'),
+      name: t.arg.string(),
+      email: t.arg.string({ description: 'Unique per organisation (409).' }),
+      role: t.arg({ type: RoleEnum }),
+    },
+    resolve: (query, _, { id, ...input }, ctx) => accounts.updateUser(ctx, id, input, query),
+  }),
+);
+
+builder.mutationField('deleteUser', (t) =>
+  t.boolean({
+    description: 'Deletes a user and revokes its API keys; its deals keep it as owner (Owner/Admin with a full key). Only an owner deletes an owner; the last owner cannot be deleted (409).',
+    args: idArg('The user.'),
+    resolve: (_, args, ctx) => accounts.deleteUser(ctx, args.id),
   }),
 );
 

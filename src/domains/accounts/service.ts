@@ -1,11 +1,13 @@
 // Organisations, users and API keys. Organisations are created by the platform operator (ADMIN_TOKEN,
 // the CLI, or the first start); users and keys by an organisation's Owner/Admin.
-import type { Prisma, PrismaClient } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/keys.js';
 import { keyPermissions } from '../../auth/permissions.js';
-import { requireAccountManager, requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
+import { requireAccountManager, requirePlatformAdmin, requireTenant, type Viewer } from '../../auth/viewer.js';
 import { MIGRATION_LOCK_KEY } from '../../db/migrate.js';
-import { fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import { LOCKING_TX } from '../common/lock.js';
 import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
@@ -43,29 +45,114 @@ export function createTenantAsAdmin(ctx: Context, input: NewOrganisation) {
   return createOrganisation(ctx.prisma, { name: input.name, owner_name: input.owner_name, owner_email: input.owner_email });
 }
 
+/** A deleted user's row stays (deals and history name it): every lookup of people skips it. */
+const LIVE = { deleted_at: null } as const;
+
 export function listUsers(ctx: Context, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
-  return ctx.db.user.findMany({ ...query, orderBy: { created_at: 'asc' } });
+  return ctx.db.user.findMany({ ...query, where: LIVE, orderBy: { created_at: 'asc' } });
 }
 
 const ROLES: RoleInput[] = ['owner', 'admin', 'operator'];
 
+function roleOf(value: string): RoleInput {
+  if (!ROLES.includes(value as RoleInput)) throw invalidInput('O campo role deve ser owner, admin ou operator');
+  return value as RoleInput;
+}
+
+const emailOf = (value: string) => optionalEmail(requiredText('email', value, 254))!.toLowerCase();
+
 export async function createUser(ctx: Context, input: { name: string; email: string; role: string }) {
   requireAccountManager(ctx.viewer);
   const name = requiredText('name', input.name, 200);
-  const email = optionalEmail(requiredText('email', input.email, 254));
-  if (!ROLES.includes(input.role as RoleInput)) throw invalidInput('O campo role deve ser owner, admin ou operator');
-  requireAccountManager(ctx.viewer, input.role as RoleInput);
+  const email = emailOf(input.email);
+  const role = roleOf(input.role);
+  requireAccountManager(ctx.viewer, role);
   try {
-    return await ctx.db.user.create({ data: { name, email: email!.toLowerCase(), role: input.role as RoleInput } });
+    return await ctx.db.user.create({ data: { name, email, role } });
   } catch (e) {
     throw fromDatabaseError(e, 'Usuário com este e-mail');
   }
 }
 
+/**
+ * Locks the organisation's owners until the transaction ends and returns their ids, so that two
+ * demotions or deletions at once cannot both see another owner left: the second waits, then sees one.
+ */
+async function lockOwners(tx: TenantTx): Promise<string[]> {
+  const rows = await tx.$tenantQuery<{ id: string }[]>(
+    (tenant) => Prisma.sql`SELECT id::text AS id FROM users WHERE tenant_id = ${tenant} AND role = 'owner' AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The user `id` (404 for unknown, deleted or another organisation's), once the caller may act on it. */
+async function managedUser(tx: TenantTx, viewer: Viewer, id: string) {
+  const user = await tx.user.findFirst({ where: { id, ...LIVE } });
+  if (!user) throw notFound('Usuário');
+  // Only an owner changes, deletes or touches the keys of an owner.
+  requireAccountManager(viewer, user.role);
+  return user;
+}
+
+const lastOwner = () => conflict('A organização precisa de ao menos um proprietário');
+
+export async function updateUser(ctx: Context, id: string, input: { name?: string | null; email?: string | null; role?: string | null }, query: Selection = {}) {
+  const viewer = requireAccountManager(ctx.viewer);
+  const name = input.name == null ? undefined : requiredText('name', input.name, 200);
+  const email = input.email == null ? undefined : emailOf(input.email);
+  const role = input.role == null ? undefined : roleOf(input.role);
+  if (role) requireAccountManager(viewer, role); // only an owner makes an owner
+  try {
+    return await ctx.db.$transaction(async (tx) => {
+      const owners = await lockOwners(tx);
+      const user = await managedUser(tx, viewer, id);
+      if (user.role === 'owner' && role && role !== 'owner' && owners.length <= 1) throw lastOwner();
+      return tx.user.update({ ...query, where: { id }, data: { name, email, role } });
+    }, LOCKING_TX);
+  } catch (e) {
+    throw fromDatabaseError(e, 'Usuário com este e-mail');
+  }
+}
+
+/**
+ * Deletes a user: its keys are revoked and it leaves its departments; the row stays for the deals and
+ * history that name it, with its e-mail freed for a new user.
+ */
+export async function deleteUser(ctx: Context, id: string) {
+  const viewer = requireAccountManager(ctx.viewer);
+  await ctx.db.$transaction(async (tx) => {
+    const owners = await lockOwners(tx);
+    const user = await managedUser(tx, viewer, id);
+    if (user.role === 'owner' && owners.length <= 1) throw lastOwner();
+    const now = new Date();
+    await tx.apiKey.updateMany({ where: { user_id: id, revoked_at: null }, data: { revoked_at: now } });
+    await tx.departmentMember.deleteMany({ where: { user_id: id } });
+    await tx.user.update({ where: { id }, data: { deleted_at: now, email: `deleted-${id}@users.invalid` } });
+  }, LOCKING_TX);
+  return true;
+}
+
+/** `GET /me`, `viewer`: the key's user, organisation and the key, with what the key may do. */
+export async function whoAmI(ctx: Context) {
+  const viewer = requireTenant(ctx.viewer);
+  const [user, tenant, key] = await Promise.all([
+    ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { id: true, name: true, email: true, role: true } }),
+    ctx.prisma.tenant.findUniqueOrThrow({ where: { id: viewer.tenantId }, select: { id: true, name: true } }),
+    ctx.db.apiKey.findUniqueOrThrow({ where: { id: viewer.apiKeyId }, select: { id: true, name: true, prefix: true, expires_at: true } }),
+  ]);
+  return { user, tenant, api_key: { ...key, permissions: [...viewer.permissions].sort() } };
+}
+
 export function listApiKeys(ctx: Context, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
   return ctx.db.apiKey.findMany({ ...query, orderBy: { created_at: 'asc' } });
+}
+
+/** The key `id` (404 otherwise), once the caller may act on its user's keys. */
+async function managedKey(ctx: Context, id: string) {
+  const viewer = requireAccountManager(ctx.viewer);
+  const key = await ctx.db.apiKey.findUnique({ where: { id }, select: { id: true, user: { select: { role: true } } } });
+  if (!key) throw notFound('Chave de API');
+  requireAccountManager(viewer, key.user.role);
 }
 
 export async function createApiKey(
@@ -77,7 +164,7 @@ export async function createApiKey(
   if (input.expires_at && input.expires_at.getTime() <= Date.now()) throw invalidInput('O campo expires_at deve estar no futuro');
   const userId = input.user_id ?? (viewer.kind === 'user' ? viewer.userId : null);
   if (!userId) throw invalidInput('O campo user_id é obrigatório');
-  const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true, role: true } });
+  const user = await ctx.db.user.findFirst({ where: { id: userId, ...LIVE }, select: { id: true, role: true } });
   if (!user) throw notFound('Usuário');
   requireAccountManager(ctx.viewer, user.role);
   const permissions = keyPermissions(user.role, input.permissions ?? []);
@@ -89,7 +176,7 @@ export async function createApiKey(
 }
 
 export async function revokeApiKey(ctx: Context, id: string, query: Selection = {}) {
-  requireAccountManager(ctx.viewer);
+  await managedKey(ctx, id);
   // Revoking twice keeps the first revocation time.
   await ctx.db.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: new Date() } });
   const key = await ctx.db.apiKey.findUnique({ ...query, where: { id } });
@@ -98,7 +185,7 @@ export async function revokeApiKey(ctx: Context, id: string, query: Selection = 
 }
 
 export async function deleteApiKey(ctx: Context, id: string) {
-  requireAccountManager(ctx.viewer);
+  await managedKey(ctx, id);
   const { count } = await ctx.db.apiKey.deleteMany({ where: { id } });
   if (count === 0) throw notFound('Chave de API');
   return true;

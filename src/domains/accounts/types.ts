@@ -66,3 +66,42 @@ export const CreatedTenant = builder
       api_key: t.exposeString('api_key', { description: 'The Owner’s API key, shown only here.' }),
     }),
   });
+
+export const ViewerUser = builder.objectRef<{ id: string; name: string; email: string; role: string }>('ViewerUser').implement({
+  description: 'The user an API key belongs to.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    email: t.exposeString('email'),
+    role: t.field({ type: RoleEnum, resolve: (u) => u.role as 'owner' | 'admin' | 'operator' }),
+  }),
+});
+
+export const ViewerTenant = builder.objectRef<{ id: string; name: string }>('ViewerTenant').implement({
+  description: 'The organisation of an API key.',
+  fields: (t) => ({ id: t.expose('id', { type: 'UUID' }), name: t.exposeString('name') }),
+});
+
+type ViewerKeyShape = { id: string; name: string; prefix: string; permissions: string[]; expires_at: Date | null };
+
+export const ViewerApiKey = builder.objectRef<ViewerKeyShape>('ViewerApiKey').implement({
+  description: 'The API key of the request.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+    prefix: t.exposeString('prefix'),
+    permissions: t.exposeStringList('permissions', { description: 'What this key may do: its own list, or its user’s role’s permissions for a full key.' }),
+    expires_at: t.expose('expires_at', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+export const ViewerInfo = builder
+  .objectRef<{ user: { id: string; name: string; email: string; role: string }; tenant: { id: string; name: string }; api_key: ViewerKeyShape }>('Viewer')
+  .implement({
+    description: 'Who is calling: the key’s user, organisation and the key itself.',
+    fields: (t) => ({
+      user: t.field({ type: ViewerUser, resolve: (v) => v.user }),
+      tenant: t.field({ type: ViewerTenant, resolve: (v) => v.tenant }),
+      api_key: t.field({ type: ViewerApiKey, resolve: (v) => v.api_key }),
+    }),
+  });

@@ -2,7 +2,7 @@
 // and time) and the deal events of the outbox: both written by one call in the same transaction as the
 // change they describe. Timeline entries are deleted with the deal.
 import type { Prisma } from '../../generated/prisma/client.js';
-import { requirePermission, type TenantViewer } from '../../auth/viewer.js';
+import { type TenantViewer } from '../../auth/viewer.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -85,7 +85,6 @@ function dealEvents(rows: { deal_id: string; type: string; from_stage_id: string
 }
 
 export async function dealHistory(ctx: Context, dealId: string, query: Record<string, unknown> = {}) {
-  requirePermission(ctx.viewer, 'pipeline.view');
   if (!(await ctx.db.deal.findUnique({ where: { id: dealId }, select: { id: true } }))) throw notFound('Negócio');
   return ctx.db.dealEvent.findMany({ ...query, where: { deal_id: dealId }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
 }

@@ -2,7 +2,7 @@
 // Every change runs in one transaction with its history entries and events (recordDealChange); the deal's `total` column is kept
 // here (Σ price × qty, or value without lines) so the board can aggregate it.
 import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
-import { requirePermission } from '../../auth/viewer.js';
+import { requireTenant } from '../../auth/viewer.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -50,8 +50,9 @@ const CREATE_TX = { maxWait: 20_000, timeout: 30_000 };
 const origin = (value: string | null | undefined) => optionalText('origin', value, 100) || 'manual';
 const note = (value: string | null | undefined) => optionalText('note', value, 10_000);
 
+/** A deleted user keeps the deals it owns but is given no new ones. */
 async function assertUser(db: TenantTx, userId: string) {
-  if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound('Usuário');
+  if (!(await db.user.findFirst({ where: { id: userId, deleted_at: null }, select: { id: true } }))) throw notFound('Usuário');
 }
 
 async function insertLines(db: TenantTx, dealId: string, lines: LineData[]) {
@@ -59,7 +60,7 @@ async function insertLines(db: TenantTx, dealId: string, lines: LineData[]) {
 }
 
 export async function createDeal(ctx: Context, input: CreateDealInput): Promise<DealRow> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.create');
+  const viewer = requireTenant(ctx.viewer);
   if (!input.lead_id && !input.new_lead) throw invalidInput('Informe lead_id ou new_lead');
   if (input.lead_id && input.new_lead) throw invalidInput('Informe apenas um entre lead_id e new_lead');
   const value = money('value', input.value);
@@ -117,7 +118,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
 }
 
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  const viewer = requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     // Before reading the deal and its lines: concurrent edits of this deal run one after the other.
@@ -172,7 +173,7 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
 }
 
 export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  const viewer = requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     const deal = await db.deal.findUnique({ where: { id } });
@@ -196,7 +197,6 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
 }
 
 export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
-  requirePermission(ctx.viewer, 'pipeline.view');
   const deal = await ctx.db.deal.findUnique({ where: { id } });
   if (!deal) throw notFound('Negócio');
   return deal;
@@ -204,7 +204,6 @@ export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
 
 /** Deletes the deal with its lines, tags, activities and history (cascades); the lead is kept. */
 export async function deleteDeal(ctx: Context, id: string): Promise<void> {
-  requirePermission(ctx.viewer, 'pipeline.deals.delete');
   await ctx.db.$transaction(async (tx) => {
     const { count } = await tx.deal.deleteMany({ where: { id } });
     if (count === 0) throw notFound('Negócio');
@@ -225,7 +224,7 @@ async function dealAndTag(db: TenantTx, id: string, tagId: string) {
 const TAGS_CHANGED: DealEventInput = { type: 'updated', data: { fields: ['tags'] } };
 
 export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  const viewer = requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     await dealAndTag(tx, id, tagId);
     const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
@@ -234,7 +233,7 @@ export async function addDealTag(ctx: Context, id: string, tagId: string): Promi
 }
 
 export async function removeDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
+  const viewer = requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     await dealAndTag(tx, id, tagId);
     const { count } = await tx.dealTag.deleteMany({ where: { deal_id: id, tag_id: tagId } });

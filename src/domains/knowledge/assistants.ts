@@ -1,7 +1,6 @@
 // Assistants: the automated agents that consult the knowledge base. Everyone with knowledge.view reads
 // them; owner and admin manage them. An assistant that still owns exclusive items cannot be deleted (409
 // with item_count): deleting them would lose data, making them global would show them to every assistant.
-import { requirePermission } from '../../auth/viewer.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -25,19 +24,16 @@ export async function assertAssistantExists(db: TenantTx, id: string): Promise<v
 }
 
 export function listAssistants(ctx: Context, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.view');
   return ctx.db.assistant.findMany({ ...query, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
 }
 
 export async function getAssistant(ctx: Context, id: string, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.view');
   const assistant = await ctx.db.assistant.findUnique({ ...query, where: { id } });
   if (!assistant) throw assistantNotFound();
   return assistant;
 }
 
 export function createAssistant(ctx: Context, input: AssistantInput, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'assistants.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   const instructions = optionalText('instructions', input.instructions, INSTRUCTIONS_MAX) || null;
   return ctx.db.assistant.create({ ...query, data: { name, instructions } });
@@ -45,7 +41,6 @@ export function createAssistant(ctx: Context, input: AssistantInput, query: Sele
 
 /** Partial update: an absent field is unchanged; `instructions: null` or "" clears them. */
 export async function updateAssistant(ctx: Context, id: string, input: AssistantInput, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'assistants.manage');
   const data: { name?: string; instructions?: string | null } = {};
   if (input.name !== undefined) data.name = requiredText('name', input.name, NAME_MAX);
   if (input.instructions !== undefined) data.instructions = optionalText('instructions', input.instructions, INSTRUCTIONS_MAX) || null;
@@ -55,7 +50,6 @@ export async function updateAssistant(ctx: Context, id: string, input: Assistant
 }
 
 export async function deleteAssistant(ctx: Context, id: string): Promise<void> {
-  requirePermission(ctx.viewer, 'assistants.manage');
   await ctx.db.$transaction(async (tx) => {
     // The row lock makes a concurrent write that points an item at this assistant (its foreign key check
     // locks the row too) either finish first, and be counted, or wait and then find no assistant.

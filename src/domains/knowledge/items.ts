@@ -1,7 +1,7 @@
 // Knowledge items: create and partial update (JSON or multipart with a file), read, list, delete.
 // An item's `content` is its typed text followed by the text extracted from its file; the two parts are
 // stored apart, so new typed text keeps the file's text and a new file replaces only the extracted part.
-import { requirePermission } from '../../auth/viewer.js';
+import { requireTenant } from '../../auth/viewer.js';
 import { constraintViolation, invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
@@ -72,7 +72,8 @@ function assistantRefused(e: unknown): unknown {
 }
 
 export async function createItem(ctx: Context, input: ItemInput, query: Selection = {}) {
-  const { tenantId } = requirePermission(ctx.viewer, 'knowledge.manage');
+  // The permission is checked once, by the root field (auth/access.ts).
+  const { tenantId } = requireTenant(ctx.viewer);
   const changes = textChanges({ ...input, name: input.name ?? null });
   const file = sentFile(input.file) ? fileChanges(await readKnowledgeFile(ctx, tenantId, input.file)) : {};
   try {
@@ -88,7 +89,8 @@ export async function createItem(ctx: Context, input: ItemInput, query: Selectio
  * exclusive loses its exclusions. A file replaces the extracted text and the file's metadata.
  */
 export async function updateItem(ctx: Context, id: string, input: ItemInput, query: Selection = {}) {
-  const { tenantId } = requirePermission(ctx.viewer, 'knowledge.manage');
+  // The permission is checked once, by the root field (auth/access.ts).
+  const { tenantId } = requireTenant(ctx.viewer);
   const changes = textChanges(input);
   let file = {};
   if (sentFile(input.file)) {
@@ -111,7 +113,6 @@ export async function updateItem(ctx: Context, id: string, input: ItemInput, que
 }
 
 export async function getItem(ctx: Context, id: string, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.view');
   const item = await ctx.db.knowledgeItem.findUnique({ ...query, where: { id } });
   if (!item) throw itemNotFound();
   return item;
@@ -121,19 +122,16 @@ export const NEWEST_FIRST = [{ created_at: 'desc' as const }, { id: 'desc' as co
 
 /** Every item of the organisation, global and exclusive, newest first. */
 export function listItems(ctx: Context, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.view');
   return ctx.db.knowledgeItem.findMany({ ...query, orderBy: NEWEST_FIRST });
 }
 
 /** What one assistant sees: global items minus its exclusions, plus its exclusive items. */
 export async function assistantItems(ctx: Context, assistantId: string, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'knowledge.view');
   if (!(await ctx.db.assistant.findUnique({ where: { id: assistantId }, select: { id: true } }))) throw assistantNotFound();
   return ctx.db.knowledgeItem.findMany({ ...query, where: visibleTo(assistantId), orderBy: NEWEST_FIRST });
 }
 
 export async function deleteItem(ctx: Context, id: string): Promise<void> {
-  requirePermission(ctx.viewer, 'knowledge.manage');
   // Its exclusions go with it (ON DELETE CASCADE).
   const { count } = await ctx.db.knowledgeItem.deleteMany({ where: { id } });
   if (count === 0) throw itemNotFound();

@@ -2,7 +2,6 @@
 // an exclusive item only by its assistant. Exclusions exist only on global items: an item that becomes
 // exclusive loses them, and the exclusion endpoints answer 409 for an exclusive item.
 import { Prisma } from '../../generated/prisma/client.js';
-import { requirePermission } from '../../auth/viewer.js';
 import { conflict, constraintViolation, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
@@ -46,7 +45,6 @@ async function assertAssistantsExist(db: TenantTx, ids: string[]): Promise<void>
 
 /** Runs an exclusion change on a locked global item; `change` tells whether the list changed. */
 async function editExclusions(ctx: Context, id: string, change: (tx: TenantTx) => Promise<boolean>, query: Selection) {
-  requirePermission(ctx.viewer, 'knowledge.manage');
   await ctx.db.$transaction(async (tx) => {
     await lockGlobalItem(tx, id);
     try {

@@ -4,7 +4,6 @@
 // or English inflection finds its stem; websearch syntax gives phrases ("…"), OR and -exclusions; a word
 // ending in * is a prefix. Score: ts_rank_cd normalised to 0..1 (weights: name > description > content).
 import { Prisma, type KnowledgeItem } from '../../generated/prisma/client.js';
-import { requirePermission } from '../../auth/viewer.js';
 import { invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
@@ -96,7 +95,6 @@ function safeSnippet(headline: string): string {
  * read with the caller's selection (`query`), in one query.
  */
 export async function searchKnowledge(ctx: Context, args: SearchArgs, query: Selection = {}): Promise<SearchHit<KnowledgeItem>[]> {
-  requirePermission(ctx.viewer, 'knowledge.view');
   const q = args.q?.trim();
   if (!q) throw invalidInput('O parâmetro q é obrigatório');
   if (q.length > Q_MAX) throw invalidInput(`O parâmetro q aceita no máximo ${Q_MAX} caracteres`);

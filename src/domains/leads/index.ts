@@ -4,17 +4,21 @@ import './fields.js';
 
 export const leadsDomain = defineDomain({
   name: 'leads',
+  permissions: [
+    { name: 'leads.view', roles: ['owner', 'admin', 'operator'], description: 'Read leads, lead statuses and tags.' },
+    { name: 'leads.manage', roles: ['owner', 'admin', 'operator'], description: 'Create, change and delete leads, lead statuses and tags.' },
+  ],
   routes: [
-    { method: 'GET', path: '/leads', field: 'Query.leads', style: 'envelope', wrap: 'spread', access: 'member', summary: 'List leads' },
-    { method: 'POST', path: '/leads', field: 'Mutation.createLead', style: 'envelope', access: 'member', summary: 'Create a lead' },
-    { method: 'GET', path: '/leads/:id', field: 'Query.lead', style: 'envelope', access: 'member', summary: 'Get a lead' },
-    { method: 'PUT', path: '/leads/:id', field: 'Mutation.updateLead', style: 'envelope', access: 'member', summary: 'Update a lead' },
-    { method: 'DELETE', path: '/leads/:id', field: 'Mutation.deleteLead', style: 'envelope', wrap: 'none', access: 'member', summary: 'Delete a lead' },
-    { method: 'GET', path: '/lead-statuses', field: 'Query.leadStatuses', style: 'envelope', access: 'member', summary: 'List lead statuses' },
-    { method: 'POST', path: '/lead-statuses', field: 'Mutation.createLeadStatus', style: 'envelope', status: 201, access: 'member', summary: 'Create a lead status' },
-    { method: 'GET', path: '/tags', field: 'Query.tags', style: 'envelope', access: 'member', summary: 'List tags' },
-    { method: 'POST', path: '/tags', field: 'Mutation.createTag', style: 'envelope', status: 201, access: 'member', summary: 'Create a tag' },
-    { method: 'PUT', path: '/tags/:id', field: 'Mutation.updateTag', style: 'envelope', access: 'member', summary: 'Update a tag' },
-    { method: 'DELETE', path: '/tags/:id', field: 'Mutation.deleteTag', style: 'envelope', wrap: 'none', access: 'member', summary: 'Delete a tag' },
+    { method: 'GET', path: '/leads', field: 'Query.leads', style: 'envelope', wrap: 'spread', access: 'leads.view', summary: 'List leads' },
+    { method: 'POST', path: '/leads', field: 'Mutation.createLead', style: 'envelope', access: 'leads.manage', summary: 'Create a lead' },
+    { method: 'GET', path: '/leads/:id', field: 'Query.lead', style: 'envelope', access: 'leads.view', summary: 'Get a lead' },
+    { method: 'PUT', path: '/leads/:id', field: 'Mutation.updateLead', style: 'envelope', access: 'leads.manage', summary: 'Update a lead' },
+    { method: 'DELETE', path: '/leads/:id', field: 'Mutation.deleteLead', style: 'envelope', wrap: 'none', access: 'leads.manage', summary: 'Delete a lead' },
+    { method: 'GET', path: '/lead-statuses', field: 'Query.leadStatuses', style: 'envelope', access: 'leads.view', summary: 'List lead statuses' },
+    { method: 'POST', path: '/lead-statuses', field: 'Mutation.createLeadStatus', style: 'envelope', status: 201, access: 'leads.manage', summary: 'Create a lead status' },
+    { method: 'GET', path: '/tags', field: 'Query.tags', style: 'envelope', access: ['leads.view', 'pipeline.view'], summary: 'List tags' },
+    { method: 'POST', path: '/tags', field: 'Mutation.createTag', style: 'envelope', status: 201, access: 'leads.manage', summary: 'Create a tag' },
+    { method: 'PUT', path: '/tags/:id', field: 'Mutation.updateTag', style: 'envelope', access: 'leads.manage', summary: 'Update a tag' },
+    { method: 'DELETE', path: '/tags/:id', field: 'Mutation.deleteTag', style: 'envelope', wrap: 'none', access: 'leads.manage', summary: 'Delete a tag' },
   ],
 });

@@ -2,7 +2,6 @@
 // organisation (409 ALREADY_EXISTS), unknown status or tag 404 NOT_FOUND, bad input 400 VALIDATION_ERROR.
 // Creating and updating a lead emit its events in the same transaction (./events.ts).
 import type { Prisma } from '../../generated/prisma/client.js';
-import { requireTenant } from '../../auth/viewer.js';
 import { AppError, conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
@@ -83,13 +82,11 @@ export async function setLeadStatus(db: TenantTx, lead: { id: string; status_id:
 }
 
 export async function createLead(ctx: Context, input: LeadInput, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   const lead = await ctx.db.$transaction((tx) => insertLead(tx, input));
   return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id: lead.id } });
 }
 
 export async function updateLead(ctx: Context, id: string, input: LeadInput, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     // Before reading the lead: concurrent edits of this lead (its tag list) run one after the other.
@@ -124,14 +121,12 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
 }
 
 export async function getLead(ctx: Context, id: string, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   const lead = await ctx.db.lead.findUnique({ ...query, where: { id } });
   if (!lead) throw notFound('Lead');
   return lead;
 }
 
 export function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null }) {
-  requireTenant(ctx.viewer);
   const search = args.search?.trim();
   const text = search && escapeLike(search);
   const where: Prisma.LeadWhereInput = search
@@ -148,7 +143,6 @@ export function leadPage(ctx: Context, args: { search?: string | null; limit?: n
 }
 
 export async function deleteLead(ctx: Context, id: string) {
-  requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     if (!(await db.lead.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Lead');
@@ -161,29 +155,24 @@ export async function deleteLead(ctx: Context, id: string) {
 // Lead statuses
 
 export function listLeadStatuses(ctx: Context, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   return ctx.db.leadStatus.findMany({ ...query, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
 }
 
 export function createLeadStatus(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   return ctx.db.leadStatus.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } });
 }
 
 // Tags
 
 export function listTags(ctx: Context, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   return ctx.db.tag.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
 }
 
 export function createTag(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   return ctx.db.tag.create({ ...query, data: { name: requiredText('name', input.name, 100), color: hexColor(input.color) } });
 }
 
 export async function updateTag(ctx: Context, id: string, input: { name?: string | null; color?: string | null }, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   const data: { name?: string; color?: string } = {};
   if (input.name != null) data.name = requiredText('name', input.name, 100);
   if (input.color != null) data.color = hexColor(input.color);
@@ -193,7 +182,6 @@ export async function updateTag(ctx: Context, id: string, input: { name?: string
 }
 
 export async function deleteTag(ctx: Context, id: string) {
-  requireTenant(ctx.viewer);
   const { count } = await ctx.db.tag.deleteMany({ where: { id } });
   if (count === 0) throw notFound('Tag');
 }

@@ -1,13 +1,13 @@
-// Messaging channels (decisions.md "Messaging and channels"): owners and admins manage them, every role
-// reads them. `config` holds the provider's credentials; it is validated here, stored, and never
+// Messaging channels (decisions.md "Messaging and channels"): managed with channels.manage, read with
+// messages.view or messages.send. `config` holds the provider's credentials; it is validated here, stored, and never
 // returned: the GraphQL type has no field for it, so no answer or event can carry it.
-import { requireAdminRole, requireTenant } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Channel, ChannelProvider } from '../../generated/prisma/client.js';
 import type { Selection } from '../common/types.js';
 import { requiredText } from '../common/validate.js';
+import { validateWebhookUrl } from '../webhooks/url-guard.js';
 
 /** The Graph API's base URL, used when a whatsapp_cloud channel does not set `api_url`. */
 export const GRAPH_API_URL = 'https://graph.facebook.com/v21.0';
@@ -46,27 +46,21 @@ function setting(config: ChannelConfigInput, key: keyof ChannelConfigInput, requ
   return value;
 }
 
-function apiUrl(value: string | undefined): string {
+/** A provider endpoint is called with the channel's token: it follows the webhook URL rules (https, public hosts). */
+async function apiUrl(value: string | undefined, allowPrivate: boolean): Promise<string> {
   if (!value) return GRAPH_API_URL;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidInput('O campo config.api_url deve ser uma URL http(s)');
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) throw invalidInput('O campo config.api_url deve ser uma URL http(s) sem credenciais');
-  return value.replace(/\/+$/, '');
+  return (await validateWebhookUrl(value, { allowPrivate, field: 'config.api_url' })).replace(/\/+$/, '');
 }
 
 /** The stored config of a provider, from what the client sent; refuses what the provider cannot use. */
-export function channelConfig(provider: ChannelProvider, input: ChannelConfigInput | null | undefined): Record<string, string> {
+export async function channelConfig(ctx: Context, provider: ChannelProvider, input: ChannelConfigInput | null | undefined): Promise<Record<string, string>> {
   const config = input ?? {};
   if (provider === 'test') {
     if (Object.values(config).some((v) => v != null)) throw invalidInput('O provedor test não aceita configuração');
     return {};
   }
   const stored: WhatsAppCloudConfig = {
-    api_url: apiUrl(setting(config, 'api_url', false, 2000)),
+    api_url: await apiUrl(setting(config, 'api_url', false, 2000), ctx.config.webhookAllowPrivateUrls),
     phone_number_id: setting(config, 'phone_number_id', true, 64)!,
     access_token: setting(config, 'access_token', true, 4096)!,
   };
@@ -89,28 +83,24 @@ async function departmentRef(db: Pick<TenantTx, 'department'>, departmentId: str
 }
 
 export function listChannels(ctx: Context, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   return ctx.db.channel.findMany({ ...query, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
 }
 
 export async function getChannel(ctx: Context, id: string, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   const channel = await ctx.db.channel.findUnique({ ...query, where: { id } });
   if (!channel) throw notFound('Canal');
   return channel;
 }
 
 export async function createChannel(ctx: Context, input: ChannelInput, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
   const name = requiredText('name', input.name, 100);
   if (!input.provider) throw invalidInput('O campo provider é obrigatório (test ou whatsapp_cloud)');
-  const config = channelConfig(input.provider, input.config);
+  const config = await channelConfig(ctx, input.provider, input.config);
   const department_id = (await departmentRef(ctx.db, input.department_id)) ?? null;
   return ctx.db.channel.create({ ...query, data: { name, provider: input.provider, department_id, active: input.active ?? true, config } });
 }
 
 export async function updateChannel(ctx: Context, id: string, input: ChannelInput, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
   const channel = await ctx.db.channel.findUnique({ where: { id }, select: { provider: true } });
   if (!channel) throw notFound('Canal');
   const data: { name?: string; department_id?: string | null; active?: boolean; config?: Record<string, string> } = {};
@@ -118,7 +108,7 @@ export async function updateChannel(ctx: Context, id: string, input: ChannelInpu
   if (input.active != null) data.active = input.active;
   if (input.active === null) throw invalidInput('O campo active deve ser true ou false');
   // The whole config is replaced: a config is valid or refused as a unit.
-  if (input.config !== undefined) data.config = channelConfig(channel.provider, input.config);
+  if (input.config !== undefined) data.config = await channelConfig(ctx, channel.provider, input.config);
   data.department_id = await departmentRef(ctx.db, input.department_id);
   if (data.department_id === undefined) delete data.department_id;
   const { count } = await ctx.db.channel.updateMany({ where: { id }, data });
@@ -127,7 +117,6 @@ export async function updateChannel(ctx: Context, id: string, input: ChannelInpu
 }
 
 export async function deleteChannel(ctx: Context, id: string) {
-  requireAdminRole(ctx.viewer);
   const { count } = await ctx.db.channel.deleteMany({ where: { id } });
   if (count === 0) throw notFound('Canal');
   return true;

