@@ -13,12 +13,15 @@ import { AppError } from './errors.js';
 import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
-import { createGraphQLServer } from './http/graphql.js';
+import { createGraphQLServer, isMutationRequest } from './http/graphql.js';
+import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { errorResponse, graphqlErrorResponse } from './http/responses.js';
 import { log } from './log.js';
 import { createRestHandler } from './rest/handler.js';
-import { buildOpenApiDocument } from './rest/openapi/document.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './rest/openapi/document.js';
+import { eventSchemasOf } from './rest/openapi/webhooks.js';
+import { provideEventSchemas } from './domains/webhooks/event-types.js';
 import { buildRouteTable } from './rest/route-table.js';
 import { FileSpool } from './storage/file-spool.js';
 import { isMultipartForm } from './storage/multipart-form.js';
@@ -53,7 +56,12 @@ export function createApp(config: Config, db: Database): App {
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);
   const rest = createRestHandler(schema, table, deps);
-  const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
+  let openApi: OpenApiDocument | undefined;
+  const openApiDocument = () => (openApi ??= buildOpenApiDocument(schema, domains));
+  const reference = createApiReference(openApiDocument);
+  // The webhook event schemas come from the REST layer's document (domains do not import it).
+  let eventSchemas: ReturnType<typeof eventSchemasOf> | undefined;
+  provideEventSchemas(() => (eventSchemas ??= eventSchemasOf(openApiDocument())));
 
   async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -72,7 +80,9 @@ export function createApp(config: Config, db: Database): App {
       try {
         const viewer = await authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
         noteViewer(facts, viewer);
+        const key = request.method === 'POST' && viewer.kind === 'user' ? idempotencyKeyOf(request) : null;
         if (isMultipartForm(request)) {
+          if (key) throw multipartKeyRefused();
           // The request's files wait on disk while it runs, and are removed once it is answered.
           const spool = new FileSpool(config.uploadTempDir);
           try {
@@ -82,7 +92,12 @@ export function createApp(config: Config, db: Database): App {
           }
         }
         // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
-        return await yoga.fetch(await withBoundedBody(request, yoga.fetchAPI.Request), { viewer, requestId, facts });
+        const bounded = await withBoundedBody(request, yoga.fetchAPI.Request);
+        // A mutation with an Idempotency-Key runs once per key (http/idempotency.ts); queries need none.
+        if (key && viewer.kind === 'user' && (await isMutationRequest(bounded.clone()))) {
+          return await runIdempotent(db.prisma, viewer.tenantId, key, bounded, async (r) => yoga.fetch(r, { viewer, requestId, facts }));
+        }
+        return await yoga.fetch(bounded, { viewer, requestId, facts });
       } catch (e) {
         // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
         if (e instanceof AppError) return graphqlErrorResponse(e);
