@@ -5,7 +5,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/keys.js';
 import { keyPermissions } from '../../auth/permissions.js';
 import { requireAccountManager, requireAdminRole, requirePlatformAdmin } from '../../auth/viewer.js';
 import { MIGRATION_LOCK_KEY } from '../../db/migrate.js';
-import { fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import { fromDatabaseError, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
@@ -54,7 +54,7 @@ export async function createUser(ctx: Context, input: { name: string; email: str
   requireAccountManager(ctx.viewer);
   const name = requiredText('name', input.name, 200);
   const email = optionalEmail(requiredText('email', input.email, 254));
-  if (!ROLES.includes(input.role as RoleInput)) throw invalidInput('O campo role deve ser owner, admin ou operator');
+  if (!ROLES.includes(input.role as RoleInput)) throw invalidField('role', 'deve ser owner, admin ou operator');
   requireAccountManager(ctx.viewer, input.role as RoleInput);
   try {
     return await ctx.db.user.create({ data: { name, email: email!.toLowerCase(), role: input.role as RoleInput } });
@@ -74,9 +74,9 @@ export async function createApiKey(
 ) {
   const viewer = requireAccountManager(ctx.viewer);
   const name = requiredText('name', input.name, 200);
-  if (input.expires_at && input.expires_at.getTime() <= Date.now()) throw invalidInput('O campo expires_at deve estar no futuro');
+  if (input.expires_at && input.expires_at.getTime() <= Date.now()) throw invalidField('expires_at', 'deve estar no futuro');
   const userId = input.user_id ?? (viewer.kind === 'user' ? viewer.userId : null);
-  if (!userId) throw invalidInput('O campo user_id é obrigatório');
+  if (!userId) throw invalidField('user_id', 'é obrigatório');
   const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { id: true, role: true } });
   if (!user) throw notFound('Usuário');
   requireAccountManager(ctx.viewer, user.role);

@@ -3,7 +3,7 @@
 import { requireTenant } from '../../auth/viewer.js';
 import type { Config } from '../../config.js';
 import type { Upload } from '../../generated/prisma/client.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { notFound, invalidField } from '../../errors.js';
 import type { HandlerInput } from '../manifest.js';
 import { readMultipartUpload } from '../../storage/multipart-stream.js';
 import { serveFile } from '../../storage/serve.js';
@@ -16,7 +16,7 @@ import { recordedContentType } from './stored-keys.js';
 export async function uploadHandler({ request, ctx }: HandlerInput) {
   requireTenant(ctx.viewer); // before a byte is stored
   const { fields, file } = await readMultipartUpload(request, ctx.storage);
-  if (!file) throw invalidInput('O campo file (arquivo) é obrigatório');
+  if (!file) throw invalidField('file', '(arquivo) é obrigatório');
   const upload = await recordUpload(ctx, file, { type: fields.type, folder: fields.folder });
   return uploadBody(upload, ctx.config);
 }
