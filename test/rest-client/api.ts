@@ -1671,6 +1671,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event types and their payload schemas
+         * @description Every event type with its description and the JSON Schema of its delivery body (Owner/Admin).
+         *
+         *     Owner or admin role.
+         */
+        get: operations["webhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -1738,7 +1760,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a delivery’s event again
-         * @description Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin).
+         * @description Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin). Answers with the new delivery’s id.
          *
          *     Owner or admin role.
          */
@@ -1771,6 +1793,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed webhook.test event now; answers with the delivery
+         * @description Sends a signed `webhook.test` event to the webhook now and answers with its delivery (Owner/Admin).
+         *
+         *     Owner or admin role.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/proxy/{path}": {
         parameters: {
             query?: never;
@@ -1792,7 +1836,1222 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created
+         * @description A lead was created (through the API, a deal with a new lead, or an inbound message from a new phone).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lead.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string;
+                            surname: string | null;
+                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                            phone: string;
+                            email: string | null;
+                            company: string | null;
+                            avatar_url: string | null;
+                            /** @description The lead’s status, if any. */
+                            status: components["schemas"]["LeadStatus"] | null;
+                            /** @description Tags on the lead. */
+                            tags: components["schemas"]["Tag"][];
+                            /** @description Organisation-defined field values. */
+                            custom_fields: components["schemas"]["JSONObject"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.updated
+         * @description A lead’s fields, tags or status changed.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lead.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string;
+                            surname: string | null;
+                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                            phone: string;
+                            email: string | null;
+                            company: string | null;
+                            avatar_url: string | null;
+                            /** @description The lead’s status, if any. */
+                            status: components["schemas"]["LeadStatus"] | null;
+                            /** @description Tags on the lead. */
+                            tags: components["schemas"]["Tag"][];
+                            /** @description Organisation-defined field values. */
+                            custom_fields: components["schemas"]["JSONObject"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.status_changed
+         * @description A lead’s status changed (sent after lead.updated).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lead.status_changed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string;
+                            surname: string | null;
+                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                            phone: string;
+                            email: string | null;
+                            company: string | null;
+                            avatar_url: string | null;
+                            /** @description The lead’s status, if any. */
+                            status: components["schemas"]["LeadStatus"] | null;
+                            /** @description Tags on the lead. */
+                            tags: components["schemas"]["Tag"][];
+                            /** @description Organisation-defined field values. */
+                            custom_fields: components["schemas"]["JSONObject"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /**
+                             * Format: uuid
+                             * @description The status before.
+                             */
+                            from_status_id: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The status now.
+                             */
+                            to_status_id: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.received
+         * @description An inbound message was stored (from a channel or the WhatsApp Cloud webhook).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "message.received";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A message of a conversation. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            lead_id: components["schemas"]["UUID"];
+                            conversation_id: components["schemas"]["UUID"];
+                            /** @description The channel it came or went through; null once that channel is deleted. */
+                            channel_id: components["schemas"]["UUID"] | null;
+                            content: string;
+                            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                            type: string;
+                            role: components["schemas"]["MessageRole"];
+                            status: components["schemas"]["MessageStatus"];
+                            /** @description Why delivery failed, as the provider reported it. */
+                            error: string | null;
+                            /** @description The provider’s id for the message. */
+                            provider_message_id: string | null;
+                            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                            media_url: string | null;
+                            /** @description When it was stored. */
+                            timestamp: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.sent
+         * @description An outbound message was accepted by its channel’s provider.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "message.sent";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A message of a conversation. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            lead_id: components["schemas"]["UUID"];
+                            conversation_id: components["schemas"]["UUID"];
+                            /** @description The channel it came or went through; null once that channel is deleted. */
+                            channel_id: components["schemas"]["UUID"] | null;
+                            content: string;
+                            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                            type: string;
+                            role: components["schemas"]["MessageRole"];
+                            status: components["schemas"]["MessageStatus"];
+                            /** @description Why delivery failed, as the provider reported it. */
+                            error: string | null;
+                            /** @description The provider’s id for the message. */
+                            provider_message_id: string | null;
+                            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                            media_url: string | null;
+                            /** @description When it was stored. */
+                            timestamp: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.created
+         * @description A conversation was opened for a lead.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "conversation.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A lead’s conversation. Operators reach only the conversations their departments allow. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /** @description The lead: id, name and phone. */
+                            lead: components["schemas"]["ConversationLead"];
+                            /** @description Null before the first message. */
+                            last_message: components["schemas"]["LastMessage"] | null;
+                            /**
+                             * Format: int32
+                             * @description Inbound messages since the conversation was last marked read.
+                             */
+                            unread_count: number;
+                            status: components["schemas"]["ConversationStatus"];
+                            department_id: components["schemas"]["UUID"] | null;
+                            /** @description The channel it started on; replies go through it by default. */
+                            channel_id: components["schemas"]["UUID"] | null;
+                            created_at: components["schemas"]["DateTime"];
+                            /** @description Last activity. */
+                            updated_at: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.created
+         * @description A deal was created.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.updated
+         * @description A deal’s fields, lines, tags or owner changed.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.stage_changed
+         * @description A deal moved to another stage (a move into won or lost sends it, then deal.won or deal.lost).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.stage_changed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                            /**
+                             * Format: uuid
+                             * @description The stage before.
+                             */
+                            from_stage_id: string;
+                            /**
+                             * Format: uuid
+                             * @description The stage now.
+                             */
+                            to_stage_id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.won": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.won
+         * @description A deal entered its pipeline’s won stage.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.won";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.lost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.lost
+         * @description A deal entered its pipeline’s lost stage (with its loss_reason).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.lost";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.deleted
+         * @description A deal was deleted.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.deleted";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The deleted deal.
+                             */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent only by POST /backend/webhooks/{id}/test, to check a receiver and its signature verification.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "webhook.test";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The webhook tested.
+                             */
+                            webhook_id: string;
+                            /** @description A fixed text. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Confirms an operation with a message (in Portuguese). */
@@ -1843,6 +3102,8 @@ export interface components {
             deal_count: number;
             /** @description Σ of the deals’ totals. */
             total: number;
+            /** @description Average days the open deals (neither won nor lost) matching the filters have been in this stage (since `stage_entered_at`), to 2 decimals; null without open deals. */
+            avg_days_in_stage: number | null;
         };
         /** @description A named sequence of steps; each step’s messages are templates (cadence associations). */
         Cadence: {
@@ -2014,6 +3275,8 @@ export interface components {
             won_at: components["schemas"]["DateTime"] | null;
             /** @description Set when the deal enters the lost stage. */
             lost_at: components["schemas"]["DateTime"] | null;
+            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+            stage_entered_at: components["schemas"]["DateTime"];
             created_at: components["schemas"]["DateTime"];
             updated_at: components["schemas"]["DateTime"];
             /** @description The lead’s name. */
@@ -2363,6 +3626,12 @@ export interface components {
             /** @description Default unit price. */
             price: number;
         };
+        /** @description A queued redelivery. */
+        Redelivery: {
+            success: boolean;
+            /** @description The id of the new delivery (its row in the delivery log once the attempt has run, within seconds). */
+            delivery_id: components["schemas"]["UUID"];
+        };
         /**
          * @description A user’s role. owner and admin hold every permission; operator works leads, conversations and deals.
          * @enum {string}
@@ -2564,6 +3833,14 @@ export interface components {
             next_attempt_at: components["schemas"]["DateTime"] | null;
             created_at: components["schemas"]["DateTime"];
         };
+        /** @description An event type webhooks can receive. */
+        WebhookEventType: {
+            /** @description e.g. deal.stage_changed. */
+            type: string;
+            description: string;
+            /** @description JSON Schema (2020-12) of the delivery body `{type, timestamp, data}`, derived from the REST read `data` repeats. */
+            schema: components["schemas"]["JSONObject"];
+        };
         /** @description A regenerated signing secret. The previous one keeps signing (a second signature) for 24 hours. */
         WebhookSecret: {
             /** @description whsec_… */
@@ -2582,6 +3859,11 @@ export interface components {
                     code: "ERR_INVALID_INPUT";
                     /** @description In Portuguese; match on `code`. */
                     message: string;
+                    /** @description The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`). */
+                    details?: {
+                        field: string;
+                        message: string;
+                    }[];
                 };
             };
         };
@@ -2627,7 +3909,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflicts with the current state (a duplicate, or a record still in use). */
+        /** @description Conflicts with the current state (a duplicate, or a record still in use), or a request with the same `Idempotency-Key` is still running. */
         BareError409: {
             headers: {
                 [name: string]: unknown;
@@ -2650,6 +3932,20 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_PAYLOAD_TOO_LARGE";
+                    /** @description In Portuguese; match on `code`. */
+                    message: string;
+                };
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours. */
+        BareError422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "ERR_IDEMPOTENCY_KEY_REUSED";
                     /** @description In Portuguese; match on `code`. */
                     message: string;
                 };
@@ -2684,6 +3980,11 @@ export interface components {
                         code: "VALIDATION_ERROR" | "INVALID_PHONE";
                         /** @description In Portuguese; match on `code`. */
                         message: string;
+                        /** @description The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`). */
+                        details?: {
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2764,7 +4065,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflicts with the current state (a duplicate, or a record still in use). */
+        /** @description Conflicts with the current state (a duplicate, or a record still in use), or a request with the same `Idempotency-Key` is still running. */
         EnvelopeError409: {
             headers: {
                 [name: string]: unknown;
@@ -2796,6 +4097,25 @@ export interface components {
                     error: {
                         /** @enum {string} */
                         code: "PAYLOAD_TOO_LARGE";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours. */
+        EnvelopeError422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "IDEMPOTENCY_KEY_REUSED";
                         /** @description In Portuguese; match on `code`. */
                         message: string;
                     };
@@ -2931,7 +4251,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2968,6 +4291,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3001,7 +4325,10 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The API key. */
                 id: components["schemas"]["UUID"];
@@ -3030,6 +4357,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3059,7 +4387,10 @@ export interface operations {
     createAssistant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3089,6 +4420,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3241,7 +4573,10 @@ export interface operations {
     createCadence: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3269,6 +4604,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3302,7 +4638,10 @@ export interface operations {
     createChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3341,6 +4680,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3446,7 +4786,10 @@ export interface operations {
     receiveInboundMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The channel. */
                 id: components["schemas"]["UUID"];
@@ -3486,13 +4829,17 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
     reportMessageStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The channel. */
                 id: components["schemas"]["UUID"];
@@ -3532,6 +4879,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -3739,7 +5087,10 @@ export interface operations {
     createDepartment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3769,6 +5120,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3893,7 +5245,10 @@ export interface operations {
     addDepartmentMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The department. */
                 id: components["schemas"]["UUID"];
@@ -3925,6 +5280,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -3983,7 +5339,10 @@ export interface operations {
     createKnowledgeItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4038,6 +5397,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4233,7 +5593,10 @@ export interface operations {
     addKnowledgeExclusion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The item (must be global). */
                 id: components["schemas"]["UUID"];
@@ -4260,6 +5623,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4324,7 +5688,10 @@ export interface operations {
     createLeadStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4357,6 +5724,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4398,7 +5766,10 @@ export interface operations {
     createLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4443,6 +5814,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -4602,7 +5974,10 @@ export interface operations {
     sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4641,6 +6016,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
         };
@@ -4648,7 +6024,10 @@ export interface operations {
     postMessagesSendMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4696,7 +6075,9 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
         };
@@ -4772,7 +6153,10 @@ export interface operations {
     createDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4822,6 +6206,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -4957,7 +6342,10 @@ export interface operations {
     createDealActivity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The deal. */
                 id: components["schemas"]["UUID"];
@@ -4992,6 +6380,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5066,7 +6455,10 @@ export interface operations {
     addDealTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The deal. */
                 id: components["schemas"]["UUID"];
@@ -5093,6 +6485,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5153,7 +6546,10 @@ export interface operations {
     createPipelineGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5181,6 +6577,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5282,7 +6679,10 @@ export interface operations {
     createProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5312,6 +6712,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5487,7 +6888,10 @@ export interface operations {
     createPipeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5522,6 +6926,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5760,7 +7165,10 @@ export interface operations {
     createStage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The pipeline. */
                 pipeline_id: components["schemas"]["UUID"];
@@ -5796,6 +7204,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -5829,7 +7238,10 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5862,6 +7274,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6001,7 +7414,10 @@ export interface operations {
     createCadenceAssociation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6044,6 +7460,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6115,7 +7532,10 @@ export interface operations {
     previewCadenceAssociation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The association. */
                 id: components["schemas"]["UUID"];
@@ -6147,13 +7567,17 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
     syncTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6183,6 +7607,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6244,7 +7669,10 @@ export interface operations {
     postUploads: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6263,7 +7691,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             408: components["responses"]["BareError408"];
+            409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6273,7 +7703,10 @@ export interface operations {
                 /** @description Age in hours, 0 to 87600; default 24. */
                 hours?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6294,6 +7727,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             500: components["responses"]["BareError500"];
         };
     };
@@ -6450,7 +7884,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6483,6 +7920,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6516,7 +7954,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6552,6 +7993,34 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    webhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookEventType"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
@@ -6701,7 +8170,10 @@ export interface operations {
     redeliverWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The webhook. */
                 id: components["schemas"]["UUID"];
@@ -6718,7 +8190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["Redelivery"];
                 };
             };
             400: components["responses"]["EnvelopeError400"];
@@ -6728,13 +8200,17 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
     regenerateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The webhook. */
                 id: components["schemas"]["UUID"];
@@ -6763,6 +8239,46 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             500: components["responses"]["EnvelopeError500"];
         };
     };
