@@ -3628,6 +3628,7 @@ export interface components {
         };
         /** @description A queued redelivery. */
         Redelivery: {
+            /** @description Always true. */
             success: boolean;
             /** @description The id of the new delivery (its row in the delivery log once the attempt has run, within seconds). */
             delivery_id: components["schemas"]["UUID"];
@@ -3837,6 +3838,7 @@ export interface components {
         WebhookEventType: {
             /** @description e.g. deal.stage_changed. */
             type: string;
+            /** @description What the event means. */
             description: string;
             /** @description JSON Schema (2020-12) of the delivery body `{type, timestamp, data}`, derived from the REST read `data` repeats. */
             schema: components["schemas"]["JSONObject"];
