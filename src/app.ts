@@ -12,8 +12,9 @@ import { AppError } from './errors.js';
 import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
-import { createGraphQLServer } from './http/graphql.js';
+import { createGraphQLServer, isMutationRequest } from './http/graphql.js';
 import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
+import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { errorResponse, graphqlErrorResponse } from './http/responses.js';
 import { log } from './log.js';
@@ -21,7 +22,9 @@ import { enableMetrics, observeDatabase, observeRequest } from './observability/
 import { METRICS_PATH, metricsAuthorized, metricsResponse } from './observability/metrics-route.js';
 import { requestIdFrom, runWithRequestId } from './observability/request-context.js';
 import { createRestHandler } from './rest/handler.js';
-import { buildOpenApiDocument } from './rest/openapi/document.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './rest/openapi/document.js';
+import { eventSchemasOf } from './rest/openapi/webhooks.js';
+import { provideEventSchemas } from './domains/webhooks/event-types.js';
 import { buildRouteTable } from './rest/route-table.js';
 import { FileSpool } from './storage/file-spool.js';
 import { isMultipartForm } from './storage/multipart-form.js';
@@ -65,7 +68,12 @@ export function createApp(config: Config, db: Database): App {
   const table = buildRouteTable(domains);
   const limits = new RateLimits(config);
   const rest = createRestHandler(schema, table, deps, limits);
-  const reference = createApiReference(() => buildOpenApiDocument(schema, domains));
+  let openApi: OpenApiDocument | undefined;
+  const openApiDocument = () => (openApi ??= buildOpenApiDocument(schema, domains));
+  const reference = createApiReference(openApiDocument);
+  // The webhook event schemas come from the REST layer's document (domains do not import it).
+  let eventSchemas: ReturnType<typeof eventSchemasOf> | undefined;
+  provideEventSchemas(() => (eventSchemas ??= eventSchemasOf(openApiDocument())));
   if (config.metricsToken) {
     enableMetrics();
     observeDatabase({ sql: db.sql, pool: db.poolStats });
@@ -95,7 +103,9 @@ export function createApp(config: Config, db: Database): App {
         const login = () => authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
         const viewer = await authenticateWithin(limits, (facts.limits ??= {}), login);
         noteViewer(facts, viewer);
+        const key = request.method === 'POST' && viewer.kind === 'user' ? idempotencyKeyOf(request) : null;
         if (isMultipartForm(request)) {
+          if (key) throw multipartKeyRefused();
           // The request's files wait on disk while it runs, and are removed once it is answered.
           const spool = new FileSpool(config.uploadTempDir);
           try {
@@ -105,7 +115,12 @@ export function createApp(config: Config, db: Database): App {
           }
         }
         // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
-        return await yoga.fetch(await withBoundedBody(request, yoga.fetchAPI.Request), { viewer, requestId, facts });
+        const bounded = await withBoundedBody(request, yoga.fetchAPI.Request);
+        // A mutation with an Idempotency-Key runs once per key (http/idempotency.ts); queries need none.
+        if (key && viewer.kind === 'user' && (await isMutationRequest(bounded.clone()))) {
+          return await runIdempotent(db.prisma, viewer.tenantId, key, bounded, async (r) => yoga.fetch(r, { viewer, requestId, facts }));
+        }
+        return await yoga.fetch(bounded, { viewer, requestId, facts });
       } catch (e) {
         // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
         if (e instanceof AppError) return graphqlErrorResponse(e);

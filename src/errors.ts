@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'INVALID_INPUT'
   | 'CONFLICT'
   | 'ALREADY_EXISTS'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | 'PAYLOAD_TOO_LARGE'
   | 'REQUEST_TIMEOUT'
   | 'INVALID_PHONE'
@@ -27,6 +28,7 @@ export const ERROR_STATUS: Record<ErrorKind, number> = {
   INVALID_INPUT: 400,
   CONFLICT: 409,
   ALREADY_EXISTS: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   INVALID_PHONE: 400,
@@ -59,6 +61,13 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} não encontrado(a)`);
 export const invalidInput = (message: string, extra?: Record<string, unknown>) => new AppError('INVALID_INPUT', message, extra);
+/**
+ * An input error about one field: the message names it, and `details: [{field, message}]` carries it
+ * for clients, `field` as a JSON path of the body or arguments (`products[2].qty`).
+ */
+export const invalidField = (field: string, problem: string) => new AppError('INVALID_INPUT', `O campo ${field} ${problem}`, { details: [{ field, message: problem }] });
+/** The same for a query-string or path parameter. */
+export const invalidParameter = (name: string, problem: string) => new AppError('INVALID_INPUT', `O parâmetro ${name} ${problem}`, { details: [{ field: name, message: problem }] });
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('CONFLICT', message, extra);
 
 /**
@@ -116,6 +125,16 @@ function appErrorOf(error: unknown): AppError | undefined {
  * input; anything else is internal and its details stay in the log.
  */
 export function normalizeError(error: unknown): { error: AppError; internal?: unknown } {
+  const normalized = normalizeAny(error);
+  // graphql-js names the variable (and the path inside it) only in the outermost error of a refusal.
+  if (normalized.error.kind === 'INVALID_INPUT' && !normalized.error.extra.details && error instanceof GraphQLError && !error.path) {
+    const details = requestErrorDetails(error.message);
+    if (details) return { error: new AppError('INVALID_INPUT', normalized.error.message, { ...normalized.error.extra, details }) };
+  }
+  return normalized;
+}
+
+function normalizeAny(error: unknown): { error: AppError; internal?: unknown } {
   const app = appErrorOf(error);
   if (app) return { error: app };
   const original = (error as { originalError?: unknown })?.originalError ?? error;
@@ -125,11 +144,34 @@ export function normalizeError(error: unknown): { error: AppError; internal?: un
   if (translated instanceof AppError) return { error: translated };
   if (error instanceof GraphQLError && !error.originalError && !error.path) {
     // Parse and validation errors, and variables the schema refused.
-    return { error: new AppError('INVALID_INPUT', `Entrada inválida: ${error.message}`) };
+    return { error: requestInputError(error.message) };
   }
-  if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) return normalizeError(error.originalError);
+  if (error instanceof GraphQLError && error.originalError instanceof GraphQLError) return normalizeAny(error.originalError);
   if (error instanceof GraphQLError && (error.extensions?.http as { status?: number } | undefined)?.status === 400) {
-    return { error: new AppError('INVALID_INPUT', `Entrada inválida: ${error.message}`) };
+    return { error: requestInputError(error.message) };
   }
   return { error: new AppError('INTERNAL', 'Erro interno do servidor'), internal: original };
+}
+
+const PREFIX = 'Entrada inválida: ';
+
+/** A request graphql-js refused, as INVALID_INPUT, prefixed once. */
+function requestInputError(message: string): AppError {
+  return new AppError('INVALID_INPUT', message.startsWith(PREFIX) ? message : PREFIX + message);
+}
+
+/**
+ * The field graphql-js names in a refusal, as `details`: a variable (REST body keys are the variables
+ * of the route's field) or the path inside it (`products[2].qty`), or a missing argument.
+ */
+function requestErrorDetails(message: string): { field: string; message: string }[] | undefined {
+  let m = /^Variable "\$[^"]+" got invalid value .*? at "([^"]+)"; (.*)$/s.exec(message);
+  if (m) return [{ field: m[1], message: m[2] }];
+  m = /^Variable "\$([^"]+)" got invalid value .*?; (.*)$/s.exec(message);
+  if (m) return [{ field: m[1], message: m[2] }];
+  m = /^Variable "\$([^"]+)" of (?:required|non-null) type "([^"]+)" (?:was not provided|must not be null)\.$/.exec(message);
+  if (m) return [{ field: m[1], message: `é obrigatório (${m[2]})` }];
+  m = /^Field "[^"]+" argument "([^"]+)" of type "([^"]+)" is required, but it was not provided\.$/.exec(message);
+  if (m) return [{ field: m[1], message: `é obrigatório (${m[2]})` }];
+  return undefined;
 }

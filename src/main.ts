@@ -11,6 +11,8 @@ import { endMessageStreams } from './domains/messaging/live.js';
 import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
+import { IDEMPOTENCY_CLEANUP_QUEUE } from './jobs/idempotency-cleanup.js';
+import { schedulePeriodicRun } from './jobs/periodic.js';
 import { log, setLogLevel } from './log.js';
 import { stopTracing } from './observability/tracing.js';
 
@@ -45,6 +47,7 @@ async function main() {
   }
   const app = createApp(config, db);
   void startUploadsUpkeep(db.prisma, app.deps.storage);
+  void schedulePeriodicRun(db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) => log.error('could not schedule the idempotency cleanup', { error: String(error?.stack ?? error) }));
   const server = await listen(app, config);
   const jobs = await startJobRunner(db, config);
   console.log(

@@ -1,7 +1,7 @@
 // Cross-origin access for /graphql and /backend (decisions.md): only the origins in CORS_ORIGINS, with
 // the Authorization header allowed and no credentials (keys travel in a header, not in cookies). Unset:
 // no cross-origin access at all. The media proxy sets its own `*`.
-const ALLOWED_HEADERS = 'authorization, content-type, x-request-id';
+const ALLOWED_HEADERS = 'authorization, content-type, x-request-id, idempotency-key';
 const METHODS = 'GET, POST, PUT, DELETE, OPTIONS';
 
 export function corsPreflight(request: Request, origins: readonly string[]): Response | null {
@@ -22,7 +22,7 @@ export function withCors(request: Request, response: Response, origins: readonly
   response.headers.append('vary', 'Origin');
   if (origin && origins.includes(origin)) {
     response.headers.set('access-control-allow-origin', origin);
-    response.headers.set('access-control-expose-headers', 'x-request-id');
+    response.headers.set('access-control-expose-headers', 'x-request-id, idempotent-replayed');
   }
   return response;
 }

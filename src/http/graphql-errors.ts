@@ -4,7 +4,7 @@
 // "Did you mean …" suggestions (fields, enum values) are hidden: they let a stranger map the schema.
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { normalizeError, type AppError } from '../errors.js';
+import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
 
 export interface ErrorShapeOptions {
@@ -21,8 +21,9 @@ export function clientError(error: unknown, { production }: ErrorShapeOptions): 
   const original = error as GraphQLError;
   const at = { nodes: original.nodes, source: original.source, positions: original.positions };
   const message = production ? withoutSuggestions(app.message) : app.message;
-  if (!original.path) return requestError(app, at, message);
-  return new GraphQLError(message, { ...at, path: original.path, extensions: { code: app.kind, status: app.status, ...app.extra } });
+  const shown = production ? withoutDetailSuggestions(app) : app;
+  if (!original.path) return requestError(shown, at, message);
+  return new GraphQLError(message, { ...at, path: original.path, extensions: { code: app.kind, status: app.status, ...shown.extra } });
 }
 
 /** An error refusing the whole request: `{code, status}` in extensions and as the HTTP status. */
@@ -38,6 +39,13 @@ export function requestError(app: AppError, at: Pick<GraphQLErrorOptions, 'nodes
 
 function withoutSuggestions(message: string): string {
   return message.replace(/\s*Did you mean [^?]*\?/g, '');
+}
+
+/** The same for the messages of `details` (graphql-js's own, for variables). */
+function withoutDetailSuggestions(app: AppError): AppError {
+  const details = app.extra.details as { field: string; message: string }[] | undefined;
+  if (!details) return app;
+  return new AppError(app.kind, app.message, { ...app.extra, details: details.map((d) => ({ ...d, message: withoutSuggestions(d.message) })) });
 }
 
 /** Validation errors skip Yoga's error masking; this gives them the same shape. */

@@ -4,7 +4,7 @@
 // a standard File. Yoga's own parser would hold the whole form in memory. The app gives each multipart
 // request its spool and disposes of it once the request is answered (app.ts).
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { invalidInput } from '../errors.js';
+import { invalidInput, invalidField } from '../errors.js';
 import type { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm, readMultipartForm, type FormLimits } from '../storage/multipart-form.js';
 import { MAX_BODY_BYTES } from './body.js';
@@ -21,14 +21,14 @@ function parseJson(field: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw invalidInput(`O campo ${field} deve ser JSON`);
+    throw invalidField(field, 'deve ser JSON');
   }
 }
 
 function parseOperations(text: string): Record<string, unknown> {
   const operations = parseJson('operations', text);
   if (Array.isArray(operations)) throw invalidInput('Envie uma operação por requisição: lotes não são aceitos');
-  if (!isObject(operations)) throw invalidInput('O campo operations deve ser um objeto JSON');
+  if (!isObject(operations)) throw invalidField('operations', 'deve ser um objeto JSON');
   return operations;
 }
 
@@ -62,13 +62,13 @@ function slotOf(operations: Record<string, unknown>, path: unknown): Slot {
 /** The map: file part name → the placeholders it fills; every path valid and used once. */
 function parseMap(text: string, operations: Record<string, unknown>): Map<string, Slot[]> {
   const map = parseJson('map', text);
-  if (!isObject(map)) throw invalidInput('O campo map deve ser um objeto JSON');
+  if (!isObject(map)) throw invalidField('map', 'deve ser um objeto JSON');
   const entries = Object.entries(map);
   if (entries.length > GRAPHQL_FORM_LIMITS.maxFiles) throw invalidInput(`O formulário aceita no máximo ${GRAPHQL_FORM_LIMITS.maxFiles} arquivos`);
   const slots = new Map<string, Slot[]>();
   const seen = new Set<string>();
   for (const [name, paths] of entries) {
-    if (!Array.isArray(paths) || paths.length === 0) throw invalidInput(`O campo map deve dar uma lista de caminhos para o arquivo ${name.slice(0, 100)}`);
+    if (!Array.isArray(paths) || paths.length === 0) throw invalidField('map', `deve dar uma lista de caminhos para o arquivo ${name.slice(0, 100)}`);
     slots.set(
       name,
       paths.map((path) => {

@@ -19,23 +19,6 @@ export function methodNotAllowed(error: GraphQLError): GraphQLError | null {
 
 export function graphqlProtocolPlugin(): Plugin<{ facts?: RequestFacts }> {
   return {
-    onValidate() {
-      return ({ valid, result, setResult }) => {
-        if (valid) return;
-        setResult(
-          result.map(
-            (e) =>
-              new GraphQLError(`Entrada inválida: ${e.message}`, {
-                nodes: e.nodes,
-                source: e.source,
-                positions: e.positions,
-                // spec: false — the status applies to `Accept: application/json` clients too.
-                extensions: { code: 'INVALID_INPUT', status: 400, http: { status: 400, spec: false } },
-              }),
-          ),
-        );
-      };
-    },
     onExecute({ args }) {
       const facts = (args.contextValue as { facts?: RequestFacts }).facts;
       const operation = getOperationAST(args.document, args.operationName);

@@ -2,7 +2,7 @@
 // context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
 // and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts);
 // multipart requests with files spooled to disk (graphql-multipart.ts) instead of Yoga's in-memory parser.
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
@@ -71,4 +71,18 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       ...(tracingEnabled() ? [graphqlTracingPlugin()] : []),
     ],
   });
+}
+
+/**
+ * Whether a JSON GraphQL request runs a mutation (what an Idempotency-Key applies to). Bodies that do
+ * not parse are not: Yoga answers them with its own errors.
+ */
+export async function isMutationRequest(request: Request): Promise<boolean> {
+  try {
+    const { query, operationName } = (await request.json()) as { query?: unknown; operationName?: unknown };
+    if (typeof query !== 'string') return false;
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'mutation';
+  } catch {
+    return false;
+  }
 }

@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import { deliveryQueue, dispatchQueue } from '../domains/webhooks/jobs.js';
 import { uploadCleanupQueue } from '../domains/uploads/cleanup-job.js';
 import { log } from '../log.js';
+import { idempotencyCleanupQueue } from './idempotency-cleanup.js';
 import type { QueueDefinition } from './queue.js';
 import { runJobs, type JobRunner } from './runner.js';
 import { messageDeliveryQueue } from '../domains/messaging/deliver.js';
@@ -15,7 +16,7 @@ export interface QueueDeps {
 }
 
 /** Every queue, as a factory of its definition. A domain adds its own here. */
-const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue, uploadCleanupQueue, messageDeliveryQueue];
+const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue, uploadCleanupQueue, messageDeliveryQueue, idempotencyCleanupQueue];
 
 /** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */
 export async function startJobRunner(db: Database, config: Config): Promise<JobRunner> {

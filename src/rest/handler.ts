@@ -5,15 +5,16 @@
 import { Kind, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { checkAccess } from '../auth/access.js';
 import { authenticate } from '../auth/authenticate.js';
-import type { Viewer } from '../auth/viewer.js';
+import type { TenantViewer, Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
-import type { FieldRoute, RouteSpec } from '../domains/manifest.js';
+import type { FieldRoute, ResponseStyle, RouteSpec } from '../domains/manifest.js';
 import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { assertCleanInput } from '../schema/clean-input.js';
 import { readLimitedBody } from '../http/body.js';
+import { idempotencyKeyOf, runIdempotent } from '../http/idempotency.js';
 import { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { noteViewer, type RequestFacts } from '../http/request-facts.js';
@@ -129,19 +130,31 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       if (route.access !== 'public' && !viewer) viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), login) : await login();
       noteViewer(facts, viewer);
       facts.operation = operationIdOf(route);
-      if (route.handler) {
+      const execute = (request: Request) => answer(style, requestId, async () => {
+        if (!route.handler) return runField(route, request, url, params, viewer!, requestId);
         // Field routes are checked by their root field (auth/access.ts); a handler is checked here.
         checkAccess(viewer, route.access);
         const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId, signal: request.signal }) });
         return result instanceof Response ? result : successResponse(route, JSON.stringify(result ?? null));
-      }
-      return await runField(route, request, url, params, viewer!, requestId);
+      });
+      // An organisation's POST with an Idempotency-Key runs once per key (http/idempotency.ts).
+      const key = request.method === 'POST' && viewer?.kind === 'user' ? idempotencyKeyOf(request) : null;
+      return key ? await runIdempotent(deps.prisma, (viewer as TenantViewer).tenantId, key, request, execute) : await execute(request);
     } catch (e) {
-      const { error, internal } = normalizeError(e);
-      if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
-      return errorResponse(style, error);
+      return answer(style, requestId, () => Promise.reject(e));
     }
   };
+}
+
+/** The route's answer, errors included, in its style. */
+async function answer(style: ResponseStyle, requestId: string, run: () => Promise<Response>): Promise<Response> {
+  try {
+    return await run();
+  } catch (e) {
+    const { error, internal } = normalizeError(e);
+    if (internal) log.error('unhandled error', { requestId, error: String((internal as Error)?.stack ?? internal) });
+    return errorResponse(style, error);
+  }
 }
 
 function parseJsonObject(text: string): Record<string, unknown> | null {

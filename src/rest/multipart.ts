@@ -3,7 +3,7 @@
 // files as they arrive (storage/file-spool.ts), never held in memory; the caller disposes of the spool
 // when the request is done. The body limit (413) bounds what a form holds; whether a file is too large
 // is the field's own rule (a knowledge file over 10 MB inside an accepted body is a 400).
-import { invalidInput } from '../errors.js';
+import { invalidField } from '../errors.js';
 import { MAX_BODY_BYTES } from '../http/body.js';
 import type { FileSpool } from '../storage/file-spool.js';
 import { readMultipartForm, type FormLimits } from '../storage/multipart-form.js';
@@ -22,7 +22,7 @@ export async function readRestForm(request: Request, spool: FileSpool): Promise<
       else fields.set(name, [value]);
     },
     async file(part) {
-      if (fileFields.has(part.field)) throw invalidInput(`O campo ${part.field} aceita um único arquivo`);
+      if (fileFields.has(part.field)) throw invalidField(part.field, 'aceita um único arquivo');
       fileFields.add(part.field);
       files.set(part.field, await spool.take(part));
     },

@@ -16,20 +16,20 @@ import {
   type GraphQLArgument,
   type GraphQLInputType,
 } from 'graphql';
-import { invalidInput } from '../errors.js';
+import { invalidField, invalidParameter } from '../errors.js';
 
 /** A JSON body value against an argument type: arrays for lists, objects for input objects. */
 function checkShape(name: string, value: unknown, type: GraphQLInputType, depth = 0): void {
   if (value === null || value === undefined) return;
-  if (depth > 20) throw invalidInput(`O campo ${name} é profundo demais`);
+  if (depth > 20) throw invalidField(name, 'é profundo demais');
   const inner = isNonNullType(type) ? type.ofType : type;
   if (isListType(inner)) {
-    if (!Array.isArray(value)) throw invalidInput(`O campo ${name} deve ser uma lista`);
-    for (const item of value) checkShape(name, item, inner.ofType, depth + 1);
+    if (!Array.isArray(value)) throw invalidField(name, 'deve ser uma lista');
+    value.forEach((item, i) => checkShape(`${name}[${i}]`, item, inner.ofType, depth + 1));
     return;
   }
   if (isInputObjectType(inner)) {
-    if (typeof value !== 'object' || Array.isArray(value)) throw invalidInput(`O campo ${name} deve ser um objeto`);
+    if (typeof value !== 'object' || Array.isArray(value)) throw invalidField(name, 'deve ser um objeto');
     const fields = inner.getFields();
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) if (fields[key]) checkShape(`${name}.${key}`, v, fields[key].type, depth + 1);
   }
@@ -44,28 +44,28 @@ function fromText(name: string, text: string, type: GraphQLInputType): unknown {
   if (isListType(inner)) {
     if (!text.trim().startsWith('[')) return [fromText(name, text, inner.ofType)];
     const parsed = fromText(name, text, GraphQLJSONText);
-    if (!Array.isArray(parsed)) throw invalidInput(`O campo ${name} deve ser uma lista`);
+    if (!Array.isArray(parsed)) throw invalidField(name, 'deve ser uma lista');
     return parsed;
   }
   const named = getNamedType(inner);
   if (named === GraphQLInt) {
-    if (!/^[+-]?\d{1,10}$/.test(text.trim())) throw invalidInput(`O parâmetro ${name} deve ser um número inteiro`);
+    if (!/^[+-]?\d{1,10}$/.test(text.trim())) throw invalidParameter(name, 'deve ser um número inteiro');
     return Number(text);
   }
   if (named === GraphQLFloat) {
     const n = Number(text);
-    if (text.trim() === '' || !Number.isFinite(n)) throw invalidInput(`O parâmetro ${name} deve ser um número`);
+    if (text.trim() === '' || !Number.isFinite(n)) throw invalidParameter(name, 'deve ser um número');
     return n;
   }
   if (named === GraphQLBoolean) {
-    if (text !== 'true' && text !== 'false') throw invalidInput(`O parâmetro ${name} deve ser true ou false`);
+    if (text !== 'true' && text !== 'false') throw invalidParameter(name, 'deve ser true ou false');
     return text === 'true';
   }
   if (isInputObjectType(named) || named === GraphQLJSONText || named.name === 'JSON' || named.name === 'JSONObject') {
     try {
       return JSON.parse(text);
     } catch {
-      throw invalidInput(`O parâmetro ${name} deve ser JSON`);
+      throw invalidParameter(name, 'deve ser JSON');
     }
   }
   if (isEnumType(named) || isScalarType(named)) return text;
@@ -103,6 +103,6 @@ function decodePathParam(name: string, raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw invalidInput(`O parâmetro ${name} é inválido`);
+    throw invalidParameter(name, 'é inválido');
   }
 }

@@ -1,7 +1,7 @@
 // Input hygiene for every transport: text with a NUL character or an unpaired UTF-16 surrogate cannot
 // be stored (PostgreSQL refuses NUL; a lone surrogate is not Unicode) and is a client error, and values
 // nested deeper than any argument needs are refused before they reach a resolver (decisions.md).
-import { invalidInput } from '../errors.js';
+import { invalidField } from '../errors.js';
 
 export const MAX_INPUT_DEPTH = 32;
 
@@ -15,17 +15,17 @@ export function isDirtyText(text: string): boolean {
 /** Throws INVALID_INPUT naming the first offending field of a JSON-like value. */
 export function assertCleanInput(value: unknown, path = 'entrada', depth = 0): void {
   if (typeof value === 'string') {
-    if (isDirtyText(value)) throw invalidInput(`O campo ${path} contém caracteres inválidos (NUL ou surrogate isolado)`);
+    if (isDirtyText(value)) throw invalidField(path, 'contém caracteres inválidos (NUL ou surrogate isolado)');
     return;
   }
   if (value === null || typeof value !== 'object' || isFileOrBytes(value)) return;
-  if (depth >= MAX_INPUT_DEPTH) throw invalidInput(`O campo ${path} tem aninhamento profundo demais`);
+  if (depth >= MAX_INPUT_DEPTH) throw invalidField(path, 'tem aninhamento profundo demais');
   if (Array.isArray(value)) {
     value.forEach((v, i) => assertCleanInput(v, `${path}[${i}]`, depth + 1));
     return;
   }
   for (const [k, v] of Object.entries(value)) {
-    if (isDirtyText(k)) throw invalidInput(`O campo ${path} contém uma chave inválida`);
+    if (isDirtyText(k)) throw invalidField(path, 'contém uma chave inválida');
     assertCleanInput(v, path === 'entrada' ? k : `${path}.${k}`, depth + 1);
   }
 }

@@ -6,7 +6,7 @@
 // of the body is not read.
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { AppError, invalidInput } from '../errors.js';
+import { AppError, invalidInput, invalidField } from '../errors.js';
 import { tooLarge } from '../http/body.js';
 
 export interface FormLimits {
@@ -102,8 +102,8 @@ export async function readMultipartForm(request: Request, limits: FormLimits, co
   const parts: Promise<void>[] = [];
   parser.on('field', (name, value, info) => {
     if (failure !== undefined) return;
-    if (info.nameTruncated || info.valueTruncated) return fail(invalidInput(`O campo ${name.slice(0, 100)} excede ${limits.maxFieldBytes} bytes`));
-    if (name.includes('\0') || value.includes('\0')) return fail(invalidInput(`O campo ${name.replace(/\0/g, '')} contém caracteres inválidos`));
+    if (info.nameTruncated || info.valueTruncated) return fail(invalidField(name.slice(0, 100), `excede ${limits.maxFieldBytes} bytes`));
+    if (name.includes('\0') || value.includes('\0')) return fail(invalidField(name.replace(/\0/g, ''), `contém caracteres inválidos`));
     try {
       consumer.field(name, value);
     } catch (error) {

@@ -3,7 +3,7 @@
 // (readMultipartForm parses; backpressure runs from the disk back to the socket), so a 10 MB upload never
 // sits in memory. Past the file limit the request fails with 413 at once, the partial file is removed and
 // the rest of the body is not read.
-import { invalidInput } from '../errors.js';
+import { invalidInput, invalidField } from '../errors.js';
 import { MAX_FILE_BYTES } from '../http/body.js';
 import { readMultipartForm } from './multipart-form.js';
 import type { FileStorage, StoredFile } from './storage.js';
@@ -47,7 +47,7 @@ export async function readMultipartUpload(request: Request, storage: FileStorage
   try {
     await readMultipartForm(request, { maxFields, maxFieldBytes, maxFiles: 1, maxBodyBytes }, {
       field(name, value) {
-        if (fields.has(name)) throw invalidInput(`O campo ${name} foi enviado mais de uma vez`);
+        if (fields.has(name)) throw invalidField(name, 'foi enviado mais de uma vez');
         fields.set(name, value);
       },
       async file({ field, filename, mimeType, stream }) {

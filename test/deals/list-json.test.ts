@@ -20,7 +20,7 @@ let p: PipelineFixture;
 const DAY = 86_400_000;
 
 /** Every field of a REST deal card, as a GraphQL selection (the REST route's own selection). */
-const CARD = `id number pipeline_id stage_id lead_id owner_id value total origin loss_reason note won_at lost_at created_at updated_at
+const CARD = `id number pipeline_id stage_id lead_id owner_id value total origin loss_reason note won_at lost_at stage_entered_at created_at updated_at
   lead_name lead_surname lead_company lead_email lead_phone lead_avatar lead_status_id
   products { id product_id name price qty custom total } tags { id name color created_at updated_at } pending_todos overdue_todos`;
 const PAGINATION = 'pagination { current_page total_pages total_count has_next has_prev }';
@@ -103,6 +103,9 @@ describe('deals list as JSON from PostgreSQL', () => {
     expect(body.data[0]).toMatchObject({ total: 8642035.23, owner_id: org.userId, lead_surname: 'Souza', pending_todos: 3, overdue_todos: 1 });
     expect(body.data[1]).toMatchObject({ products: [], tags: [], value: 10.5, total: 10.5, owner_id: null, note: null, lead_surname: null, lead_email: null, lead_status_id: null, lost_at: null });
     expect(body.data[1].won_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
+    // Time in stage: set by the move into the won stage, at the same instant as won_at.
+    expect(body.data[1].stage_entered_at).toBe(body.data[1].won_at);
+    expect(Math.abs(Date.parse(body.data[0].stage_entered_at) - Date.parse(body.data[0].created_at))).toBeLessThan(5_000);
     expect(body.data[2]).toMatchObject({ loss_reason: 'Preço', won_at: null, tags: [{ name: 'Alfa' }, { name: 'zeta' }] });
   });
 

@@ -7,7 +7,8 @@ import { makeLead, nextPhone } from '../helpers/factories.js';
 
 const api = useTestApp();
 
-const INVALID = { success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String) } };
+// The error names the field (or the key inside it) that was wrong.
+const INVALID = { success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field: expect.stringMatching(/^custom_fields/), message: expect.any(String) }] } };
 
 const deep = (depth: number): unknown => (depth === 0 ? 'fundo' : { a: deep(depth - 1) });
 const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));

@@ -38,21 +38,22 @@ describe('POST /backend/leads', () => {
 
   it('refuses invalid data with 400 VALIDATION_ERROR and creates nothing', async () => {
     const { org } = await setup();
-    const cases: [string, unknown][] = [
-      ['missing name', { phone: '+5511999998888' }],
-      ['empty name', { name: '  ', phone: '+5511999998888' }],
-      ['missing phone', { name: 'A' }],
-      ['phone without country code', { name: 'A', phone: '11999998888' }],
-      ['phone too short', { name: 'A', phone: '+5511' }],
-      ['phone with letters', { name: 'A', phone: '+55119999abcd' }],
-      ['bad email', { name: 'A', phone: '+5511999998888', email: 'not-an-email' }],
-      ['custom_fields not an object', { name: 'A', phone: '+5511999998888', custom_fields: [1, 2] }],
-      ['tag_ids not uuids', { name: 'A', phone: '+5511999998888', tag_ids: ['x'] }],
+    // Each names the field that was wrong (decisions.md: `error.details`).
+    const cases: [string, unknown, string][] = [
+      ['missing name', { phone: '+5511999998888' }, 'name'],
+      ['empty name', { name: '  ', phone: '+5511999998888' }, 'name'],
+      ['missing phone', { name: 'A' }, 'phone'],
+      ['phone without country code', { name: 'A', phone: '11999998888' }, 'phone'],
+      ['phone too short', { name: 'A', phone: '+5511' }, 'phone'],
+      ['phone with letters', { name: 'A', phone: '+55119999abcd' }, 'phone'],
+      ['bad email', { name: 'A', phone: '+5511999998888', email: 'not-an-email' }, 'email'],
+      ['custom_fields not an object', { name: 'A', phone: '+5511999998888', custom_fields: [1, 2] }, 'custom_fields'],
+      ['tag_ids not uuids', { name: 'A', phone: '+5511999998888', tag_ids: ['x'] }, 'tag_ids[0]'],
     ];
-    for (const [name, body] of cases) {
+    for (const [name, body, field] of cases) {
       const r = await api.rest('POST', '/backend/leads', { key: org.key, body });
       expect(r.status, name).toBe(400);
-      expect(r.body, name).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
+      expect(r.body, name).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field, message: expect.any(String) }] } });
     }
     expect(await api.db.prisma.lead.count({ where: { tenant_id: org.tenantId } })).toBe(0);
   });

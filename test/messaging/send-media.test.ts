@@ -206,7 +206,7 @@ describe('POST /backend/messages/send-media', () => {
     await leavesNothing(org, async () => {
       const missing = await sendMedia(org.key, fields, null);
       expect(missing.status).toBe(400);
-      expect(missing.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('file') } });
+      expect(missing.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('file'), details: [{ field: 'file', message: expect.any(String) }] } });
       const notMultipart = await api.rest('POST', '/backend/messages/send-media', { key: org.key, body: fields });
       expect(notMultipart.status).toBe(400);
 

@@ -50,7 +50,9 @@ describe('protocol errors', () => {
         expect(r.status, `${name} (${accept})`).toBe(400);
         const json = await r.json();
         expect(json.data, name).toBeUndefined();
-        expect(json.errors[0].extensions, name).toEqual({ code: 'INVALID_INPUT', status: 400 });
+        // A refused variable is named (decisions.md: `extensions.details`).
+        const details = name === 'bad variables' ? { details: [{ field: 'id', message: expect.any(String) }] } : {};
+        expect(json.errors[0].extensions, name).toEqual({ code: 'INVALID_INPUT', status: 400, ...details });
       }
     }
   });

@@ -150,7 +150,8 @@ describe('GraphQL request errors', () => {
   it('answers a variable of the wrong type with 400 too', async () => {
     const r = await post(api, org.key, 'query($s: DealSort) { pipelineDeals(id: "00000000-0000-4000-8000-000000000000", sort: $s) { data { id } } }', { s: 'recnt' });
     expect(r.status).toBe(400);
-    expect(r.errors![0].extensions).toEqual({ code: 'INVALID_INPUT', status: 400 });
+    // The variable that was wrong is named (decisions.md: `extensions.details`).
+    expect(r.errors![0].extensions).toEqual({ code: 'INVALID_INPUT', status: 400, details: [{ field: 's', message: expect.any(String) }] });
   });
 
   it('suggests names outside production', async () => {
@@ -166,9 +167,12 @@ describe('GraphQL request errors', () => {
     const variable = await post(production, prodOrg.key, `query($s: DealSort) { pipelineDeals(id: "${id}", sort: $s) { data { id } } }`, { s: 'recnt' });
     for (const r of [field, literal, variable]) {
       expect(r.status).toBe(400);
-      expect(r.errors![0].extensions).toEqual({ code: 'INVALID_INPUT', status: 400 });
+      const { details, ...extensions } = r.errors![0].extensions;
+      expect(extensions).toEqual({ code: 'INVALID_INPUT', status: 400 });
       expect(r.errors![0].message).not.toMatch(/Did you mean|recent|tags/);
+      expect(JSON.stringify(details ?? [])).not.toMatch(/Did you mean|recent|tags/);
     }
+    expect(variable.errors![0].extensions.details).toEqual([{ field: 's', message: expect.any(String) }]);
     expect(field.errors![0].message).toMatch(/tagz/);
     expect(literal.errors![0].message).toMatch(/recnt/);
     expect(variable.errors![0].message).toMatch(/recnt/);

@@ -190,10 +190,13 @@ describe('CORS with CORS_ORIGINS', () => {
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
       expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+      // A browser client can send Idempotency-Key and read whether the answer was replayed.
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
       expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
       const allowed = await withCors.raw('/backend/leads', { headers: { origin: 'https://admin.example', authorization: `Bearer ${org.key}` } });
       expect(allowed.status).toBe(200);
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
+      expect(allowed.headers.get('access-control-expose-headers')).toContain('idempotent-replayed');
       const other = await withCors.raw(path, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
     }

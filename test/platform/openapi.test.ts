@@ -85,7 +85,8 @@ describe('the OpenAPI document', () => {
       for (const p of op.parameters ?? []) if (p.in === 'path') expect(path).toContain(`{${p.name}}`);
     }
     const createLead = doc.paths['/backend/leads'].post as Json;
-    expect(createLead.parameters).toBeUndefined();
+    // No query parameters: only the Idempotency-Key header every organisation's POST takes.
+    expect(createLead.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false })]);
     expect(createLead.requestBody.content['application/json'].schema).toMatchObject({ required: ['name', 'phone'], properties: { tag_ids: { type: ['array', 'null'] } } });
     const deleteStage = doc.paths['/backend/pipeline/stages/{id}'].delete as Json;
     expect(deleteStage.parameters.map((p: Json) => [p.name, p.in])).toEqual([['id', 'path'], ['target_stage_id', 'query']]);

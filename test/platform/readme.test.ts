@@ -8,6 +8,8 @@ import { startServer, type StartedServer } from '../helpers/server.js';
 interface Step {
   script: string;
   keep: Record<string, string>;
+  /** `# status: 400`: the HTTP status the example shows (default: a 2xx). */
+  status?: number;
 }
 
 /** The ```sh blocks of the Quickstart section that call curl, with their `# keep: NAME=.path` lines. */
@@ -18,13 +20,14 @@ function quickstartSteps(readme: string): Step[] {
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => /^curl /m.test(b));
   return blocks.map((block) => {
     const keep: Record<string, string> = {};
+    const status = /^# status: (\d{3})$/m.exec(block);
     for (const line of block.split('\n').filter((l) => l.startsWith('# keep:'))) {
       for (const pair of line.slice('# keep:'.length).trim().split(/\s+/)) {
         const [name, path] = pair.split('=');
         keep[name] = path;
       }
     }
-    return { script: block.split('\n').filter((l) => !l.startsWith('#')).join('\n'), keep };
+    return { script: block.split('\n').filter((l) => !l.startsWith('#')).join('\n'), keep, status: status ? Number(status[1]) : undefined };
   });
 }
 
@@ -50,7 +53,7 @@ afterAll(async () => {
 describe('README quickstart', () => {
   it('runs every curl line of the quickstart against a started server', () => {
     const steps = quickstartSteps(fs.readFileSync('README.md', 'utf8'));
-    expect(steps.length).toBe(6);
+    expect(steps.length).toBe(11);
     const vars: Record<string, string> = { BASE: server.url, KEY: server.key };
     const answers: unknown[] = [];
     for (const step of steps) {
@@ -61,8 +64,11 @@ describe('README quickstart', () => {
       const lines = run.stdout.trimEnd().split('\n');
       const status = Number(lines.pop());
       const body = JSON.parse(lines.join('\n'));
-      expect(status, `${step.script}\n${run.stdout}`).toBeGreaterThanOrEqual(200);
-      expect(status, `${step.script}\n${run.stdout}`).toBeLessThan(300);
+      if (step.status) expect(status, `${step.script}\n${run.stdout}`).toBe(step.status);
+      else {
+        expect(status, `${step.script}\n${run.stdout}`).toBeGreaterThanOrEqual(200);
+        expect(status, `${step.script}\n${run.stdout}`).toBeLessThan(300);
+      }
       for (const [name, path] of Object.entries(step.keep)) {
         const value = pick(body, path);
         expect(typeof value, `${name}=${path} in ${run.stdout}`).toBe('string');
@@ -70,7 +76,7 @@ describe('README quickstart', () => {
       }
       answers.push(body);
     }
-    const [lead, , deal, moved, board, graph] = answers as any[];
+    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, eventTypes] = answers as any[];
     expect(lead.data).toMatchObject({ name: 'Ana', company: 'Acme' });
     expect(deal).toMatchObject({ lead_id: vars.LEAD_ID, total: 1500, stage_id: vars.FIRST_STAGE_ID });
     expect(moved.stage_id).toBe(vars.NEXT_STAGE_ID);
@@ -83,5 +89,11 @@ describe('README quickstart', () => {
     expect(graph.errors).toBeUndefined();
     expect(graph.data.pipelineBoard).toMatchObject({ total_deals: board.total_deals, total_amount: board.total_amount });
     expect(graph.data.pipelineBoard.stages[1].stage.deals).toMatchObject({ totalCount: 1, nodes: [{ total: 1500, lead: { name: 'Ana', company: 'Acme' } }] });
+    // What an integration relies on: a replay, a 400 naming its field, time in stage, event types.
+    expect(replayed).toEqual(keyed);
+    expect(invalid.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'name' }] });
+    expect(read.stage_entered_at).toEqual(expect.any(String));
+    expect(board.stages[1].avg_days_in_stage).toEqual(expect.any(Number));
+    expect(eventTypes.data.map((t: any) => t.type)).toContain('deal.stage_changed');
   }, 120_000);
 });

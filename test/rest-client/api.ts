@@ -1721,6 +1721,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event types and their payload schemas
+         * @description Every event type with its description and the JSON Schema of its delivery body (Owner/Admin).
+         *
+         *     Permission: `webhooks.manage`.
+         */
+        get: operations["webhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -1788,7 +1810,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a delivery’s event again
-         * @description Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin).
+         * @description Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin). Answers with the new delivery’s id.
          *
          *     Permission: `webhooks.manage`.
          */
@@ -1821,6 +1843,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed webhook.test event now; answers with the delivery
+         * @description Sends a signed `webhook.test` event to the webhook now and answers with its delivery (Owner/Admin).
+         *
+         *     Permission: `webhooks.manage`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/proxy/{path}": {
         parameters: {
             query?: never;
@@ -1842,7 +1886,1222 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created
+         * @description A lead was created (through the API, a deal with a new lead, or an inbound message from a new phone).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lead.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string;
+                            surname: string | null;
+                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                            phone: string;
+                            email: string | null;
+                            company: string | null;
+                            avatar_url: string | null;
+                            /** @description The lead’s status, if any. */
+                            status: components["schemas"]["LeadStatus"] | null;
+                            /** @description Tags on the lead. */
+                            tags: components["schemas"]["Tag"][];
+                            /** @description Organisation-defined field values. */
+                            custom_fields: components["schemas"]["JSONObject"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.updated
+         * @description A lead’s fields, tags or status changed.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lead.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string;
+                            surname: string | null;
+                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                            phone: string;
+                            email: string | null;
+                            company: string | null;
+                            avatar_url: string | null;
+                            /** @description The lead’s status, if any. */
+                            status: components["schemas"]["LeadStatus"] | null;
+                            /** @description Tags on the lead. */
+                            tags: components["schemas"]["Tag"][];
+                            /** @description Organisation-defined field values. */
+                            custom_fields: components["schemas"]["JSONObject"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.status_changed
+         * @description A lead’s status changed (sent after lead.updated).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "lead.status_changed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string;
+                            surname: string | null;
+                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                            phone: string;
+                            email: string | null;
+                            company: string | null;
+                            avatar_url: string | null;
+                            /** @description The lead’s status, if any. */
+                            status: components["schemas"]["LeadStatus"] | null;
+                            /** @description Tags on the lead. */
+                            tags: components["schemas"]["Tag"][];
+                            /** @description Organisation-defined field values. */
+                            custom_fields: components["schemas"]["JSONObject"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /**
+                             * Format: uuid
+                             * @description The status before.
+                             */
+                            from_status_id: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The status now.
+                             */
+                            to_status_id: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.received
+         * @description An inbound message was stored (from a channel or the WhatsApp Cloud webhook).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "message.received";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A message of a conversation. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            lead_id: components["schemas"]["UUID"];
+                            conversation_id: components["schemas"]["UUID"];
+                            /** @description The channel it came or went through; null once that channel is deleted. */
+                            channel_id: components["schemas"]["UUID"] | null;
+                            content: string;
+                            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                            type: string;
+                            role: components["schemas"]["MessageRole"];
+                            status: components["schemas"]["MessageStatus"];
+                            /** @description Why delivery failed, as the provider reported it. */
+                            error: string | null;
+                            /** @description The provider’s id for the message. */
+                            provider_message_id: string | null;
+                            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                            media_url: string | null;
+                            /** @description When it was stored. */
+                            timestamp: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.sent
+         * @description An outbound message was accepted by its channel’s provider.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "message.sent";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A message of a conversation. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            lead_id: components["schemas"]["UUID"];
+                            conversation_id: components["schemas"]["UUID"];
+                            /** @description The channel it came or went through; null once that channel is deleted. */
+                            channel_id: components["schemas"]["UUID"] | null;
+                            content: string;
+                            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                            type: string;
+                            role: components["schemas"]["MessageRole"];
+                            status: components["schemas"]["MessageStatus"];
+                            /** @description Why delivery failed, as the provider reported it. */
+                            error: string | null;
+                            /** @description The provider’s id for the message. */
+                            provider_message_id: string | null;
+                            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                            media_url: string | null;
+                            /** @description When it was stored. */
+                            timestamp: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.created
+         * @description A conversation was opened for a lead.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "conversation.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description A lead’s conversation. Operators reach only the conversations their departments allow. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /** @description The lead: id, name and phone. */
+                            lead: components["schemas"]["ConversationLead"];
+                            /** @description Null before the first message. */
+                            last_message: components["schemas"]["LastMessage"] | null;
+                            /**
+                             * Format: int32
+                             * @description Inbound messages since the conversation was last marked read.
+                             */
+                            unread_count: number;
+                            status: components["schemas"]["ConversationStatus"];
+                            department_id: components["schemas"]["UUID"] | null;
+                            /** @description The channel it started on; replies go through it by default. */
+                            channel_id: components["schemas"]["UUID"] | null;
+                            created_at: components["schemas"]["DateTime"];
+                            /** @description Last activity. */
+                            updated_at: components["schemas"]["DateTime"];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.created
+         * @description A deal was created.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.updated
+         * @description A deal’s fields, lines, tags or owner changed.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.updated";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.stage_changed
+         * @description A deal moved to another stage (a move into won or lost sends it, then deal.won or deal.lost).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.stage_changed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                            /**
+                             * Format: uuid
+                             * @description The stage before.
+                             */
+                            from_stage_id: string;
+                            /**
+                             * Format: uuid
+                             * @description The stage now.
+                             */
+                            to_stage_id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.won": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.won
+         * @description A deal entered its pipeline’s won stage.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.won";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.lost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.lost
+         * @description A deal entered its pipeline’s lost stage (with its loss_reason).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.lost";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /**
+                             * Format: int32
+                             * @description Sequential per organisation, from 1.
+                             */
+                            number: number;
+                            pipeline_id: components["schemas"]["UUID"];
+                            /** @description Current stage. */
+                            stage_id: components["schemas"]["UUID"];
+                            /** @description Linked lead. */
+                            lead_id: components["schemas"]["UUID"];
+                            /** @description Responsible user. */
+                            owner_id: components["schemas"]["UUID"] | null;
+                            /** @description Manual value, used when the deal has no product lines. */
+                            value: number;
+                            /** @description Σ price × qty over the lines, or value when there are none. */
+                            total: number;
+                            /** @description Default `manual`. */
+                            origin: string;
+                            /** @description Present only on lost deals. */
+                            loss_reason: string | null;
+                            note: string | null;
+                            /** @description Set when the deal enters the won stage. */
+                            won_at: components["schemas"]["DateTime"] | null;
+                            /** @description Set when the deal enters the lost stage. */
+                            lost_at: components["schemas"]["DateTime"] | null;
+                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                            stage_entered_at: components["schemas"]["DateTime"];
+                            created_at: components["schemas"]["DateTime"];
+                            updated_at: components["schemas"]["DateTime"];
+                            /** @description The lead’s name. */
+                            lead_name: string | null;
+                            /** @description The lead’s surname. */
+                            lead_surname: string | null;
+                            /** @description The lead’s company. */
+                            lead_company: string | null;
+                            /** @description The lead’s email. */
+                            lead_email: string | null;
+                            /** @description The lead’s phone (E.164). */
+                            lead_phone: string | null;
+                            /** @description Avatar URL of the lead. */
+                            lead_avatar: string | null;
+                            /** @description Status of the lead. */
+                            lead_status_id: components["schemas"]["UUID"] | null;
+                            /** @description Product lines, in order. */
+                            products: components["schemas"]["DealProduct"][];
+                            /** @description Tags, by name. */
+                            tags: components["schemas"]["Tag"][];
+                            /**
+                             * Format: int32
+                             * @description Activities not done.
+                             */
+                            pending_todos: number;
+                            /**
+                             * Format: int32
+                             * @description Activities not done whose due date has passed.
+                             */
+                            overdue_todos: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.deleted
+         * @description A deal was deleted.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "deal.deleted";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The deleted deal.
+                             */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent only by POST /backend/webhooks/{id}/test, to check a receiver and its signature verification.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch, of this attempt. */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        type: "webhook.test";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened.
+                         */
+                        timestamp: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The webhook tested.
+                             */
+                            webhook_id: string;
+                            /** @description A fixed text. */
+                            message: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Confirms an operation with a message (in Portuguese). */
@@ -1893,6 +3152,8 @@ export interface components {
             deal_count: number;
             /** @description Σ of the deals’ totals. */
             total: number;
+            /** @description Average days the open deals (neither won nor lost) matching the filters have been in this stage (since `stage_entered_at`), to 2 decimals; null without open deals. */
+            avg_days_in_stage: number | null;
         };
         /** @description A named sequence of steps; each step’s messages are templates (cadence associations). */
         Cadence: {
@@ -2064,6 +3325,8 @@ export interface components {
             won_at: components["schemas"]["DateTime"] | null;
             /** @description Set when the deal enters the lost stage. */
             lost_at: components["schemas"]["DateTime"] | null;
+            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+            stage_entered_at: components["schemas"]["DateTime"];
             created_at: components["schemas"]["DateTime"];
             updated_at: components["schemas"]["DateTime"];
             /** @description The lead’s name. */
@@ -2413,6 +3676,13 @@ export interface components {
             /** @description Default unit price. */
             price: number;
         };
+        /** @description A queued redelivery. */
+        Redelivery: {
+            /** @description Always true. */
+            success: boolean;
+            /** @description The id of the new delivery (its row in the delivery log once the attempt has run, within seconds). */
+            delivery_id: components["schemas"]["UUID"];
+        };
         /**
          * @description A user’s role. owner and admin hold every permission; operator works leads, conversations and deals.
          * @enum {string}
@@ -2641,6 +3911,15 @@ export interface components {
             next_attempt_at: components["schemas"]["DateTime"] | null;
             created_at: components["schemas"]["DateTime"];
         };
+        /** @description An event type webhooks can receive. */
+        WebhookEventType: {
+            /** @description e.g. deal.stage_changed. */
+            type: string;
+            /** @description What the event means. */
+            description: string;
+            /** @description JSON Schema (2020-12) of the delivery body `{type, timestamp, data}`, derived from the REST read `data` repeats. */
+            schema: components["schemas"]["JSONObject"];
+        };
         /** @description A regenerated signing secret. The previous one keeps signing (a second signature) for 24 hours. */
         WebhookSecret: {
             /** @description whsec_… */
@@ -2659,6 +3938,11 @@ export interface components {
                     code: "ERR_INVALID_INPUT";
                     /** @description In Portuguese; match on `code`. */
                     message: string;
+                    /** @description The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`). */
+                    details?: {
+                        field: string;
+                        message: string;
+                    }[];
                 };
             };
         };
@@ -2704,7 +3988,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflicts with the current state (a duplicate, or a record still in use). */
+        /** @description Conflicts with the current state (a duplicate, or a record still in use), or a request with the same `Idempotency-Key` is still running. */
         BareError409: {
             headers: {
                 [name: string]: unknown;
@@ -2727,6 +4011,20 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_PAYLOAD_TOO_LARGE";
+                    /** @description In Portuguese; match on `code`. */
+                    message: string;
+                };
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours. */
+        BareError422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "ERR_IDEMPOTENCY_KEY_REUSED";
                     /** @description In Portuguese; match on `code`. */
                     message: string;
                 };
@@ -2789,6 +4087,11 @@ export interface components {
                         code: "VALIDATION_ERROR" | "INVALID_PHONE";
                         /** @description In Portuguese; match on `code`. */
                         message: string;
+                        /** @description The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`). */
+                        details?: {
+                            field: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2869,7 +4172,7 @@ export interface components {
                 };
             };
         };
-        /** @description Conflicts with the current state (a duplicate, or a record still in use). */
+        /** @description Conflicts with the current state (a duplicate, or a record still in use), or a request with the same `Idempotency-Key` is still running. */
         EnvelopeError409: {
             headers: {
                 [name: string]: unknown;
@@ -2901,6 +4204,25 @@ export interface components {
                     error: {
                         /** @enum {string} */
                         code: "PAYLOAD_TOO_LARGE";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
+        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours. */
+        EnvelopeError422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "IDEMPOTENCY_KEY_REUSED";
                         /** @description In Portuguese; match on `code`. */
                         message: string;
                     };
@@ -3057,7 +4379,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3094,6 +4419,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3129,7 +4455,10 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The API key. */
                 id: components["schemas"]["UUID"];
@@ -3158,6 +4487,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3189,7 +4519,10 @@ export interface operations {
     createAssistant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3219,6 +4552,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -3377,7 +4711,10 @@ export interface operations {
     createCadence: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3405,6 +4742,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -3440,7 +4778,10 @@ export interface operations {
     createChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3479,6 +4820,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3588,7 +4930,10 @@ export interface operations {
     receiveInboundMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The channel. */
                 id: components["schemas"]["UUID"];
@@ -3628,6 +4973,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3635,7 +4981,10 @@ export interface operations {
     reportMessageStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The channel. */
                 id: components["schemas"]["UUID"];
@@ -3675,6 +5024,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -3887,7 +5237,10 @@ export interface operations {
     createDepartment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3917,6 +5270,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -4046,7 +5400,10 @@ export interface operations {
     addDepartmentMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The department. */
                 id: components["schemas"]["UUID"];
@@ -4078,6 +5435,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -4139,7 +5497,10 @@ export interface operations {
     createKnowledgeItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4194,6 +5555,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
             503: components["responses"]["BareError503"];
@@ -4397,7 +5759,10 @@ export interface operations {
     addKnowledgeExclusion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The item (must be global). */
                 id: components["schemas"]["UUID"];
@@ -4424,6 +5789,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -4491,7 +5857,10 @@ export interface operations {
     createLeadStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4524,6 +5893,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -4567,7 +5937,10 @@ export interface operations {
     createLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4612,6 +5985,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -4804,7 +6178,10 @@ export interface operations {
     sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4843,6 +6220,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
@@ -4851,7 +6229,10 @@ export interface operations {
     postMessagesSendMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4899,7 +6280,9 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
@@ -4978,7 +6361,10 @@ export interface operations {
     createDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5028,6 +6414,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -5168,7 +6555,10 @@ export interface operations {
     createDealActivity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The deal. */
                 id: components["schemas"]["UUID"];
@@ -5203,6 +6593,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -5280,7 +6671,10 @@ export interface operations {
     addDealTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The deal. */
                 id: components["schemas"]["UUID"];
@@ -5307,6 +6701,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -5370,7 +6765,10 @@ export interface operations {
     createPipelineGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5398,6 +6796,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -5503,7 +6902,10 @@ export interface operations {
     createProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5533,6 +6935,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -5714,7 +7117,10 @@ export interface operations {
     createPipeline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5749,6 +7155,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -5994,7 +7401,10 @@ export interface operations {
     createStage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The pipeline. */
                 pipeline_id: components["schemas"]["UUID"];
@@ -6030,6 +7440,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -6065,7 +7476,10 @@ export interface operations {
     createTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6098,6 +7512,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -6242,7 +7657,10 @@ export interface operations {
     createCadenceAssociation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6285,6 +7703,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -6359,7 +7778,10 @@ export interface operations {
     previewCadenceAssociation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The association. */
                 id: components["schemas"]["UUID"];
@@ -6391,6 +7813,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -6398,7 +7821,10 @@ export interface operations {
     syncTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6428,6 +7854,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -6492,7 +7919,10 @@ export interface operations {
     postUploads: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6511,7 +7941,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             408: components["responses"]["BareError408"];
+            409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -6522,7 +7954,10 @@ export interface operations {
                 /** @description Age in hours, 0 to 87600; default 24. */
                 hours?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6543,6 +7978,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
         };
@@ -6705,7 +8141,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6738,6 +8177,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -6846,7 +8286,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6882,6 +8325,35 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    webhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookEventType"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -7036,7 +8508,10 @@ export interface operations {
     redeliverWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The webhook. */
                 id: components["schemas"]["UUID"];
@@ -7053,7 +8528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Success"];
+                    "application/json": components["schemas"]["Redelivery"];
                 };
             };
             400: components["responses"]["EnvelopeError400"];
@@ -7063,6 +8538,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };
@@ -7070,7 +8546,10 @@ export interface operations {
     regenerateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The webhook. */
                 id: components["schemas"]["UUID"];
@@ -7099,6 +8578,47 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
         };

@@ -66,20 +66,21 @@ describe('REST', () => {
   it('answers bad input with 400 VALIDATION_ERROR and changes nothing', async () => {
     const org = await api.newOrg();
     const hook = await makeWebhook(api, org, { url: URL_A, events: ['lead.created'] });
-    const bad: [string, unknown][] = [
-      ['unknown event kind', { url: URL_A, events: ['lead.deleted'] }],
-      ['no event kinds', { url: URL_A, events: [] }],
-      ['events not a list', { url: URL_A, events: 'lead.created' }],
-      ['missing url', { events: ['lead.created'] }],
-      ['not a URL', { url: 'not a url', events: ['lead.created'] }],
-      ['ftp scheme', { url: 'ftp://127.0.0.1/x', events: ['lead.created'] }],
-      ['userinfo', { url: 'http://user:pw@127.0.0.1/x', events: ['lead.created'] }],
-      ['active not a boolean', { url: URL_A, events: ['lead.created'], active: 'yes' }],
+    // Each names the field that was wrong (decisions.md: `error.details`).
+    const bad: [string, unknown, string][] = [
+      ['unknown event kind', { url: URL_A, events: ['lead.deleted'] }, 'events'],
+      ['no event kinds', { url: URL_A, events: [] }, 'events'],
+      ['events not a list', { url: URL_A, events: 'lead.created' }, 'events'],
+      ['missing url', { events: ['lead.created'] }, 'url'],
+      ['not a URL', { url: 'not a url', events: ['lead.created'] }, 'url'],
+      ['ftp scheme', { url: 'ftp://127.0.0.1/x', events: ['lead.created'] }, 'url'],
+      ['userinfo', { url: 'http://user:pw@127.0.0.1/x', events: ['lead.created'] }, 'url'],
+      ['active not a boolean', { url: URL_A, events: ['lead.created'], active: 'yes' }, 'active'],
     ];
-    for (const [name, body] of bad) {
+    for (const [name, body, field] of bad) {
       const r = await api.rest('POST', '/backend/webhooks', { key: org.key, body });
       expect(r.status, name).toBe(400);
-      expect(r.body, name).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String) } });
+      expect(r.body, name).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field, message: expect.any(String) }] } });
     }
     for (const body of [{ events: ['nope'] }, { url: 'gopher://x' }, { active: null }, { events: null }, { url: null }]) {
       const r = await api.rest('PUT', `/backend/webhooks/${hook.id}`, { key: org.key, body });

@@ -6,7 +6,7 @@ import { keyPermissions } from '../../auth/permissions.js';
 import { requireAccountManager, requirePlatformAdmin, requireTenant, type Viewer } from '../../auth/viewer.js';
 import { MIGRATION_LOCK_KEY } from '../../db/migrate.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
-import { conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import { conflict, fromDatabaseError, notFound, invalidField } from '../../errors.js';
 import { LOCKING_TX } from '../common/lock.js';
 import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
@@ -55,7 +55,7 @@ export function listUsers(ctx: Context, query: Selection = {}) {
 const ROLES: RoleInput[] = ['owner', 'admin', 'operator'];
 
 function roleOf(value: string): RoleInput {
-  if (!ROLES.includes(value as RoleInput)) throw invalidInput('O campo role deve ser owner, admin ou operator');
+  if (!ROLES.includes(value as RoleInput)) throw invalidField('role', 'deve ser owner, admin ou operator');
   return value as RoleInput;
 }
 
@@ -161,9 +161,9 @@ export async function createApiKey(
 ) {
   const viewer = requireAccountManager(ctx.viewer);
   const name = requiredText('name', input.name, 200);
-  if (input.expires_at && input.expires_at.getTime() <= Date.now()) throw invalidInput('O campo expires_at deve estar no futuro');
+  if (input.expires_at && input.expires_at.getTime() <= Date.now()) throw invalidField('expires_at', 'deve estar no futuro');
   const userId = input.user_id ?? (viewer.kind === 'user' ? viewer.userId : null);
-  if (!userId) throw invalidInput('O campo user_id é obrigatório');
+  if (!userId) throw invalidField('user_id', 'é obrigatório');
   const user = await ctx.db.user.findFirst({ where: { id: userId, ...LIVE }, select: { id: true, role: true } });
   if (!user) throw notFound('Usuário');
   requireAccountManager(ctx.viewer, user.role);

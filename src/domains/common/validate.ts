@@ -1,10 +1,10 @@
 // Input checks shared by services. Each throws INVALID_INPUT with a Portuguese message naming the field.
-import { invalidInput } from '../../errors.js';
+import { invalidField } from '../../errors.js';
 
 export function requiredText(field: string, value: string | null | undefined, max = 255): string {
   const v = value?.trim();
-  if (!v) throw invalidInput(`O campo ${field} é obrigatório`);
-  if (v.length > max) throw invalidInput(`O campo ${field} aceita no máximo ${max} caracteres`);
+  if (!v) throw invalidField(field, 'é obrigatório');
+  if (v.length > max) throw invalidField(field, `aceita no máximo ${max} caracteres`);
   return v;
 }
 
@@ -12,7 +12,7 @@ export function optionalText(field: string, value: string | null | undefined, ma
   if (value === undefined) return undefined;
   if (value === null) return null;
   const v = value.trim();
-  if (v.length > max) throw invalidInput(`O campo ${field} aceita no máximo ${max} caracteres`);
+  if (v.length > max) throw invalidField(field, `aceita no máximo ${max} caracteres`);
   return v;
 }
 
@@ -24,12 +24,12 @@ export function isUuid(value: string): boolean {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export function optionalEmail(value: string | null | undefined): string | null | undefined {
   const v = optionalText('email', value, 254);
-  if (v && !EMAIL.test(v)) throw invalidInput('O campo email deve ser um endereço de e-mail válido');
+  if (v && !EMAIL.test(v)) throw invalidField('email', 'deve ser um endereço de e-mail válido');
   return v === '' ? null : v;
 }
 
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 export function hexColor(value: string): string {
-  if (!HEX_COLOR.test(value)) throw invalidInput('O campo color deve ser uma cor hexadecimal, por exemplo #22c55e');
+  if (!HEX_COLOR.test(value)) throw invalidField('color', 'deve ser uma cor hexadecimal, por exemplo #22c55e');
   return value;
 }

@@ -1,7 +1,7 @@
 // A deal's todos (decisions.md: GET/POST /backend/pipeline/deals/{id}/activities,
 // PUT/DELETE /backend/pipeline/activities/{id}). They feed pending_todos and overdue_todos.
 import type { Prisma } from '../../generated/prisma/client.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
@@ -14,7 +14,7 @@ export interface ActivityInput {
 
 function dueAt(value: Date | null | undefined): Date | null | undefined {
   if (value === undefined || value === null) return value;
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw invalidInput('O campo due_at deve ser uma data ISO 8601');
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw invalidField('due_at', 'deve ser uma data ISO 8601');
   return value;
 }
 

@@ -12,16 +12,18 @@ import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 
-type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null };
+type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null; avg_days_in_stage: number | null };
 
 export async function pipelineBoard(ctx: Context, pipelineId: string, args: DealFilterArgs): Promise<BoardSource> {
   const f = parseDealFilter(pipelineId, args);
   const rows = await ctx.db.$tenantQuery<SummaryRow[]>((tenant) => Prisma.sql`
     SELECT s.id, s.tenant_id, s.pipeline_id, s.name, s.color, s.kind::text AS kind, s.position, s.created_at,
-           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0) AS total
+           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0) AS total, a.avg_days_in_stage
     FROM stages s
     LEFT JOIN (
-      SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
+      SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total,
+             round((avg(extract(epoch FROM now() - d.stage_entered_at)) FILTER (WHERE d.won_at IS NULL AND d.lost_at IS NULL) / 86400)::numeric, 2)::float8 AS avg_days_in_stage
+      FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
     ) a ON a.stage_id = s.id
     WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
     ORDER BY s.position, s.created_at, s.id`);
@@ -29,7 +31,12 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
   if (!rows.length) throw notFound('Pipeline');
   const chosen = f.stageId ? rows.filter((r) => r.id === f.stageId) : rows;
   if (!chosen.length) throw invalidInput('A etapa não pertence ao pipeline');
-  const stages = chosen.map(({ deal_count, total, ...stage }) => ({ stage: stage as StageRow, deal_count: Number(deal_count), total: toNumber(total) }));
+  const stages = chosen.map(({ deal_count, total, avg_days_in_stage, ...stage }) => ({
+    stage: stage as StageRow,
+    deal_count: Number(deal_count),
+    total: toNumber(total),
+    avg_days_in_stage: avg_days_in_stage == null ? null : Number(avg_days_in_stage),
+  }));
   return {
     pipelineId,
     stages,

@@ -33,6 +33,7 @@ const DEAL: Record<string, Column> = {
   note: { sql: 'd.note' },
   won_at: { sql: iso('d.won_at') },
   lost_at: { sql: iso('d.lost_at') },
+  stage_entered_at: { sql: iso('d.stage_entered_at') },
   created_at: { sql: iso('d.created_at') },
   updated_at: { sql: iso('d.updated_at') },
   lead_name: { sql: 'l.name', needs: 'lead' },

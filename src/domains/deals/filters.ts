@@ -2,7 +2,7 @@
 // `period`), parsed once and turned into one SQL condition shared by the board aggregate, the deals
 // list and Stage.deals. Raw SQL is not tenant-scoped: the tenant is always the first condition.
 import { Prisma } from '../../generated/prisma/client.js';
-import { invalidInput } from '../../errors.js';
+import { invalidInput, invalidField } from '../../errors.js';
 import { escapeLike } from '../common/like.js';
 
 export type DealSortValue = 'recent' | 'oldest';
@@ -37,7 +37,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 function parseDate(field: string, value: string, endOfDay: boolean): Date {
   const v = value.trim();
   const d = new Date(DATE_ONLY.test(v) ? `${v}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : v);
-  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(v)) throw invalidInput(`O campo ${field} deve ser uma data ISO 8601`);
+  if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(v)) throw invalidField(field, 'deve ser uma data ISO 8601');
   return d;
 }
 
@@ -47,7 +47,7 @@ export function parseDealFilter(pipelineId: string, args: DealFilterArgs, now = 
     sort: args.sort ?? 'recent',
     dateColumn: args.mode === 'won' ? 'won_at' : args.mode === 'lost' ? 'lost_at' : 'created_at',
   };
-  if (args.sort != null && args.sort !== 'recent' && args.sort !== 'oldest') throw invalidInput('O campo sort deve ser recent ou oldest');
+  if (args.sort != null && args.sort !== 'recent' && args.sort !== 'oldest') throw invalidField('sort', 'deve ser recent ou oldest');
   if (args.stage_id) filter.stageId = args.stage_id;
   const search = args.search?.trim();
   if (search) {
@@ -66,8 +66,8 @@ export function parseDealFilter(pipelineId: string, args: DealFilterArgs, now = 
       if (!args.from && !args.to) throw invalidInput('period=custom exige from e/ou to');
       if (args.from) filter.since = parseDate('from', args.from, false);
       if (args.to) filter.until = parseDate('to', args.to, true);
-      if (filter.since && filter.until && filter.since > filter.until) throw invalidInput('O campo from deve ser anterior a to');
-    } else throw invalidInput('O campo period deve ser 7d, 30d, 1y ou custom');
+      if (filter.since && filter.until && filter.since > filter.until) throw invalidField('from', 'deve ser anterior a to');
+    } else throw invalidField('period', 'deve ser 7d, 30d, 1y ou custom');
   }
   return filter;
 }

@@ -42,7 +42,7 @@ export async function buildLines(db: TenantTx, inputs: DealProductInput[], exist
   return inputs.map((input, position) => {
     const qty = quantity(input.qty);
     const kept = input.id ? old.get(input.id) : undefined;
-    if (input.price != null) money('price', input.price); // a negative price is refused whatever the line
+    if (input.price != null) money(`products[${position}].price`, input.price); // a negative price is refused whatever the line
     if (kept && !kept.custom && kept.product_id && (input.product_id ?? kept.product_id) === kept.product_id && !input.custom) {
       return { product_id: kept.product_id, name: kept.name, price: kept.price, qty, custom: false, position };
     }
@@ -51,8 +51,8 @@ export async function buildLines(db: TenantTx, inputs: DealProductInput[], exist
       if (!product) throw notFound('Produto');
       return { product_id: product.id, name: product.name, price: product.price, qty, custom: false, position };
     }
-    const name = requiredText('name', input.name, 255);
-    return { product_id: null, name, price: money('price', input.price), qty, custom: true, position };
+    const name = requiredText(`products[${position}].name`, input.name, 255);
+    return { product_id: null, name, price: money(`products[${position}].price`, input.price), qty, custom: true, position };
   });
 }
 

@@ -25,6 +25,7 @@ function dealPayload(deal: DealRow, extras: DealExtras | undefined): DealPayload
     note: deal.note,
     won_at: deal.won_at?.toISOString() ?? null,
     lost_at: deal.lost_at?.toISOString() ?? null,
+    stage_entered_at: deal.stage_entered_at.toISOString(),
     created_at: deal.created_at.toISOString(),
     updated_at: deal.updated_at.toISOString(),
     lead_name: lead?.name ?? null,

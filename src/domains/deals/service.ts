@@ -183,6 +183,8 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
     if (!to || to.pipeline_id !== deal.pipeline_id) throw invalidInput('A etapa de destino não pertence ao pipeline do negócio');
     const from = stages.find((s) => s.id === deal.stage_id);
     const state = stageState(to.kind, input.loss_reason, new Date());
+    // A move to the deal's own stage re-applies its rules but is no change of stage: time in stage goes on.
+    if (to.id === deal.stage_id) state.stage_entered_at = deal.stage_entered_at;
     await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
     await recordDealChange(db, viewer, id, [
       {

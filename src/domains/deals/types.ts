@@ -65,6 +65,7 @@ export const Deal = builder.prismaObject('Deal', {
     note: t.exposeString('note', { nullable: true }),
     won_at: t.expose('won_at', { type: 'DateTime', nullable: true, description: 'Set when the deal enters the won stage.' }),
     lost_at: t.expose('lost_at', { type: 'DateTime', nullable: true, description: 'Set when the deal enters the lost stage.' }),
+    stage_entered_at: t.expose('stage_entered_at', { type: 'DateTime', description: 'When the deal entered its current stage (on create and on every stage change): its time in stage.' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),
     lead_name: t.string({ nullable: true, description: 'The lead’s name.', resolve: leadField('name') }),
@@ -148,6 +149,7 @@ export interface StageSummarySource {
   stage: StageRow;
   deal_count: number;
   total: number;
+  avg_days_in_stage: number | null;
 }
 
 export const BoardStage = builder.objectRef<StageSummarySource>('BoardStageSummary').implement({
@@ -156,6 +158,10 @@ export const BoardStage = builder.objectRef<StageSummarySource>('BoardStageSumma
     stage: t.field({ type: Stage, resolve: (s) => s.stage }),
     deal_count: t.exposeInt('deal_count'),
     total: t.exposeFloat('total', { description: 'Σ of the deals’ totals.' }),
+    avg_days_in_stage: t.exposeFloat('avg_days_in_stage', {
+      nullable: true,
+      description: 'Average days the open deals (neither won nor lost) matching the filters have been in this stage (since `stage_entered_at`), to 2 decimals; null without open deals.',
+    }),
   }),
 });
 

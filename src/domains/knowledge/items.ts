@@ -2,7 +2,7 @@
 // An item's `content` is its typed text followed by the text extracted from its file; the two parts are
 // stored apart, so new typed text keeps the file's text and a new file replaces only the extracted part.
 import { requireTenant } from '../../auth/viewer.js';
-import { constraintViolation, invalidInput } from '../../errors.js';
+import { constraintViolation, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
 import { optionalText, requiredText } from '../common/validate.js';
@@ -42,7 +42,7 @@ function textChanges(input: ItemInput): ItemChanges {
   if (input.name !== undefined) changes.name = requiredText('name', input.name, LIMITS.name);
   if (input.description !== undefined) changes.description = optionalText('description', input.description, LIMITS.description) ?? '';
   if (input.content !== undefined) {
-    if (input.content && input.content.length > LIMITS.content) throw invalidInput(`O campo content aceita no máximo ${LIMITS.content} caracteres`);
+    if (input.content && input.content.length > LIMITS.content) throw invalidField('content', `aceita no máximo ${LIMITS.content} caracteres`);
     changes.typed_text = input.content ?? '';
   }
   if (input.usage_instruction !== undefined) changes.usage_instruction = optionalText('usage_instruction', input.usage_instruction, LIMITS.usage_instruction) || null;
@@ -55,7 +55,7 @@ function textChanges(input: ItemInput): ItemChanges {
 function sourceUrl(value: string | null): string | null {
   const url = optionalText('source_url', value, LIMITS.source_url);
   if (!url) return null;
-  if (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) throw invalidInput('O campo source_url deve ser uma URL http ou https');
+  if (!/^https?:\/\/[^\s]+$/i.test(url) || !URL.canParse(url)) throw invalidField('source_url', 'deve ser uma URL http ou https');
   return url;
 }
 

@@ -2,7 +2,7 @@
 // an exclusive item only by its assistant. Exclusions exist only on global items: an item that becomes
 // exclusive loses them, and the exclusion endpoints answer 409 for an exclusive item.
 import { Prisma } from '../../generated/prisma/client.js';
-import { conflict, constraintViolation, invalidInput, notFound } from '../../errors.js';
+import { conflict, constraintViolation, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import type { Selection } from '../common/types.js';
@@ -23,7 +23,7 @@ export function visibleTo(assistantId: string): Prisma.KnowledgeItemWhereInput {
 export function scopeArg(value: string | null | undefined): string | null | undefined {
   if (value === undefined) return undefined;
   if (value === null || value === '') return null;
-  if (!isUuid(value)) throw invalidInput('O campo assistant_id deve ser um UUID, ou vazio para um item global');
+  if (!isUuid(value)) throw invalidField('assistant_id', 'deve ser um UUID, ou vazio para um item global');
   return value.toLowerCase();
 }
 

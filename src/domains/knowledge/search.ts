@@ -4,7 +4,7 @@
 // or English inflection finds its stem; websearch syntax gives phrases ("…"), OR and -exclusions; a word
 // ending in * is a prefix. Score: ts_rank_cd normalised to 0..1 (weights: name > description > content).
 import { Prisma, type KnowledgeItem } from '../../generated/prisma/client.js';
-import { invalidInput } from '../../errors.js';
+import { invalidParameter } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
 import { assistantNotFound } from './assistants.js';
@@ -96,8 +96,8 @@ function safeSnippet(headline: string): string {
  */
 export async function searchKnowledge(ctx: Context, args: SearchArgs, query: Selection = {}): Promise<SearchHit<KnowledgeItem>[]> {
   const q = args.q?.trim();
-  if (!q) throw invalidInput('O parâmetro q é obrigatório');
-  if (q.length > Q_MAX) throw invalidInput(`O parâmetro q aceita no máximo ${Q_MAX} caracteres`);
+  if (!q) throw invalidParameter('q', 'é obrigatório');
+  if (q.length > Q_MAX) throw invalidParameter('q', `aceita no máximo ${Q_MAX} caracteres`);
   const limit = args.limit == null || args.limit < 1 || args.limit > LIMIT_MAX ? LIMIT_DEFAULT : args.limit;
   const assistantId = args.assistant_id ?? null;
   if (assistantId && !(await ctx.db.assistant.findUnique({ where: { id: assistantId }, select: { id: true } }))) throw assistantNotFound();

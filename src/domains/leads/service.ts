@@ -2,7 +2,7 @@
 // organisation (409 ALREADY_EXISTS), unknown status or tag 404 NOT_FOUND, bad input 400 VALIDATION_ERROR.
 // Creating and updating a lead emit its events in the same transaction (./events.ts).
 import type { Prisma } from '../../generated/prisma/client.js';
-import { AppError, conflict, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import { AppError, conflict, fromDatabaseError, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { offsetWindow } from '../common/types.js';
@@ -29,9 +29,9 @@ const E164 = /^\+[1-9]\d{7,14}$/;
 
 export function normalizePhone(phone: string | null | undefined): string {
   const raw = phone?.trim();
-  if (!raw) throw invalidInput('O campo phone é obrigatório');
+  if (!raw) throw invalidField('phone', 'é obrigatório');
   const compact = raw.replace(/[\s().-]/g, '');
-  if (!E164.test(compact)) throw invalidInput('O campo phone deve estar no formato E.164, com código do país (ex.: +5511999998888)');
+  if (!E164.test(compact)) throw invalidField('phone', 'deve estar no formato E.164, com código do país (ex.: +5511999998888)');
   return compact;
 }
 

@@ -3,7 +3,7 @@
 // returned: the GraphQL type has no field for it, so no answer or event can carry it.
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { invalidInput, notFound, invalidField } from '../../errors.js';
 import type { Channel, ChannelProvider } from '../../generated/prisma/client.js';
 import type { Selection } from '../common/types.js';
 import { requiredText } from '../common/validate.js';
@@ -39,10 +39,10 @@ export interface ChannelInput {
 function setting(config: ChannelConfigInput, key: keyof ChannelConfigInput, required: boolean, max: number): string | undefined {
   const value = config[key]?.trim();
   if (!value) {
-    if (required) throw invalidInput(`O campo config.${key} é obrigatório para o provedor whatsapp_cloud`);
+    if (required) throw invalidField(`config.${key}`, 'é obrigatório para o provedor whatsapp_cloud');
     return undefined;
   }
-  if (value.length > max) throw invalidInput(`O campo config.${key} aceita no máximo ${max} caracteres`);
+  if (value.length > max) throw invalidField(`config.${key}`, `aceita no máximo ${max} caracteres`);
   return value;
 }
 
@@ -94,7 +94,7 @@ export async function getChannel(ctx: Context, id: string, query: Selection = {}
 
 export async function createChannel(ctx: Context, input: ChannelInput, query: Selection = {}) {
   const name = requiredText('name', input.name, 100);
-  if (!input.provider) throw invalidInput('O campo provider é obrigatório (test ou whatsapp_cloud)');
+  if (!input.provider) throw invalidField('provider', 'é obrigatório (test ou whatsapp_cloud)');
   const config = await channelConfig(ctx, input.provider, input.config);
   const department_id = (await departmentRef(ctx.db, input.department_id)) ?? null;
   return ctx.db.channel.create({ ...query, data: { name, provider: input.provider, department_id, active: input.active ?? true, config } });
@@ -106,7 +106,7 @@ export async function updateChannel(ctx: Context, id: string, input: ChannelInpu
   const data: { name?: string; department_id?: string | null; active?: boolean; config?: Record<string, string> } = {};
   if (input.name !== undefined) data.name = requiredText('name', input.name, 100);
   if (input.active != null) data.active = input.active;
-  if (input.active === null) throw invalidInput('O campo active deve ser true ou false');
+  if (input.active === null) throw invalidField('active', 'deve ser true ou false');
   // The whole config is replaced: a config is valid or refused as a unit.
   if (input.config !== undefined) data.config = await channelConfig(ctx, channel.provider, input.config);
   data.department_id = await departmentRef(ctx.db, input.department_id);

@@ -3,7 +3,7 @@
 // conversations the caller can see. List pages read the conversation rows (last message and unread
 // count are columns), never the messages.
 import type { Context } from '../../context/context.js';
-import { AppError, constraintViolation, invalidInput, notFound } from '../../errors.js';
+import { AppError, constraintViolation, notFound, invalidField } from '../../errors.js';
 import type { ConversationStatus, Prisma } from '../../generated/prisma/client.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { audienceOf, conversationWhere, messageWhere } from './visibility.js';
@@ -44,9 +44,9 @@ export interface ConversationChanges {
 export async function updateConversation(ctx: Context, id: string, input: ConversationChanges, query: Selection = {}) {
   const visible = conversationWhere(audienceOf(ctx.viewer));
   const data: Prisma.ConversationUncheckedUpdateManyInput = {};
-  if (input.status === null) throw invalidInput('O campo status deve ser active ou archived');
+  if (input.status === null) throw invalidField('status', 'deve ser active ou archived');
   if (input.status) data.status = input.status;
-  if (input.read === false || input.read === null) throw invalidInput('O campo read aceita apenas true');
+  if (input.read === false || input.read === null) throw invalidField('read', 'aceita apenas true');
   if (input.read) data.unread_count = 0;
   if (input.department_id !== undefined) {
     if (input.department_id !== null && !(await ctx.db.department.findUnique({ where: { id: input.department_id }, select: { id: true } }))) throw notFound('Departamento');

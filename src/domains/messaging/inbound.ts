@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
 import type { TenantDb } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
-import { notFound, invalidInput } from '../../errors.js';
+import { notFound, invalidField } from '../../errors.js';
 import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { announceMessage } from './live.js';
 import { inboundPhone } from './phone.js';
@@ -66,7 +66,7 @@ export async function receiveMessage(db: TenantDb, config: Pick<Config, 'publicB
 /** POST /backend/channels/{id}/inbound: an integration reports a message (any key of the organisation). */
 export async function receiveInbound(ctx: Context, channelId: string, input: { from: string; content: string; name?: string | null }): Promise<InboundResult> {
   const audience = audienceOf(ctx.viewer);
-  if (input.name != null && input.name.length > 255) throw invalidInput('O campo name aceita no máximo 255 caracteres');
+  if (input.name != null && input.name.length > 255) throw invalidField('name', 'aceita no máximo 255 caracteres');
   const result = (await receiveMessage(ctx.db, ctx.config, channelId, { from: input.from, content: messageText('content', input.content), name: input.name }, audience))!;
   announceMessage(ctx.config, ctx.db.$tenantId, result.message.id);
   return result;

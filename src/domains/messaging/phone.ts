@@ -1,7 +1,7 @@
 // Phone numbers on the messaging side: what an inbound `from` becomes, and whether a lead's number can
 // receive messages at all (decisions.md: valid for its country, not only E.164-shaped).
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
-import { AppError, invalidInput } from '../../errors.js';
+import { AppError, invalidField } from '../../errors.js';
 
 /**
  * An inbound sender as E.164: digits with an optional `+`, separators (spaces, dots, dashes,
@@ -11,9 +11,9 @@ import { AppError, invalidInput } from '../../errors.js';
 export function inboundPhone(from: string): string {
   const compact = from.trim().replace(/@s\.whatsapp\.net$/i, '').replace(/[\s().-]/g, '');
   const digits = compact.replace(/^\+/, '');
-  if (!/^\d+$/.test(digits)) throw invalidInput('O campo from deve ser um número de telefone');
-  if (digits.length < 8) throw invalidInput('O campo from deve ter ao menos 8 dígitos');
-  if (digits.length > 15 || digits.startsWith('0')) throw invalidInput('O campo from deve ser um número E.164 (código do país e até 15 dígitos)');
+  if (!/^\d+$/.test(digits)) throw invalidField('from', 'deve ser um número de telefone');
+  if (digits.length < 8) throw invalidField('from', 'deve ter ao menos 8 dígitos');
+  if (digits.length > 15 || digits.startsWith('0')) throw invalidField('from', 'deve ser um número E.164 (código do país e até 15 dígitos)');
   return `+${digits}`;
 }
 

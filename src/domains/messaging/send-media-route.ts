@@ -1,7 +1,7 @@
 // POST /backend/messages/send-media as a handler route: the multipart body is streamed (the file part
 // straight into storage, 413 past 10 MB as soon as the stream passes it), then send-media.ts takes over.
 import type { HandlerInput } from '../manifest.js';
-import { invalidInput } from '../../errors.js';
+import { invalidField } from '../../errors.js';
 import { readMultipartUpload } from '../../storage/multipart-stream.js';
 import { sendMedia } from './send-media.js';
 import { messageData } from './shapes.js';
@@ -10,7 +10,7 @@ import { audienceOf } from './visibility.js';
 export async function sendMediaHandler({ request, ctx }: HandlerInput) {
   audienceOf(ctx.viewer); // an organisation's key, before a byte is stored
   const { fields, file } = await readMultipartUpload(request, ctx.storage);
-  if (!file) throw invalidInput('O campo file (arquivo) é obrigatório');
+  if (!file) throw invalidField('file', '(arquivo) é obrigatório');
   const message = await sendMedia(ctx, file, fields);
   return messageData(message, ctx.config);
 }

@@ -6,7 +6,7 @@
 // `messages.deliver` job, which hands the provider the file's media proxy address. Any refusal or
 // failure after the file is stored removes it: a failed request leaves no file and no record.
 import type { Context } from '../../context/context.js';
-import { invalidInput } from '../../errors.js';
+import { invalidInput, invalidField } from '../../errors.js';
 import type { Message } from '../../generated/prisma/client.js';
 import { log } from '../../log.js';
 import { contentTypeOf, type IncomingFile } from '../uploads/create.js';
@@ -41,8 +41,8 @@ export interface MediaInput {
 }
 
 function mediaType(value: string | null | undefined): MediaType {
-  if (!value) throw invalidInput(`O campo message_type é obrigatório (${MEDIA_TYPES.join(', ')})`);
-  if (!(MEDIA_TYPES as readonly string[]).includes(value)) throw invalidInput(`O campo message_type deve ser um de: ${MEDIA_TYPES.join(', ')}`);
+  if (!value) throw invalidField('message_type', `é obrigatório (${MEDIA_TYPES.join(', ')})`);
+  if (!(MEDIA_TYPES as readonly string[]).includes(value)) throw invalidField('message_type', `deve ser um de: ${MEDIA_TYPES.join(', ')}`);
   return value as MediaType;
 }
 
@@ -50,7 +50,7 @@ function mediaType(value: string | null | undefined): MediaType {
 function caption(type: MediaType, value: string | null | undefined): string {
   if (value == null || value === '') return '';
   if (type === 'audio') throw invalidInput('Mensagens de áudio não aceitam legenda (content)');
-  if (value.length > CAPTION_MAX) throw invalidInput(`O campo content (legenda) aceita no máximo ${CAPTION_MAX} caracteres`);
+  if (value.length > CAPTION_MAX) throw invalidField('content', `(legenda) aceita no máximo ${CAPTION_MAX} caracteres`);
   return value;
 }
 
@@ -77,9 +77,9 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
   let message: Message;
   try {
     const audience = audienceOf(ctx.viewer);
-    if (!input.channel_id) throw invalidInput('O campo channel_id é obrigatório');
-    if (!isUuid(input.channel_id)) throw invalidInput('O campo channel_id deve ser um UUID');
-    if (!input.remote_jid) throw invalidInput('O campo remote_jid é obrigatório');
+    if (!input.channel_id) throw invalidField('channel_id', 'é obrigatório');
+    if (!isUuid(input.channel_id)) throw invalidField('channel_id', 'deve ser um UUID');
+    if (!input.remote_jid) throw invalidField('remote_jid', 'é obrigatório');
     const type = mediaType(input.message_type);
     const content = caption(type, input.content);
     const phone = recipientPhone(input.remote_jid);

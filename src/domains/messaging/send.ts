@@ -6,7 +6,7 @@
 // The steps media messages share (send-media.ts) are exported from here.
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
-import { AppError, invalidInput, notFound } from '../../errors.js';
+import { AppError, notFound, invalidField } from '../../errors.js';
 import type { Channel, Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
@@ -64,7 +64,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
   const audience = audienceOf(ctx.viewer);
   const content = messageText('content', input.content);
   const type = input.type ?? 'text';
-  if (type !== 'text') throw invalidInput('O campo type aceita apenas text');
+  if (type !== 'text') throw invalidField('type', 'aceita apenas text');
   const message = await ctx.db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({ where: { id: input.lead_id } });
     if (!lead) throw notFound('Lead');

@@ -5,7 +5,7 @@
 import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { notFound, invalidField } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import type { Message, MessageStatus } from '../../generated/prisma/client.js';
 import { isUuid, optionalText } from '../common/validate.js';
@@ -61,9 +61,9 @@ export async function advanceStatus(tx: TenantTx, config: Pick<Config, 'publicBa
  */
 export async function reportStatus(ctx: Context, channelId: string, input: { message_id: string; status: string; error?: string | null }) {
   const audience = audienceOf(ctx.viewer);
-  if (!REPORTED_STATUSES.includes(input.status as ReportedStatus)) throw invalidInput(`O campo status deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
+  if (!REPORTED_STATUSES.includes(input.status as ReportedStatus)) throw invalidField('status', `deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
   const ref = input.message_id.trim();
-  if (!ref || ref.length > 255) throw invalidInput('O campo message_id é obrigatório');
+  if (!ref || ref.length > 255) throw invalidField('message_id', 'é obrigatório');
   const error = optionalText('error', input.error, 1000);
   if (!(await ctx.db.channel.findUnique({ where: { id: channelId }, select: { id: true } }))) throw notFound('Canal');
   const message = await ctx.db.message.findFirst({

@@ -1,5 +1,5 @@
 // Pipelines: read, create (with the default stages), reorder among groups, delete.
-import { invalidInput, notFound } from '../../errors.js';
+import { invalidInput, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText, requiredText } from '../common/validate.js';
 import { DEFAULT_LOSS_REASONS, DEFAULT_STAGE_COLOR, DEFAULT_STAGES } from './defaults.js';
@@ -68,7 +68,7 @@ export async function reorderPipelines(ctx: Context, raw: ReorderInput): Promise
     before_pipeline_id: raw.before_pipeline_id?.toLowerCase(),
   };
   if (input.before_pipeline_id && input.before_pipeline_id === input.pipeline_id) {
-    throw invalidInput('O campo before_pipeline_id deve ser outro pipeline');
+    throw invalidField('before_pipeline_id', 'deve ser outro pipeline');
   }
   await layoutTransaction(ctx, async (db) => {
     const moved = await db.pipeline.findUnique({ where: { id: input.pipeline_id }, select: { id: true, group_id: true } });
@@ -77,7 +77,7 @@ export async function reorderPipelines(ctx: Context, raw: ReorderInput): Promise
     if (input.before_pipeline_id) {
       const before = await db.pipeline.findUnique({ where: { id: input.before_pipeline_id }, select: { group_id: true } });
       if (!before) throw notFound('Pipeline');
-      if (before.group_id !== input.group_id) throw invalidInput('O campo before_pipeline_id deve ser um pipeline do grupo de destino');
+      if (before.group_id !== input.group_id) throw invalidField('before_pipeline_id', 'deve ser um pipeline do grupo de destino');
     }
     if (moved.group_id !== input.group_id) {
       await db.pipeline.update({ where: { id: moved.id }, data: { group_id: input.group_id }, select: { id: true } });

@@ -6,7 +6,7 @@
 // - the stages of a pipeline have positions 0..n-1: every write to a pipeline's stages first locks the
 //   pipeline row (SELECT … FOR UPDATE), so concurrent saves of the same pipeline run one after the other.
 import { Prisma } from '../../generated/prisma/client.js';
-import { invalidInput } from '../../errors.js';
+import { invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { lockRow } from '../common/lock.js';
@@ -66,7 +66,7 @@ export function placeAt(others: Ordered[], at: number, id: string): Ordered[] {
 
 /** `rows` with `id` moved to index `to`, which must be 0..n-1 (400 otherwise). */
 export function moveTo(rows: Ordered[], id: string, to: number): Ordered[] {
-  if (to > rows.length - 1) throw invalidInput(`O campo position deve estar entre 0 e ${rows.length - 1}`);
+  if (to > rows.length - 1) throw invalidField('position', `deve estar entre 0 e ${rows.length - 1}`);
   return placeAt(rows.filter((r) => r.id !== id), to, id);
 }
 

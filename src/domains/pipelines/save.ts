@@ -1,7 +1,7 @@
 // The transactional save, PUT /backend/pipelines/{id}: the pipeline's fields and its whole stage list.
 import type { Prisma } from '../../generated/prisma/client.js';
 import { type TenantViewer, requireTenant } from '../../auth/viewer.js';
-import { conflict, invalidInput, notFound } from '../../errors.js';
+import { conflict, invalidInput, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { isUuid, optionalText, requiredText } from '../common/validate.js';
@@ -50,7 +50,7 @@ export async function savePipeline(ctx: Context, id: string, input: SavePipeline
   const reasons = input.loss_reasons == null ? undefined : lossReasons(input.loss_reasons);
   const entries = stageEntries(input.stages);
   const listedIds = entries.flatMap((e) => (e.id ? [e.id] : []));
-  if (new Set(listedIds).size !== listedIds.length) throw invalidInput('O campo stages contém a mesma etapa mais de uma vez');
+  if (new Set(listedIds).size !== listedIds.length) throw invalidField('stages', 'contém a mesma etapa mais de uma vez');
   const targets = reallocationTargets(input.reallocation_targets ?? {});
 
   try {
@@ -62,7 +62,7 @@ export async function savePipeline(ctx: Context, id: string, input: SavePipeline
       const foreign = listedIds.filter((sid) => !byId.has(sid));
       if (foreign.length) {
         const elsewhere = await db.stage.findMany({ where: { id: { in: foreign } }, select: { id: true } });
-        if (elsewhere.length) throw invalidInput('O campo stages contém uma etapa que não pertence a este pipeline');
+        if (elsewhere.length) throw invalidField('stages', 'contém uma etapa que não pertence a este pipeline');
         throw notFound('Etapa');
       }
       const listed = new Set(listedIds);
@@ -83,7 +83,7 @@ export async function savePipeline(ctx: Context, id: string, input: SavePipeline
 }
 
 function stageEntries(stages: ConfigStage[]): Entry[] {
-  if (!stages.length) throw invalidInput('O campo stages deve conter ao menos uma etapa');
+  if (!stages.length) throw invalidField('stages', 'deve conter ao menos uma etapa');
   if (stages.length > STAGES_MAX) throw invalidInput(`Um pipeline aceita no máximo ${STAGES_MAX} etapas`);
   return stages.map((s, i) => {
     const name = requiredText(`stages[${i}].name`, s.name, NAME_MAX);
@@ -98,7 +98,7 @@ function reallocationTargets(raw: Record<string, unknown>): Map<string, string> 
   const targets = new Map<string, string>();
   for (const [from, to] of Object.entries(raw)) {
     if (!isUuid(from) || typeof to !== 'string' || !isUuid(to)) {
-      throw invalidInput('O campo reallocation_targets deve mapear o id de uma etapa removida ao id da etapa de destino (UUIDs)');
+      throw invalidField('reallocation_targets', 'deve mapear o id de uma etapa removida ao id da etapa de destino (UUIDs)');
     }
     targets.set(from.toLowerCase(), to.toLowerCase());
   }

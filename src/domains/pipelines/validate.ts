@@ -1,5 +1,5 @@
 // Input rules shared by the pipeline configuration operations: limits, stage colors, loss reasons.
-import { invalidInput } from '../../errors.js';
+import { invalidInput, invalidField } from '../../errors.js';
 
 export const NAME_MAX = 255;
 export const DESCRIPTION_MAX = 2000;
@@ -14,18 +14,18 @@ export function stageColor(value: string): string {
   const v = value.trim();
   const m = HSL.exec(v);
   if (!m || Number(m[1]) > 360 || Number(m[2]) > 100 || Number(m[3]) > 100) {
-    throw invalidInput('O campo color deve estar no formato "H S% L%" (ex.: 215 16% 47%), com H entre 0 e 360 e S e L entre 0% e 100%');
+    throw invalidField('color', 'deve estar no formato "H S% L%" (ex.: 215 16% 47%), com H entre 0 e 360 e S e L entre 0% e 100%');
   }
   return v;
 }
 
 /** Trimmed, de-duplicated, non-empty loss reasons. */
 export function lossReasons(values: string[]): string[] {
-  if (values.length > LOSS_REASONS_MAX) throw invalidInput(`O campo loss_reasons aceita no máximo ${LOSS_REASONS_MAX} motivos`);
+  if (values.length > LOSS_REASONS_MAX) throw invalidField('loss_reasons', `aceita no máximo ${LOSS_REASONS_MAX} motivos`);
   const out: string[] = [];
   for (const raw of values) {
     const v = raw.trim();
-    if (!v) throw invalidInput('O campo loss_reasons não aceita motivos vazios');
+    if (!v) throw invalidField('loss_reasons', 'não aceita motivos vazios');
     if (v.length > LOSS_REASON_MAX) throw invalidInput(`Cada motivo de perda aceita no máximo ${LOSS_REASON_MAX} caracteres`);
     if (!out.includes(v)) out.push(v);
   }
@@ -34,5 +34,5 @@ export function lossReasons(values: string[]): string[] {
 
 /** The lower bound of a requested position, checked before any transaction (the upper bound needs the rows). */
 export function checkPosition(position: number | null | undefined) {
-  if (position != null && position < 0) throw invalidInput('O campo position deve ser maior ou igual a 0');
+  if (position != null && position < 0) throw invalidField('position', 'deve ser maior ou igual a 0');
 }

@@ -1,6 +1,6 @@
 // Cadence associations: which template a cadence step's message sends, with its parameter_mapping,
 // and the preview of that message for a lead. Operators read and preview; owner/admin write.
-import { conflict, constraintViolation, fromDatabaseError, invalidInput, notFound } from '../../errors.js';
+import { conflict, constraintViolation, fromDatabaseError, invalidInput, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
 import { validMapping } from './mapping.js';
@@ -15,7 +15,7 @@ export interface AssociationInput {
 }
 
 function nonNegative(field: string, value: number): number {
-  if (value < 0) throw invalidInput(`O campo ${field} deve ser maior ou igual a zero`);
+  if (value < 0) throw invalidField(field, 'deve ser maior ou igual a zero');
   return value;
 }
 

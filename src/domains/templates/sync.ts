@@ -3,7 +3,7 @@
 // whole list goes to the database as ONE statement (INSERT … ON CONFLICT DO UPDATE over a JSON
 // parameter): atomic by itself, and the same number of statements for 10 templates or 1,000.
 import { Prisma } from '../../generated/prisma/client.js';
-import { invalidInput } from '../../errors.js';
+import { invalidInput, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { requiredText } from '../common/validate.js';
 
@@ -33,18 +33,18 @@ interface SyncRow {
 }
 
 function oneOf(field: string, value: string, allowed: readonly string[]): string {
-  if (!allowed.includes(value)) throw invalidInput(`O campo ${field} deve ser ${allowed.slice(0, -1).join(', ')} ou ${allowed[allowed.length - 1]}`);
+  if (!allowed.includes(value)) throw invalidField(field, `deve ser ${allowed.slice(0, -1).join(', ')} ou ${allowed[allowed.length - 1]}`);
   return value;
 }
 
 /** Components are stored as sent; each needs a `type`, and a `text` when present is text. */
 function validComponents(field: string, components: Record<string, unknown>[]): Record<string, unknown>[] {
-  if (!Array.isArray(components)) throw invalidInput(`O campo ${field} deve ser uma lista`);
-  if (components.length > MAX_COMPONENTS) throw invalidInput(`O campo ${field} aceita no máximo ${MAX_COMPONENTS} componentes`);
+  if (!Array.isArray(components)) throw invalidField(field, 'deve ser uma lista');
+  if (components.length > MAX_COMPONENTS) throw invalidField(field, `aceita no máximo ${MAX_COMPONENTS} componentes`);
   components.forEach((component, i) => {
-    if (!component || typeof component !== 'object' || Array.isArray(component)) throw invalidInput(`O campo ${field}[${i}] deve ser um objeto`);
-    if (typeof component.type !== 'string' || !component.type.trim()) throw invalidInput(`O campo ${field}[${i}].type é obrigatório`);
-    if (component.text != null && typeof component.text !== 'string') throw invalidInput(`O campo ${field}[${i}].text deve ser um texto`);
+    if (!component || typeof component !== 'object' || Array.isArray(component)) throw invalidField(`${field}[${i}]`, 'deve ser um objeto');
+    if (typeof component.type !== 'string' || !component.type.trim()) throw invalidField(`${field}[${i}].type`, 'é obrigatório');
+    if (component.text != null && typeof component.text !== 'string') throw invalidField(`${field}[${i}].text`, 'deve ser um texto');
   });
   return components;
 }

@@ -4,7 +4,7 @@
 // outlives a failed upload. The content type is judged from the bytes, never from the name.
 import type { Context } from '../../context/context.js';
 import type { UploadFileType } from '../../generated/prisma/client.js';
-import { invalidInput } from '../../errors.js';
+import { invalidInput, invalidField } from '../../errors.js';
 import { log } from '../../log.js';
 import { isActiveContentType } from '../../storage/serve.js';
 import { sniffContentType, UNKNOWN_TYPE } from '../../storage/sniff.js';
@@ -56,14 +56,14 @@ export async function recordUpload(ctx: Context, file: IncomingFile, input: Uplo
 
 function uploadFileType(value: string | null | undefined): UploadFileType {
   if (value === undefined || value === null) return 'media';
-  if (!(FILE_TYPES as readonly string[]).includes(value)) throw invalidInput('O campo type deve ser media ou audio');
+  if (!(FILE_TYPES as readonly string[]).includes(value)) throw invalidField('type', 'deve ser media ou audio');
   return value as UploadFileType;
 }
 
 function uploadFolder(value: string | null | undefined): string | null {
   if (value === undefined || value === null || value === '') return null;
   if (value.length > FOLDER_MAX || !FOLDER.test(value)) {
-    throw invalidInput(`O campo folder aceita até ${FOLDER_MAX} caracteres: letras, números, _, - e ., em partes separadas por /`);
+    throw invalidField('folder', `aceita até ${FOLDER_MAX} caracteres: letras, números, _, - e ., em partes separadas por /`);
   }
   return value;
 }

@@ -2,7 +2,7 @@
 // storage as it arrives, never whole in memory) and the public media proxy.
 import type { Config } from '../../config.js';
 import type { Upload } from '../../generated/prisma/client.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { notFound, invalidField } from '../../errors.js';
 import type { HandlerInput } from '../manifest.js';
 import { readMultipartUpload } from '../../storage/multipart-stream.js';
 import { serveFile } from '../../storage/serve.js';
@@ -14,7 +14,7 @@ import { recordedContentType } from './stored-keys.js';
 /** `POST /backend/uploads`: multipart `file` (required), `type`, `folder`. 413 past 10 MB, as soon as the stream passes it. */
 export async function uploadHandler({ request, ctx }: HandlerInput) {
   const { fields, file } = await readMultipartUpload(request, ctx.storage);
-  if (!file) throw invalidInput('O campo file (arquivo) é obrigatório');
+  if (!file) throw invalidField('file', '(arquivo) é obrigatório');
   const upload = await recordUpload(ctx, file, { type: fields.type, folder: fields.folder });
   return uploadBody(upload, ctx.config);
 }

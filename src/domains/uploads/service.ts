@@ -5,7 +5,7 @@
 import { requireTenant } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
 import { Prisma, type PrismaClient, type UploadStatus } from '../../generated/prisma/client.js';
-import { invalidInput, notFound } from '../../errors.js';
+import { notFound, invalidParameter } from '../../errors.js';
 import { log } from '../../log.js';
 import type { FileStorage } from '../../storage/storage.js';
 import type { Selection } from '../common/types.js';
@@ -65,7 +65,7 @@ export function cleanupExpiredUploads(prisma: PrismaClient, storage: FileStorage
 
 function cleanupHours(hours: number | null | undefined): number {
   if (hours == null) return DEFAULT_CLEANUP_HOURS;
-  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_CLEANUP_HOURS) throw invalidInput(`O parâmetro hours deve ser um inteiro entre 0 e ${MAX_CLEANUP_HOURS}`);
+  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_CLEANUP_HOURS) throw invalidParameter('hours', `deve ser um inteiro entre 0 e ${MAX_CLEANUP_HOURS}`);
   return hours;
 }
 

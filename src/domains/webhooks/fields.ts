@@ -1,7 +1,6 @@
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
-import { SUCCESS, Success } from '../common/types.js';
-import { CreatedWebhook, Webhook, WebhookDeliveryPage, WebhookSecret } from './types.js';
+import { CreatedWebhook, Redelivery, Webhook, WebhookDelivery, WebhookDeliveryPage, WebhookEventType, WebhookSecret } from './types.js';
 import * as webhooks from './service.js';
 
 const EVENTS_DESCRIPTION =
@@ -9,6 +8,14 @@ const EVENTS_DESCRIPTION =
 
 builder.queryField('webhooks', (t) =>
   t.prismaField({ type: [Webhook], description: 'Webhooks of the organisation, oldest first (Owner/Admin).', resolve: (query, _, __, ctx) => webhooks.listWebhooks(ctx, query) }),
+);
+
+builder.queryField('webhookEventTypes', (t) =>
+  t.field({
+    type: [WebhookEventType],
+    description: 'Every event type with its description and the JSON Schema of its delivery body (Owner/Admin).',
+    resolve: (_, __, ctx) => webhooks.listEventTypes(ctx),
+  }),
 );
 
 builder.queryField('webhook', (t) =>
@@ -74,9 +81,18 @@ builder.mutationField('regenerateWebhookSecret', (t) =>
 
 builder.mutationField('redeliverWebhookDelivery', (t) =>
   t.field({
-    type: Success,
-    description: 'Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin).',
+    type: Redelivery,
+    description: 'Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin). Answers with the new delivery’s id.',
     args: { ...idArg('The webhook.'), delivery_id: t.arg({ type: 'UUID', required: true, description: 'A delivery of that webhook.' }) },
-    resolve: async (_, args, ctx) => (await webhooks.redeliver(ctx, args.id, args.delivery_id), SUCCESS),
+    resolve: async (_, args, ctx) => ({ delivery_id: await webhooks.redeliver(ctx, args.id, args.delivery_id) }),
+  }),
+);
+
+builder.mutationField('testWebhook', (t) =>
+  t.prismaField({
+    type: WebhookDelivery,
+    description: 'Sends a signed `webhook.test` event to the webhook now and answers with its delivery (Owner/Admin).',
+    args: idArg('The webhook.'),
+    resolve: async (query, _, args, ctx) => ctx.db.webhookDelivery.findUniqueOrThrow({ ...query, where: { id: await webhooks.sendTestEvent(ctx, args.id) } }),
   }),
 );

@@ -9,6 +9,8 @@ export const webhooksDomain = defineDomain({
   routes: [
     { method: 'GET', path: '/webhooks', field: 'Query.webhooks', style: 'envelope', access: 'webhooks.manage', summary: 'List webhooks' },
     { method: 'POST', path: '/webhooks', field: 'Mutation.createWebhook', style: 'envelope', status: 201, access: 'webhooks.manage', summary: 'Register a webhook (the answer shows its secret once)' },
+    { method: 'GET', path: '/webhooks/event-types', field: 'Query.webhookEventTypes', style: 'envelope', access: 'webhooks.manage', summary: 'Event types and their payload schemas' },
+    { method: 'POST', path: '/webhooks/:id/test', field: 'Mutation.testWebhook', style: 'envelope', access: 'webhooks.manage', summary: 'Send a signed webhook.test event now; answers with the delivery' },
     { method: 'GET', path: '/webhooks/:id', field: 'Query.webhook', style: 'envelope', access: 'webhooks.manage', summary: 'Get a webhook' },
     { method: 'PUT', path: '/webhooks/:id', field: 'Mutation.updateWebhook', style: 'envelope', access: 'webhooks.manage', summary: 'Change a webhook’s url, events or active flag' },
     { method: 'DELETE', path: '/webhooks/:id', field: 'Mutation.deleteWebhook', style: 'envelope', status: 204, access: 'webhooks.manage', summary: 'Delete a webhook' },

@@ -3,6 +3,7 @@
 // sends one signed POST, logs it as a delivery row and tells the runner what next: done (2xx), retry
 // on the schedule or after the receiver's Retry-After, or stop (410 disables the hook; schedule spent).
 import { createHash } from 'node:crypto';
+import type { Event, Webhook } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { TenantClients, type TenantDb } from '../../db/tenant-scope.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
@@ -22,6 +23,8 @@ export interface DeliverPayload {
   tenant_id: string;
   webhook_id: string;
   event_id: string;
+  /** A redelivery's: the id its first attempt's delivery row gets, which the redelivery answered with. */
+  delivery_id?: string;
 }
 
 export type DeliveryStatus = 'succeeded' | 'retrying' | 'failed';
@@ -78,21 +81,14 @@ async function deliver(db: TenantDb, payload: DeliverPayload, job: JobInfo, opti
   if (!hook?.active) return;
   const event = await db.event.findUnique({ where: { id: payload.event_id } });
   if (!event) return;
-  const now = Date.now();
-  const secrets = [hook.secret];
-  if (hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at.getTime() > now) secrets.push(hook.previous_secret);
-  const body = JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
-  const result = await attemptDelivery({
-    url: hook.url,
-    msgId: messageId(event.id, hook.id),
-    timestamp: Math.floor(now / 1000),
-    body,
-    secrets,
-    allowPrivate: options.allowPrivate,
-  });
-  const log = (status: DeliveryStatus, delayMs: number | null = null) => logAttempt(db, { hook: hook.id, event: event.id, type: event.type }, status, result, delayMs);
+  const result = await sendEvent(hook, event, options.allowPrivate);
+  const deliveryId = job.attempt === 1 ? payload.delivery_id : undefined;
+  const log = (status: DeliveryStatus, delayMs: number | null = null) => logAttempt(db, { hook: hook.id, event: event.id, type: event.type }, status, result, delayMs, deliveryId);
 
-  if (result.ok) return log('succeeded');
+  if (result.ok) {
+    await log('succeeded');
+    return;
+  }
   if (result.disable) {
     await log('failed');
     await db.webhook.update({ where: { id: hook.id }, data: { active: false, active_since: null } });
@@ -107,6 +103,24 @@ async function deliver(db: TenantDb, payload: DeliverPayload, job: JobInfo, opti
   throw new RetryJob(result.error ?? 'falha na entrega', delayMs);
 }
 
+/** One signed POST of an event to a hook (both secrets during a regeneration's grace window). */
+function sendEvent(hook: Webhook, event: Event, allowPrivate: boolean): Promise<DeliveryResult> {
+  const now = Date.now();
+  const secrets = [hook.secret];
+  if (hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at.getTime() > now) secrets.push(hook.previous_secret);
+  const body = JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
+  return attemptDelivery({ url: hook.url, msgId: messageId(event.id, hook.id), timestamp: Math.floor(now / 1000), body, secrets, allowPrivate });
+}
+
+/**
+ * The test event (POST /backend/webhooks/{id}/test): one attempt, now, logged like any other and not
+ * retried; a 410 does not disable the hook (it is a manual check). Returns the delivery row's id.
+ */
+export async function deliverOnce(db: TenantDb, hook: Webhook, event: Event, allowPrivate: boolean): Promise<string> {
+  const result = await sendEvent(hook, event, allowPrivate);
+  return logAttempt(db, { hook: hook.id, event: event.id, type: event.type }, result.ok ? 'succeeded' : 'failed', result, null);
+}
+
 /** One delivery row; `attempt` continues the count of this event to this hook (redeliveries included). */
 async function logAttempt(
   db: TenantDb,
@@ -114,15 +128,17 @@ async function logAttempt(
   status: DeliveryStatus,
   result: DeliveryResult,
   delayMs: number | null,
-) {
+  id?: string,
+): Promise<string> {
   countWebhookAttempt(status);
   const nextAttemptAt = delayMs === null ? null : new Date(Date.now() + delayMs);
-  await db.$tenantQuery(
+  const [row] = await db.$tenantQuery<{ id: string }[]>(
     (tenant) => Prisma.sql`
-    INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, attempt, status, response_status, error, duration_ms, next_attempt_at)
-    SELECT ${tenant}, ${ids.hook}::uuid, ${ids.event}::uuid, ${ids.type}, COALESCE(max(attempt), 0) + 1, ${status},
+    INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, response_status, error, duration_ms, next_attempt_at)
+    SELECT COALESCE(${id ?? null}::uuid, gen_random_uuid()), ${tenant}, ${ids.hook}::uuid, ${ids.event}::uuid, ${ids.type}, COALESCE(max(attempt), 0) + 1, ${status},
       ${result.status ?? null}::int, ${result.error ?? null}::text, ${result.durationMs}::int, ${nextAttemptAt}::timestamptz
     FROM webhook_deliveries WHERE tenant_id = ${tenant} AND webhook_id = ${ids.hook}::uuid AND event_id = ${ids.event}::uuid
     RETURNING id`,
   );
+  return row.id;
 }

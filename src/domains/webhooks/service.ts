@@ -2,11 +2,13 @@
 // and redelivery. Deliveries themselves run as background jobs (./jobs.ts).
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
-import { AppError, invalidInput, notFound } from '../../errors.js';
+import { AppError, notFound, invalidField } from '../../errors.js';
 import { EVENT_TYPES } from '../../events/emit.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { offsetWindow, type Selection } from '../common/types.js';
-import { DELIVER_QUEUE, type DeliverPayload } from './jobs.js';
+import { randomUUID } from 'node:crypto';
+import { eventTypes, TEST_EVENT } from './event-types.js';
+import { DELIVER_QUEUE, deliverOnce, type DeliverPayload } from './jobs.js';
 import { generateSecret } from './signing.js';
 import { validateWebhookUrl } from './url-guard.js';
 
@@ -16,19 +18,19 @@ export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 function eventKinds(events: string[] | null | undefined): string[] {
-  if (!events?.length) throw invalidInput(`O campo events deve listar ao menos um tipo de evento (${EVENT_TYPES.join(', ')})`);
+  if (!events?.length) throw invalidField('events', `deve listar ao menos um tipo de evento (${EVENT_TYPES.join(', ')})`);
   const unknown = events.filter((e) => !KNOWN_EVENTS.has(e));
-  if (unknown.length) throw invalidInput(`Tipo de evento desconhecido: ${unknown.join(', ')}. Tipos aceitos: ${EVENT_TYPES.join(', ')}`);
+  if (unknown.length) throw invalidField('events', `tem tipos desconhecidos: ${unknown.join(', ')}. Tipos aceitos: ${EVENT_TYPES.join(', ')}`);
   return [...new Set(events)];
 }
 
 function webhookUrl(ctx: Context, url: string | null | undefined): Promise<string> {
-  if (url == null) throw invalidInput('O campo url é obrigatório');
+  if (url == null) throw invalidField('url', 'é obrigatório');
   return validateWebhookUrl(url, { allowPrivate: ctx.config.webhookAllowPrivateUrls });
 }
 
 function requireBoolean(field: string, value: boolean | null): boolean {
-  if (value === null) throw invalidInput(`O campo ${field} deve ser true ou false`);
+  if (value === null) throw invalidField(field, 'deve ser true ou false');
   return value;
 }
 
@@ -94,13 +96,31 @@ export async function deliveryPage(ctx: Context, id: string, args: { limit?: num
   return { webhookId: id, ...offsetWindow(args.limit, args.offset) };
 }
 
-/** Queues the delivery's event to its webhook again: a new attempt with the same `webhook-id`. */
-export async function redeliver(ctx: Context, id: string, deliveryId: string) {
+/** Every event type, with its description and its body's JSON Schema. */
+export function listEventTypes(ctx: Context) {
+  return eventTypes();
+}
+
+/**
+ * Sends a signed `webhook.test` event to the hook now (even an inactive one: it is how a receiver is
+ * checked before turning it on). Returns its delivery's id: the receiver's status, error, duration.
+ */
+export async function sendTestEvent(ctx: Context, id: string): Promise<string> {
+  const hook = await findWebhook(ctx.db, id);
+  const event = await ctx.db.event.create({ data: { type: TEST_EVENT, data: { webhook_id: hook.id, message: 'Evento de teste do Funil' } } });
+  return deliverOnce(ctx.db, hook, event, ctx.config.webhookAllowPrivateUrls);
+}
+
+/**
+ * Queues the delivery's event to its webhook again: a new attempt with the same `webhook-id`. Answers
+ * with the id the new delivery row will have once its attempt runs.
+ */
+export async function redeliver(ctx: Context, id: string, deliveryId: string): Promise<string> {
   const hook = await findWebhook(ctx.db, id);
   const delivery = await ctx.db.webhookDelivery.findFirst({ where: { id: deliveryId, webhook_id: id }, select: { event_id: true } });
   if (!delivery) throw notFound('Entrega');
   if (!hook.active) throw new AppError('CONFLICT', 'O webhook está inativo: ative-o antes de reenviar');
-  const payload: DeliverPayload = { tenant_id: ctx.db.$tenantId, webhook_id: id, event_id: delivery.event_id };
+  const payload: DeliverPayload = { tenant_id: ctx.db.$tenantId, webhook_id: id, event_id: delivery.event_id, delivery_id: randomUUID() };
   await enqueue(ctx.db, DELIVER_QUEUE, payload);
-  return true;
+  return payload.delivery_id!;
 }

@@ -58,6 +58,23 @@ export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
   }),
 });
 
+export const WebhookEventType = builder.objectRef<{ type: string; description: string; schema: Record<string, unknown> }>('WebhookEventType').implement({
+  description: 'An event type webhooks can receive.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'e.g. deal.stage_changed.' }),
+    description: t.exposeString('description', { description: 'What the event means.' }),
+    schema: t.expose('schema', { type: 'JSONObject', description: 'JSON Schema (2020-12) of the delivery body `{type, timestamp, data}`, derived from the REST read `data` repeats.' }),
+  }),
+});
+
+export const Redelivery = builder.objectRef<{ delivery_id: string }>('Redelivery').implement({
+  description: 'A queued redelivery.',
+  fields: (t) => ({
+    success: t.boolean({ description: 'Always true.', resolve: () => true }),
+    delivery_id: t.expose('delivery_id', { type: 'UUID', description: 'The id of the new delivery (its row in the delivery log once the attempt has run, within seconds).' }),
+  }),
+});
+
 export interface DeliveryPageSource {
   webhookId: string;
   limit: number;

@@ -3,7 +3,7 @@
 // which also covers DNS answers that change after registration (deliver.ts).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { invalidInput } from '../../errors.js';
+import { invalidField } from '../../errors.js';
 
 const MAX_URL_LENGTH = 2048;
 /** A resolver that does not answer in time does not block registration; the delivery agent still guards. */
@@ -65,22 +65,22 @@ async function resolveOrNull(hostname: string, resolve: Resolver): Promise<strin
 export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions): Promise<string> {
   const field = options.field ?? 'url';
   const text = raw.trim();
-  if (!text) throw invalidInput(`O campo ${field} é obrigatório`);
-  if (text.length > MAX_URL_LENGTH) throw invalidInput(`O campo ${field} aceita no máximo ${MAX_URL_LENGTH} caracteres`);
+  if (!text) throw invalidField(field, 'é obrigatório');
+  if (text.length > MAX_URL_LENGTH) throw invalidField(field, `aceita no máximo ${MAX_URL_LENGTH} caracteres`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw invalidInput(`O campo ${field} deve ser uma URL válida, por exemplo https://exemplo.com.br/webhooks`);
+    throw invalidField(field, 'deve ser uma URL válida, por exemplo https://exemplo.com.br/webhooks');
   }
   const schemes = options.allowPrivate ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw invalidInput(options.allowPrivate ? `O campo ${field} deve usar http ou https` : `O campo ${field} deve usar https`);
+    throw invalidField(field, options.allowPrivate ? 'deve usar http ou https' : 'deve usar https');
   }
-  if (url.username || url.password) throw invalidInput(`O campo ${field} não pode conter usuário ou senha`);
+  if (url.username || url.password) throw invalidField(field, 'não pode conter usuário ou senha');
   if (options.allowPrivate) return url.href;
 
-  const refused = invalidInput(`O campo ${field} aponta para um endereço privado, local ou reservado; use um endereço público`);
+  const refused = invalidField(field, 'aponta para um endereço privado, local ou reservado; use um endereço público');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (ipaddr.isValid(host)) {
     if (!isPublicAddress(host)) throw refused;

@@ -7,8 +7,9 @@ import { permissionsOf } from '../../auth/access.js';
 import type { Access, DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
 import { buildRouteTable, type CompiledRoute } from '../route-table.js';
 import { restOperation, restSchema } from '../sofa.js';
-import { errorResponse, errorResponseName, errorStatuses } from './errors.js';
+import { errorResponse, errorResponseName, errorStatuses, takesIdempotencyKey } from './errors.js';
 import { holdsScalar, SchemaRegistry } from './schemas.js';
+import { eventBodySchemas, webhooksSection } from './webhooks.js';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
 type Operation = Record<string, unknown> & { responses: Record<string, unknown> };
@@ -22,6 +23,18 @@ Two answer styles, one per area: **bare** (pipelines, stages, deals, products…
 A 401 is always the envelope form. Messages are in Portuguese: match on \`code\`.
 
 With \`REQUIRE_HTTPS\` a plain-HTTP request gets 403 \`{success: false, error: {code: "FORBIDDEN"}}\` on every route.`;
+
+/** Every organisation's POST honours it (http/idempotency.ts). */
+const IDEMPOTENCY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again ' +
+    '(header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. ' +
+    'Not accepted on multipart (file) bodies (400).',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 /** The OpenAPI path of a route: `/backend/leads/{id}`; a trailing `*` is the `{path}` parameter. */
 export function openApiPath(compiled: CompiledRoute): string {
@@ -174,12 +187,13 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       responses[String(status)] = { $ref: `#/components/responses/${name}` };
     }
     const description = [described.description, accessText(route.access)].filter(Boolean).join('\n\n');
+    const parameters = takesIdempotencyKey(route) ? [...described.parameters, IDEMPOTENCY_PARAMETER] : described.parameters;
     const operation: Operation = {
       operationId: operationIdOf(route),
       summary: route.summary ?? description.split('\n')[0],
       description,
       tags: [compiled.domain],
-      ...(described.parameters.length ? { parameters: described.parameters } : {}),
+      ...(parameters.length ? { parameters } : {}),
       ...(described.requestBody ? { requestBody: described.requestBody } : {}),
       responses,
       ...(platform ? { security: [{ adminToken: [] }] } : route.access === 'public' ? { security: [] } : {}),
@@ -190,12 +204,14 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
   }
 
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]));
+  const webhooks = webhooksSection(eventBodySchemas(rest, registry));
   return {
     openapi: '3.1.0',
     info: { title: 'Funil REST API', version: '1.0.0', description: DESCRIPTION },
     tags: domains.filter((d) => d.routes.length).map((d) => ({ name: d.name })),
     security: [{ apiKey: [] }],
     paths: sortedPaths,
+    webhooks,
     components: {
       schemas: Object.fromEntries(Object.keys(registry.schemas).sort().map((k) => [k, registry.schemas[k]])),
       responses: Object.fromEntries(Object.keys(errorComponents).sort().map((k) => [k, errorComponents[k]])),

@@ -8,7 +8,8 @@ const MEANING: Record<number, string> = {
   401: 'Missing, malformed, unknown, revoked or expired API key.',
   403: 'The key’s role or permissions do not allow this, or the key is not an organisation’s.',
   404: 'Unknown id, or an id of another organisation.',
-  409: 'Conflicts with the current state (a duplicate, or a record still in use).',
+  409: 'Conflicts with the current state (a duplicate, or a record still in use), or a request with the same `Idempotency-Key` is still running.',
+  422: 'The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours.',
   408: 'The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed.',
   413: 'Body over 10 MB (plus multipart overhead), refused before it is read.',
   429: 'Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
@@ -45,14 +46,33 @@ export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
   if (facts.namesRecords) statuses.add(404);
   // Any write can meet a database constraint (a duplicate, a record still referenced).
   if (route.field && route.method !== 'GET') statuses.add(409);
+  if (takesIdempotencyKey(route)) {
+    statuses.add(409);
+    statuses.add(422);
+  }
   return [...statuses].sort((a, b) => a - b);
 }
+
+/** An organisation's POST honours `Idempotency-Key` (http/idempotency.ts). */
+export function takesIdempotencyKey(route: RouteSpec): boolean {
+  return route.method === 'POST' && route.access !== 'public' && route.access !== 'platform';
+}
+
+const DETAILS = {
+  type: 'array',
+  description: 'The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`).',
+  items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] },
+};
 
 export function errorBody(style: ResponseStyle, status: number): JsonSchema {
   const codes = errorCodes(style, status);
   const error = {
     type: 'object',
-    properties: { code: { type: 'string', enum: codes }, message: { type: 'string', description: 'In Portuguese; match on `code`.' } },
+    properties: {
+      code: { type: 'string', enum: codes },
+      message: { type: 'string', description: 'In Portuguese; match on `code`.' },
+      ...(status === 400 ? { details: DETAILS } : {}),
+    },
     required: ['code', 'message'],
     description: 'Some errors carry more fields next to code and message (e.g. `pipeline_count`).',
   };
