@@ -2,7 +2,7 @@
 // create and update; assistant_id and the scope transitions; permissions and tenant isolation.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { ERR, form, knowledgeRows, makeAssistant, makeItem } from './helpers.js';
+import { ERR, INVALID_FIELD, form, knowledgeRows, makeAssistant, makeItem } from './helpers.js';
 
 const api = useTestApp();
 
@@ -100,12 +100,12 @@ describe('knowledge items over JSON', () => {
     for (const body of [{}, { content: 'sem nome' }, ...bad]) {
       const r = await api.rest('POST', '/backend/knowledge', { key: org.key, body });
       expect(r.status, `create ${JSON.stringify(body).slice(0, 60)}`).toBe(400);
-      expect(r.body).toEqual(ERR('ERR_INVALID_INPUT'));
+      expect(r.body).toEqual(INVALID_FIELD);
     }
     for (const body of [{ name: null }, ...bad]) {
       const r = await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body });
       expect(r.status, `update ${JSON.stringify(body).slice(0, 60)}`).toBe(400);
-      expect(r.body).toEqual(ERR('ERR_INVALID_INPUT'));
+      expect(r.body).toEqual(INVALID_FIELD);
     }
     expect((await api.rest('GET', `/backend/knowledge/${item.id}`, { key: org.key })).body).toEqual(item);
 
@@ -133,8 +133,8 @@ describe('knowledge items over JSON', () => {
       expect(r.body).toEqual(ERR('ERR_NOT_FOUND'));
     }
     for (const assistant_id of [NOT_UUID, ' ']) {
-      expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'x', assistant_id } })).body).toEqual(ERR('ERR_INVALID_INPUT'));
-      expect((await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: { assistant_id } })).body).toEqual(ERR('ERR_INVALID_INPUT'));
+      expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'x', assistant_id } })).body).toEqual(INVALID_FIELD);
+      expect((await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: { assistant_id } })).body).toEqual(INVALID_FIELD);
     }
     expect((await api.rest('GET', `/backend/knowledge/${item.id}`, { key: org.key })).body).toEqual(item);
     expect((await knowledgeRows(api, org.tenantId)).items).toHaveLength(3);
@@ -202,7 +202,7 @@ describe('knowledge items over multipart', () => {
     for (const fields of [{ content: 'sem nome' }, ...bad]) {
       const r = await api.rest('POST', '/backend/knowledge', { key: org.key, body: form(fields) });
       expect(r.status, `create ${JSON.stringify(fields).slice(0, 60)}`).toBe(400);
-      expect(r.body).toEqual(ERR('ERR_INVALID_INPUT'));
+      expect(r.body).toEqual(INVALID_FIELD);
     }
     for (const fields of bad) {
       const r = await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: form(fields) });
@@ -229,7 +229,7 @@ describe('knowledge items over multipart', () => {
     expect((await put({ assistant_id: b.id })).body).toMatchObject({ assistant_id: b.id, excluded_assistant_ids: [] });
 
     expect((await put({ assistant_id: theirs.id })).body).toEqual(ERR('ERR_NOT_FOUND'));
-    expect((await put({ assistant_id: NOT_UUID })).body).toEqual(ERR('ERR_INVALID_INPUT'));
+    expect((await put({ assistant_id: NOT_UUID })).body).toEqual(INVALID_FIELD);
     expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: 'x', assistant_id: theirs.id }) })).status).toBe(404);
     expect((await api.rest('GET', `/backend/knowledge/${id}`, { key: org.key })).body.assistant_id).toBe(b.id);
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { searchStatement } from '../../src/domains/knowledge/search.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { ERR, makeAssistant, makeItem } from './helpers.js';
+import { ERR, INVALID_FIELD, makeAssistant, makeItem } from './helpers.js';
 
 const api = useTestApp();
 
@@ -121,7 +121,7 @@ describe('knowledge search', () => {
     for (const query of ['', '?q=', '?q=%20%20', `?q=${'a'.repeat(501)}`, '?q=x&limit=abc', '?q=x&assistant_id=abc']) {
       const r = await api.rest('GET', `/backend/knowledge/search${query}`, { key: org.key });
       expect(r.status, query.slice(0, 40)).toBe(400);
-      expect(r.body).toEqual(ERR('ERR_INVALID_INPUT'));
+      expect(r.body).toEqual(INVALID_FIELD);
     }
     const r = await api.rest('GET', '/backend/knowledge/search?q=x&assistant_id=00000000-0000-4000-8000-000000000000', { key: org.key });
     expect(r.status).toBe(404);
