@@ -998,7 +998,7 @@ export interface paths {
         };
         /**
          * List groups
-         * @description Pipeline groups ordered by position (pipeline.view). Select `pipelines { stages }` to load a whole board configuration at once.
+         * @description Pipeline groups ordered by position (pipeline.view). Select `pipelines { nodes { stages } }` to load a whole board configuration at once.
          *
          *     Permission `pipeline.view`.
          */
@@ -2030,9 +2030,9 @@ export interface components {
             lead_avatar: string | null;
             /** @description Status of the lead. */
             lead_status_id: components["schemas"]["UUID"] | null;
-            /** @description Product lines, in order. */
+            /** @description Product lines, in order (at most 200). */
             products: components["schemas"]["DealProduct"][];
-            /** @description Tags, by name. */
+            /** @description Tags, by name (at most 100). */
             tags: components["schemas"]["Tag"][];
             /**
              * Format: int32
@@ -2247,7 +2247,7 @@ export interface components {
             avatar_url: string | null;
             /** @description The lead’s status, if any. */
             status: components["schemas"]["LeadStatus"] | null;
-            /** @description Tags on the lead. */
+            /** @description Tags on the lead, by name (at most 100). */
             tags: components["schemas"]["Tag"][];
             /** @description Organisation-defined field values. */
             custom_fields: components["schemas"]["JSONObject"];
@@ -2318,7 +2318,7 @@ export interface components {
              * @description Order inside the group.
              */
             position: number;
-            /** @description Stages in board order. */
+            /** @description Stages in board order (at most 50). */
             stages: components["schemas"]["Stage"][];
             /** @description Reasons offered when a deal is lost. */
             loss_reasons: string[];

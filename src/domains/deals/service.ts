@@ -13,6 +13,7 @@ import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
+import { settleDealExtras } from './loaders.js';
 
 export interface NewLeadInput {
   name?: string | null;
@@ -118,7 +119,8 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
 
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
   const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
-  await ctx.db.$transaction(async (tx) => {
+  // The answer is built from what this transaction wrote, not re-read after it commits.
+  return ctx.db.$transaction(async (tx) => {
     const db = tx;
     // Before reading the deal and its lines: concurrent edits of this deal run one after the other.
     await lockRow(db, 'deals', id);
@@ -165,10 +167,11 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     }
     if (!total.equals(deal.total)) data.total = total;
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
-    if (Object.keys(data).length || input.products != null) await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } });
+    const written = Object.keys(data).length || input.products != null ? await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } }) : deal;
     await recordDealChange(db, viewer, id, events);
+    await settleDealExtras(ctx, db, id);
+    return written;
   }, LOCKING_TX);
-  return ctx.db.deal.findUniqueOrThrow({ where: { id } });
 }
 
 export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
