@@ -36,8 +36,16 @@ export interface CostLimitOptions {
   maxCost: number;
 }
 
+/** The header that tells a client what its operation was priced at (the limit is `maxCost`). */
+export const COST_HEADER = 'x-graphql-cost';
+
 export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
+  const costs = new WeakMap<Request, number>();
   return {
+    onResponse({ request, response }) {
+      const cost = costs.get(request);
+      if (cost !== undefined) response.headers.set(COST_HEADER, String(cost));
+    },
     onSchemaChange({ schema }) {
       assertCostedFieldsExist(schema);
       assertListsBounded(schema);
@@ -60,6 +68,8 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
         await countPending(walk, args.contextValue as unknown as Context);
         cost = costOf(operation, root, walk);
       }
+      const request = (args.contextValue as { request?: Request }).request;
+      if (request) costs.set(request, cost);
       if (cost > maxCost) {
         const refusal = invalidInput(
           `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, limit) ou divida a consulta.`,

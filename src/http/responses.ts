@@ -3,7 +3,7 @@
 // server writes their text to the socket as it is, where a global (undici) Response would be encoded,
 // then streamed through a ReadableStream.
 import { Response } from '@whatwg-node/server';
-import { ERROR_STATUS, type AppError, type ErrorKind } from '../errors.js';
+import { ERROR_STATUS, RETRY_AFTER_SECONDS, type AppError, type ErrorKind } from '../errors.js';
 import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
 const BARE_CODES: Record<ErrorKind, string> = {
@@ -17,6 +17,7 @@ const BARE_CODES: Record<ErrorKind, string> = {
   REQUEST_TIMEOUT: 'ERR_REQUEST_TIMEOUT',
   INVALID_PHONE: 'ERR_INVALID_INPUT',
   CHANNEL_ERROR: 'ERR_INTERNAL',
+  SERVICE_UNAVAILABLE: 'ERR_SERVICE_UNAVAILABLE',
   INTERNAL: 'ERR_INTERNAL',
 };
 
@@ -31,6 +32,7 @@ const ENVELOPE_CODES: Record<ErrorKind, string> = {
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   INVALID_PHONE: 'INVALID_PHONE',
   CHANNEL_ERROR: 'CHANNEL_ERROR',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL: 'INTERNAL_ERROR',
 };
 
@@ -42,8 +44,11 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
   const body = envelope
     ? { success: false, error: { code: ENVELOPE_CODES[error.kind], message: error.message, ...error.extra } }
     : { code: BARE_CODES[error.kind], message: error.message, ...error.extra };
-  return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...headers } });
+  return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...retryAfter(error), ...headers } });
 }
+
+/** A 503 tells the client when to try again. */
+const retryAfter = (error: AppError): Record<string, string> => (error.kind === 'SERVICE_UNAVAILABLE' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {});
 
 /**
  * An AppError raised before a GraphQL request reaches Yoga (authentication, body limit), in the shape
@@ -53,7 +58,7 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
 export function graphqlErrorResponse(error: AppError): Response {
   const message = error.kind === 'UNAUTHORIZED' ? `${error.message}. Envie o cabeçalho Authorization: Bearer <chave de API>.` : error.message;
   const body = { errors: [{ message, extensions: { code: error.kind, status: error.status, ...error.extra } }] };
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...retryAfter(error), ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
   return new Response(JSON.stringify(body), { status: error.status, headers });
 }
 

@@ -2669,6 +2669,20 @@ export interface components {
                 };
             };
         };
+        /** @description The database is saturated (no connection or transaction slot in time, or a statement cut by its timeout): retry after the `Retry-After` seconds. */
+        BareError503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "ERR_SERVICE_UNAVAILABLE";
+                    /** @description In Portuguese; match on `code`. */
+                    message: string;
+                };
+            };
+        };
         /** @description Invalid input: a body, query or path value the route refuses. */
         EnvelopeError400: {
             headers: {
@@ -2840,6 +2854,25 @@ export interface components {
                 };
             };
         };
+        /** @description The database is saturated (no connection or transaction slot in time, or a statement cut by its timeout): retry after the `Retry-After` seconds. */
+        EnvelopeError503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
         /** @description Missing, malformed, unknown, revoked or expired API key. */
         Unauthorized: {
             headers: {
@@ -2899,6 +2932,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     apiKeys: {
@@ -2926,6 +2960,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createApiKey: {
@@ -2969,6 +3004,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteApiKey: {
@@ -2996,6 +3032,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     revokeApiKey: {
@@ -3031,6 +3068,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     assistants: {
@@ -3054,6 +3092,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createAssistant: {
@@ -3090,6 +3129,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     assistant: {
@@ -3118,6 +3158,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateAssistant: {
@@ -3158,6 +3199,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteAssistant: {
@@ -3185,6 +3227,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     assistantKnowledge: {
@@ -3213,6 +3256,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     cadences: {
@@ -3236,6 +3280,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createCadence: {
@@ -3270,6 +3315,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     channels: {
@@ -3297,6 +3343,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createChannel: {
@@ -3342,6 +3389,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     channel: {
@@ -3374,6 +3422,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateChannel: {
@@ -3414,6 +3463,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteChannel: {
@@ -3441,6 +3491,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     receiveInboundMessage: {
@@ -3487,6 +3538,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     reportMessageStatus: {
@@ -3533,6 +3585,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     getChannelsWhatsapp: {
@@ -3562,6 +3615,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     postChannelsWhatsapp: {
@@ -3594,6 +3648,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     conversations: {
@@ -3633,6 +3688,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     conversation: {
@@ -3665,6 +3721,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateConversation: {
@@ -3711,6 +3768,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     departments: {
@@ -3734,6 +3792,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createDepartment: {
@@ -3770,6 +3829,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     myDepartments: {
@@ -3793,6 +3853,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateDepartment: {
@@ -3833,6 +3894,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteDepartment: {
@@ -3860,6 +3922,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     departmentMembers: {
@@ -3888,6 +3951,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     addDepartmentMember: {
@@ -3926,6 +3990,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     removeDepartmentMember: {
@@ -3955,6 +4020,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     knowledgeItems: {
@@ -3978,6 +4044,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createKnowledgeItem: {
@@ -4039,6 +4106,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     searchKnowledge: {
@@ -4071,6 +4139,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     knowledgeItem: {
@@ -4099,6 +4168,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateKnowledgeItem: {
@@ -4163,6 +4233,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteKnowledgeItem: {
@@ -4190,6 +4261,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     setKnowledgeExclusions: {
@@ -4228,6 +4300,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     addKnowledgeExclusion: {
@@ -4261,6 +4334,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     removeKnowledgeExclusion: {
@@ -4292,6 +4366,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     leadStatuses: {
@@ -4319,6 +4394,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createLeadStatus: {
@@ -4358,6 +4434,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     leads: {
@@ -4393,6 +4470,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createLead: {
@@ -4444,6 +4522,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     lead: {
@@ -4476,6 +4555,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateLead: {
@@ -4530,6 +4610,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteLead: {
@@ -4559,6 +4640,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     leadMessages: {
@@ -4597,6 +4679,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     sendMessage: {
@@ -4643,6 +4726,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     postMessagesSendMedia: {
@@ -4699,6 +4783,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateActivity: {
@@ -4738,6 +4823,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteActivity: {
@@ -4767,6 +4853,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createDeal: {
@@ -4823,6 +4910,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deal: {
@@ -4851,6 +4939,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateDeal: {
@@ -4895,6 +4984,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteDeal: {
@@ -4924,6 +5014,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     dealActivities: {
@@ -4952,6 +5043,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createDealActivity: {
@@ -4993,6 +5085,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     dealHistory: {
@@ -5021,6 +5114,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     moveDeal: {
@@ -5061,6 +5155,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     addDealTag: {
@@ -5094,6 +5189,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     removeDealTag: {
@@ -5125,6 +5221,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelineGroups: {
@@ -5148,6 +5245,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createPipelineGroup: {
@@ -5182,6 +5280,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updatePipelineGroup: {
@@ -5225,6 +5324,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deletePipelineGroup: {
@@ -5254,6 +5354,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     products: {
@@ -5277,6 +5378,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createProduct: {
@@ -5313,6 +5415,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateProduct: {
@@ -5353,6 +5456,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteProduct: {
@@ -5382,6 +5486,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateStage: {
@@ -5427,6 +5532,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteStage: {
@@ -5459,6 +5565,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelines: {
@@ -5482,6 +5589,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createPipeline: {
@@ -5523,6 +5631,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     reorderPipelines: {
@@ -5562,6 +5671,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipeline: {
@@ -5590,6 +5700,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updatePipeline: {
@@ -5636,6 +5747,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deletePipeline: {
@@ -5665,6 +5777,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelineBoard: {
@@ -5708,6 +5821,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelineDeals: {
@@ -5755,6 +5869,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createStage: {
@@ -5797,6 +5912,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     tags: {
@@ -5824,6 +5940,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createTag: {
@@ -5863,6 +5980,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateTag: {
@@ -5906,6 +6024,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteTag: {
@@ -5935,6 +6054,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     templates: {
@@ -5968,6 +6088,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     cadenceAssociations: {
@@ -5996,6 +6117,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createCadenceAssociation: {
@@ -6045,6 +6167,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteCadenceAssociation: {
@@ -6072,6 +6195,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateCadenceAssociationParams: {
@@ -6110,6 +6234,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     previewCadenceAssociation: {
@@ -6148,6 +6273,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     syncTemplates: {
@@ -6184,6 +6310,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     template: {
@@ -6212,6 +6339,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteTemplate: {
@@ -6239,6 +6367,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     postUploads: {
@@ -6265,6 +6394,7 @@ export interface operations {
             408: components["responses"]["BareError408"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     cleanupUploads: {
@@ -6295,6 +6425,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     uploads: {
@@ -6323,6 +6454,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     upload: {
@@ -6351,6 +6483,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteUpload: {
@@ -6380,6 +6513,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             409: components["responses"]["BareError409"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateUploadStatus: {
@@ -6418,6 +6552,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     users: {
@@ -6445,6 +6580,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createUser: {
@@ -6484,6 +6620,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhooks: {
@@ -6511,6 +6648,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createWebhook: {
@@ -6553,6 +6691,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhook: {
@@ -6585,6 +6724,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateWebhook: {
@@ -6631,6 +6771,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteWebhook: {
@@ -6658,6 +6799,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             409: components["responses"]["EnvelopeError409"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhookDeliveries: {
@@ -6696,6 +6838,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     redeliverWebhookDelivery: {
@@ -6729,6 +6872,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     regenerateWebhookSecret: {
@@ -6764,6 +6908,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     getMediaProxy: {
@@ -6789,6 +6934,7 @@ export interface operations {
             };
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
 }

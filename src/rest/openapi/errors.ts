@@ -13,6 +13,7 @@ const MEANING: Record<number, string> = {
   413: 'Body over 10 MB (plus multipart overhead), refused before it is read.',
   500: 'Internal error; the details stay in the server log.',
   502: 'The provider behind the route failed.',
+  503: 'The database is saturated (no connection or transaction slot in time, or a statement cut by its timeout): retry after the `Retry-After` seconds.',
 };
 
 const PLATFORM_404 = 'Without the admin token (ADMIN_TOKEN) the platform area does not exist: every answer is 404.';
@@ -26,7 +27,7 @@ export interface RouteFacts {
 }
 
 export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
-  const statuses = new Set<number>([500, ...(route.openapi?.errors ?? [])]);
+  const statuses = new Set<number>([500, 503, ...(route.openapi?.errors ?? [])]);
   const writes = route.method === 'POST' || route.method === 'PUT';
   if (facts.takesInput || writes) statuses.add(400);
   if (writes) {
