@@ -7,7 +7,7 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
-import { assertStatusExists, assertTagsExist, insertLead, setLeadStatus } from '../leads/service.js';
+import { assertStatusExists, assertTagsExist, insertLead, MAX_TAGS, setLeadStatus } from '../leads/service.js';
 import { recordDealChange, recordDealsDeleted, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
@@ -230,7 +230,11 @@ const TAGS_CHANGED: DealEventInput = { type: 'updated', data: { fields: ['tags']
 export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
   const viewer = requirePermission(ctx.viewer, 'pipeline.deals.edit');
   await ctx.db.$transaction(async (tx) => {
+    // Concurrent additions to one deal count one after the other, so the cap holds.
+    await lockRow(tx, 'deals', id);
     await dealAndTag(tx, id, tagId);
+    const tags = await tx.dealTag.findMany({ where: { deal_id: id }, select: { tag_id: true } });
+    if (tags.length >= MAX_TAGS && !tags.some((t) => t.tag_id === tagId)) throw invalidInput(`Um negócio aceita no máximo ${MAX_TAGS} tags`);
     const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
     if (count) await recordDealChange(tx, viewer, id, [TAGS_CHANGED]);
   });
