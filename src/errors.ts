@@ -96,6 +96,32 @@ function isMalformedValue(error: unknown): boolean {
   return ['22P02', '22007', '22008'].includes(code ?? '') || cause?.kind === 'InvalidInputValue';
 }
 
+/** Seconds a client is told to wait (`Retry-After`) when the database is saturated. */
+export const RETRY_AFTER_SECONDS = 2;
+
+/** PostgreSQL SQLSTATEs of a saturated server: statement timeout, lock timeout, too many connections, starting up. */
+const SATURATED_SQLSTATES = ['57014', '55P03', '53300', '57P03'];
+/** Prisma: pool timeout (P2024), transaction not started within maxWait or expired (P2028). */
+const SATURATED_PRISMA = ['P2024', 'P2028'];
+
+/**
+ * A database too busy to serve now (pool exhausted, a transaction waiting past maxWait, a statement
+ * cut by statement_timeout), whatever reported it: the client should retry later (503), not see a 500.
+ */
+export function isDatabaseSaturated(error: unknown): boolean {
+  let current: unknown = error;
+  for (let i = 0; i < 5 && current && typeof current === 'object'; i++) {
+    const e = current as { code?: unknown; originalCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown };
+    if (error instanceof Prisma.PrismaClientKnownRequestError && SATURATED_PRISMA.includes(error.code)) return true;
+    if (typeof e.code === 'string' && (SATURATED_SQLSTATES.includes(e.code) || SATURATED_PRISMA.includes(e.code))) return true;
+    if (typeof e.originalCode === 'string' && SATURATED_SQLSTATES.includes(e.originalCode)) return true;
+    // node-postgres' pool: no connection free within connectionTimeoutMillis.
+    if (typeof e.message === 'string' && /timeout exceeded when trying to connect|Unable to start a transaction in the given time|canceling statement due to statement timeout/i.test(e.message)) return true;
+    current = e.cause;
+  }
+  return false;
+}
+
 /**
  * Translates what the database refuses into AppErrors, so a constraint is the last line of defence and
  * never a 500: unique → 409, foreign key → 409, missing row → 404.
@@ -106,6 +132,7 @@ export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
   if (violated === 'foreign_key') return new AppError('CONFLICT', `${what} está em uso por outros registros`);
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return notFound(what);
   if (isMalformedValue(error)) return invalidInput('Valor em formato inválido');
+  if (isDatabaseSaturated(error)) return new AppError('SERVICE_UNAVAILABLE', `Serviço sobrecarregado: tente de novo em ${RETRY_AFTER_SECONDS} s`);
   return error;
 }
 

@@ -133,6 +133,9 @@ async function onMainThread(dir?: string, template?: Blob): Promise<Embedded> {
   };
 }
 
+/** How long a statement waits for a free pooled connection (the pool is DATABASE_POOL_SIZE). */
+const POOL_WAIT_MS = 10_000;
+
 async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 30_000, migrate: apply = true }: DatabaseOptions): Promise<Database> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? undefined;
@@ -141,7 +144,8 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
   // Unqualified names in migrations and raw queries resolve in the chosen schema.
   const searchPath = schema ? `-c search_path="${schema}"` : '';
   const options = `${searchPath} -c statement_timeout=${statementTimeoutMs}`.trim();
-  const pool = new pg.Pool({ connectionString, max: poolSize, options });
+  // A request that finds no free connection within POOL_WAIT_MS fails (503, errors.ts) instead of queueing forever.
+  const pool = new pg.Pool({ connectionString, max: poolSize, options, connectionTimeoutMillis: POOL_WAIT_MS });
   if (schema) {
     // IF NOT EXISTS is no guard against another process creating it at the same moment.
     await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replace(/"/g, '')}"`).catch((e) => {

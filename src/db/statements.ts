@@ -5,10 +5,12 @@ import { traced, tracingEnabled } from '../observability/tracing.js';
 
 export interface StatementCounter {
   count: number;
+  /** The most parameters one statement has bound (reset it to measure): no page may bind thousands. */
+  mostParameters: number;
 }
 
 /** Process-wide total; measure a request by the difference before and after it. */
-export const totalStatements: StatementCounter = { count: 0 };
+export const totalStatements: StatementCounter = { count: 0, mostParameters: 0 };
 
 /** FUNIL_LOG_SQL=1 prints every statement: handy when a count goes up. */
 const logSql = process.env.FUNIL_LOG_SQL === '1';
@@ -16,6 +18,8 @@ const logSql = process.env.FUNIL_LOG_SQL === '1';
 function record(query?: unknown) {
   if (logSql) console.log('[sql]', (query as { sql?: string } | undefined)?.sql);
   totalStatements.count++;
+  const parameters = (query as { args?: unknown[] } | undefined)?.args?.length ?? 0;
+  if (parameters > totalStatements.mostParameters) totalStatements.mostParameters = parameters;
 }
 
 /** Counts a statement sent beside Prisma (the direct `pg` path, db/direct.ts). */

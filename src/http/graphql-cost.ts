@@ -1,12 +1,18 @@
 // The cost of a GraphQL operation, checked before it runs: every object a query can return costs 1,
 // and a list multiplies the cost of what is under it by how many items it may return, so nested lists
-// (pipelines × stages × deals) grow the way the response and the database work grow. Variables count:
-// the check runs at execution, where their values are known (validation results are cached per
-// document, whatever the variables).
-import { getNamedType, getNullableType, getOperationAST, isCompositeType, isListType, Kind, type GraphQLSchema } from 'graphql';
+// (pipelines × stages × deals) grow the way the response and the database work grow. Each list is
+// counted at its bound (schema/list-bounds.ts): a page at its size, a capped list at its cap (or its
+// `first`), a root list at the organisation's row count, read before the query runs. So the objects of
+// an answer never exceed the estimate, and a schema with an unbounded list of objects does not start.
+// Variables count: the check runs at execution, where their values are known (validation results are
+// cached per document, whatever the variables).
+import { getArgumentValues, getNamedType, getNullableType, getOperationAST, isCompositeType, isListType, isObjectType, Kind, type GraphQLSchema } from 'graphql';
 import type { FieldNode, GraphQLField, GraphQLNamedType, SelectionSetNode, FragmentDefinitionNode, OperationDefinitionNode, ValueNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { Context } from '../context/context.js';
 import { invalidInput } from '../errors.js';
+import { Prisma } from '../generated/prisma/client.js';
+import { servedOfCap, type ListBound } from '../schema/list-bounds.js';
 import { requestError } from './graphql-errors.js';
 
 /** Arguments that bound how many items a field returns (a page, a connection). */
@@ -15,8 +21,6 @@ const SIZE_ARGUMENTS = ['first', 'last', 'limit'];
 const DEFAULT_PAGE = 20;
 /** No page serves more than this, whatever is asked. */
 const MAX_PAGE = 100;
-/** Items assumed for a list without a size argument (pipelines, stages, a deal's lines and tags). */
-const UNBOUNDED_LIST = 10;
 
 /**
  * Fields whose own work is far above one row: the board aggregates every deal of a pipeline per
@@ -32,12 +36,21 @@ export interface CostLimitOptions {
   maxCost: number;
 }
 
+/** The header that tells a client what its operation was priced at (the limit is `maxCost`). */
+export const COST_HEADER = 'x-graphql-cost';
+
 export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
+  const costs = new WeakMap<Request, number>();
   return {
+    onResponse({ request, response }) {
+      const cost = costs.get(request);
+      if (cost !== undefined) response.headers.set(COST_HEADER, String(cost));
+    },
     onSchemaChange({ schema }) {
       assertCostedFieldsExist(schema);
+      assertListsBounded(schema);
     },
-    onExecute({ args, setResultAndStopExecution }) {
+    async onExecute({ args, setResultAndStopExecution }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return;
       const fragments = new Map<string, FragmentDefinitionNode>();
@@ -48,7 +61,15 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       const variables: Record<string, unknown> = {};
       for (const v of operation.variableDefinitions ?? []) if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
       Object.assign(variables, args.variableValues);
-      const cost = costOf(operation, root, { schema: args.schema, fragments, variables, readVariables: false });
+      const walk: Walk = { schema: args.schema, fragments, variables, readVariables: false, counts: new Map(), pending: new Map() };
+      let cost = costOf(operation, root, walk);
+      if (walk.pending.size) {
+        // Root lists the spec returns whole: count the organisation's rows (one statement), then price again.
+        await countPending(walk, args.contextValue as unknown as Context);
+        cost = costOf(operation, root, walk);
+      }
+      const request = (args.contextValue as { request?: Request }).request;
+      if (request) costs.set(request, cost);
       if (cost > maxCost) {
         const refusal = invalidInput(
           `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, limit) ou divida a consulta.`,
@@ -64,8 +85,36 @@ interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
-  /** Set when a size argument was a variable: the cost then holds for these variables only. */
+  /** Set when a size argument was a variable or a row count was read: the cost then holds for this request only. */
   readVariables: boolean;
+  /** Row counts of counted lists, by table and filters. */
+  counts: Map<string, number>;
+  /** Counted lists met without a count yet, by the same key. */
+  pending: Map<string, { table: string; filters: [string, string][] }>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IDENTIFIER = /^[a-z_]+$/;
+
+/** Every pending count in one statement on the organisation's scoped client. */
+async function countPending(walk: Walk, ctx: Context) {
+  const entries = [...walk.pending];
+  walk.pending.clear();
+  let row: Record<string, unknown> = {};
+  try {
+    [row] = await ctx.db.$tenantQuery<Record<string, unknown>[]>(
+      (tenant) =>
+        Prisma.sql`SELECT ${Prisma.join(
+          entries.map(([, { table, filters }], i) => {
+            const conditions = [Prisma.sql`tenant_id = ${tenant}`, ...filters.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}::uuid`)];
+            return Prisma.sql`(SELECT count(*) FROM ${Prisma.raw(table)} WHERE ${Prisma.join(conditions, ' AND ')})::int AS ${Prisma.raw(`c${i}`)}`;
+          }),
+        )}`,
+    );
+  } catch {
+    // Without an organisation the fields themselves refuse (403): they cost nothing here.
+  }
+  entries.forEach(([key], i) => walk.counts.set(key, Number(row[`c${i}`] ?? 0)));
 }
 
 /** Costs of operations that read no variable, kept while their document is (Yoga reuses it per query text). */
@@ -113,15 +162,47 @@ function fieldCost(node: FieldNode, parent: GraphQLNamedType, pageSize: number |
   if (!field) return 0;
   const named = getNamedType(field.type);
   const isList = isListType(getNullableType(field.type));
-  const size = sizeArgument(node, walk);
+  const bound = field.extensions?.listBound as ListBound | undefined;
+  const size = bound ? undefined : sizeArgument(node, field, walk);
   const own = FIELD_COSTS[`${parent.name}.${name}`] ?? (isCompositeType(named) ? 1 : 0);
   const below = node.selectionSet ? selectionCost(node.selectionSet, named, isList ? undefined : size, walk, inFragments) : 0;
-  const items = isList ? (size ?? pageSize ?? UNBOUNDED_LIST) : 1;
+  const items = isList ? (bound ? boundItems(node, field, parent, bound, walk) : (size ?? pageSize ?? MAX_PAGE)) : 1;
   return items * (own + below);
 }
 
-/** The largest of the field's size arguments, as its resolver will serve it; undefined without one. */
-function sizeArgument(node: FieldNode, walk: Walk): number | undefined {
+/** A capped list: its `first` or its cap. A counted list: the count, once read (0 until then). */
+function boundItems(node: FieldNode, field: GraphQLField<unknown, unknown>, parent: GraphQLNamedType, bound: ListBound, walk: Walk): number {
+  let args: Record<string, unknown> = {};
+  try {
+    args = getArgumentValues(field, node, walk.variables);
+  } catch {
+    // Invalid arguments are refused by execution; the bound still holds.
+  }
+  if (node.arguments?.some((a) => a.value.kind === Kind.VARIABLE)) walk.readVariables = true;
+  if (bound.cap !== undefined) return servedOfCap(args.first, bound.cap);
+  const { table, by } = bound.count!;
+  const filters: [string, string][] = [];
+  for (const [column, value] of Object.entries(by?.(args) ?? {})) {
+    if (value == null) continue;
+    // A malformed id finds nothing (the resolver refuses it).
+    if (typeof value !== 'string' || !UUID.test(value)) return 0;
+    filters.push([column, value]);
+  }
+  if (!IDENTIFIER.test(table) || filters.some(([column]) => !IDENTIFIER.test(column))) throw new Error(`graphql-cost: bad table or column in ${parent.name}.${field.name}`);
+  const key = JSON.stringify([table, filters]);
+  walk.readVariables = true;
+  const known = walk.counts.get(key);
+  if (known !== undefined) return known;
+  walk.pending.set(key, { table, filters });
+  return 0;
+}
+
+/**
+ * The page the field serves, as its resolver will: the largest of its size arguments, or the default
+ * page when it takes one but none is given; undefined for a field without size arguments.
+ */
+function sizeArgument(node: FieldNode, field: GraphQLField<unknown, unknown>, walk: Walk): number | undefined {
+  if (!field.args.some((a) => SIZE_ARGUMENTS.includes(a.name))) return undefined;
   let size: number | undefined;
   for (const argument of node.arguments ?? []) {
     if (!SIZE_ARGUMENTS.includes(argument.name.value)) continue;
@@ -130,7 +211,7 @@ function sizeArgument(node: FieldNode, walk: Walk): number | undefined {
     const served = Number.isInteger(n) && (n as number) >= 1 ? Math.min(n as number, MAX_PAGE) : DEFAULT_PAGE;
     size = Math.max(size ?? 0, served);
   }
-  return size;
+  return size ?? DEFAULT_PAGE;
 }
 
 function valueOf(value: ValueNode, variables: Record<string, unknown>): unknown {
@@ -146,4 +227,23 @@ function assertCostedFieldsExist(schema: GraphQLSchema) {
     const type = schema.getType(typeName);
     if (!type || !('getFields' in type) || !type.getFields()[fieldName]) throw new Error(`graphql-cost: ${key} is not in the schema`);
   }
+}
+
+/**
+ * Every list of objects must have a bound the estimate can use: its own size argument, a listBound, or
+ * a type reached only through fields with a size argument (a connection's edges, a page's data).
+ */
+export function assertListsBounded(schema: GraphQLSchema) {
+  const types = Object.values(schema.getTypeMap()).filter((t) => isObjectType(t) && !t.name.startsWith('__'));
+  const fields = types.flatMap((t) => Object.values((t as { getFields(): Record<string, GraphQLField<unknown, unknown>> }).getFields()).map((f) => ({ type: t, field: f })));
+  const sized = (f: GraphQLField<unknown, unknown>) => f.args.some((a) => SIZE_ARGUMENTS.includes(a.name));
+  const paged = (typeName: string) => {
+    const holders = fields.filter(({ field }) => getNamedType(field.type).name === typeName);
+    return holders.length > 0 && holders.every(({ field }) => sized(field) && !isListType(getNullableType(field.type)));
+  };
+  const unbounded = fields
+    .filter(({ field }) => isListType(getNullableType(field.type)) && isCompositeType(getNamedType(field.type)))
+    .filter(({ type, field }) => !field.extensions?.listBound && !sized(field) && !paged(type.name))
+    .map(({ type, field }) => `${type.name}.${field.name}`);
+  if (unbounded.length) throw new Error(`graphql-cost: lists without a bound (a page size, listCap or listCount): ${unbounded.join(', ')}`);
 }

@@ -10,6 +10,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
 import { costLimitPlugin } from './graphql-cost.js';
+import { answerSizePlugin } from './graphql-size.js';
 import { clientError, shapeValidationErrors } from './graphql-errors.js';
 import { cleanInputPlugin } from './graphql-input.js';
 import { graphqlMultipartPlugin } from './graphql-multipart.js';
@@ -64,6 +65,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),
       costLimitPlugin({ maxCost: 10000 }),
+      answerSizePlugin(),
       shapeValidationErrors(deps.config),
       // Last: it replaces execution for the queries it serves, after every check above.
       jsonFieldsPlugin(),

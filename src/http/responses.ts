@@ -3,7 +3,7 @@
 // server writes their text to the socket as it is, where a global (undici) Response would be encoded,
 // then streamed through a ReadableStream.
 import { Response } from '@whatwg-node/server';
-import { ERROR_STATUS, type AppError, type ErrorKind } from '../errors.js';
+import { ERROR_STATUS, RETRY_AFTER_SECONDS, type AppError, type ErrorKind } from '../errors.js';
 import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
 
 const BARE_CODES: Record<ErrorKind, string> = {
@@ -42,10 +42,14 @@ const ENVELOPE_CODES: Record<ErrorKind, string> = {
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
-/** An error that says when to come back (429, 503: `extra.retry_after`, seconds) says it in `Retry-After` too. */
+/**
+ * An error that says when to come back (429, 503: `extra.retry_after`, seconds) says it in `Retry-After`
+ * too; a saturated database's 503 always does.
+ */
 function retryAfter(error: AppError): Record<string, string> {
   const seconds = error.extra.retry_after;
-  return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
+  if (typeof seconds === 'number') return { 'retry-after': String(seconds) };
+  return error.kind === 'SERVICE_UNAVAILABLE' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {};
 }
 
 export function errorResponse(style: ResponseStyle, error: AppError, headers: Record<string, string> = {}): Response {
@@ -56,6 +60,7 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
     : { code: BARE_CODES[error.kind], message: error.message, ...error.extra };
   return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...retryAfter(error), ...headers } });
 }
+
 
 /**
  * An AppError raised before a GraphQL request reaches Yoga (authentication, body limit), in the shape

@@ -1,5 +1,5 @@
 // Generates the REST API from the GraphQL schema with sofa-api. sofa is given a copy of the schema
-// pruned to what REST serves: root fields of the route table, and no graph-only fields (GRAPH_ONLY),
+// pruned to what REST serves: root fields of the route table, and no graph-only fields or arguments (GRAPH_ONLY),
 // so each route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
 // (rest/openapi/) documents the very selection sofa runs (restOperation).
 import { execute, isObjectType, OperationTypeNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
@@ -18,6 +18,8 @@ export function restSchema(schema: GraphQLSchema, routes: readonly FieldRoute[])
     [MapperKind.QUERY_ROOT_FIELD]: (field, name) => (served.has(`Query.${name}`) ? field : null),
     [MapperKind.MUTATION_ROOT_FIELD]: (field, name) => (served.has(`Mutation.${name}`) ? field : null),
     [MapperKind.OBJECT_FIELD]: (field) => (field.extensions?.graphOnly ? null : field),
+    // Graph-only arguments (`first` on capped lists): REST answers stay whole.
+    [MapperKind.ARGUMENT]: (argument) => (argument.extensions?.graphOnly ? null : argument),
   });
   return pruneSchema(mapped);
 }

@@ -31,7 +31,7 @@ const BoardGql = graphql(`
       }
       pipeline {
         id
-        stages {
+        stages(first: 10) {
           id
           name
           deals(first: $first, search: $search) {
@@ -47,11 +47,11 @@ const BoardGql = graphql(`
                   id
                   name
                 }
-                products {
+                products(first: 5) {
                   name
                   total
                 }
-                tags {
+                tags(first: 5) {
                   name
                 }
               }
@@ -70,7 +70,7 @@ const ColumnGql = graphql(`
   query DealsColumn($id: UUID!, $first: Int, $after: String, $last: Int, $before: String, $sort: DealSort) {
     pipelineBoard(id: $id) {
       pipeline {
-        stages {
+        stages(first: 4) {
           id
           deals(first: $first, after: $after, last: $last, before: $before, sort: $sort) {
             edges {

@@ -148,6 +148,19 @@ describe('deals list', () => {
     }
   });
 
+  it('dates outside the years 1970–9999 are 400 on the list and the board', async () => {
+    const bad = ['from=0000-01-01', 'from=1969-12-31', 'to=0000-01-01', 'from=-010000-01-01', 'to=+010000-01-01T00:00:00Z', 'from=1969-12-31T23:59:59Z'];
+    for (const q of bad) {
+      for (const read of [list, board]) {
+        const r = await read(`?period=custom&${q}`);
+        expect(r.status, `${read === list ? 'list' : 'board'} ${q}`).toBe(400);
+        expect(r.body.code).toBe('ERR_INVALID_INPUT');
+      }
+    }
+    expect((await list('?period=custom&from=1970-01-01&to=9999-12-31')).body.data).toHaveLength(5);
+    expect((await board('?period=custom&from=1970-01-01&to=9999-12-31')).body.total_deals).toBe(5);
+  });
+
   it('combines filters', async () => {
     expect(numbers((await list(`?search=alfa&period=7d&stage_id=${p.entrada}`)).body)).toEqual([deals.mariana.number]);
   });

@@ -174,8 +174,8 @@ describe('conversations', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
       body: JSON.stringify({
-        query: `query($id: UUID!) { lead(id: $id) { name conversations { id unread_count lead { name phone details { id tags { name } } }
-          messages(last: 2) { edges { node { content role } } pageInfo { hasPreviousPage } } } } }`,
+        query: `query($id: UUID!) { lead(id: $id) { name conversations { totalCount nodes { id unread_count lead { name phone details { id tags { name } } }
+          messages(last: 2) { edges { node { content role } } pageInfo { hasPreviousPage } } } } } }`,
         variables: { id: lead.id },
       }),
     });
@@ -183,14 +183,17 @@ describe('conversations', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data.lead).toEqual({
       name: 'Carla',
-      conversations: [
-        {
-          id: conversation.id,
-          unread_count: 3,
-          lead: { name: 'Carla', phone, details: { id: lead.id, tags: [] } },
-          messages: { edges: [{ node: { content: 'dois', role: 'user' } }, { node: { content: 'três', role: 'user' } }], pageInfo: { hasPreviousPage: true } },
-        },
-      ],
+      conversations: {
+        totalCount: 1,
+        nodes: [
+          {
+            id: conversation.id,
+            unread_count: 3,
+            lead: { name: 'Carla', phone, details: { id: lead.id, tags: [] } },
+            messages: { edges: [{ node: { content: 'dois', role: 'user' } }, { node: { content: 'três', role: 'user' } }], pageInfo: { hasPreviousPage: true } },
+          },
+        ],
+      },
     });
   });
 });

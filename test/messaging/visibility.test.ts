@@ -72,8 +72,9 @@ describe('operator visibility', () => {
           expect(history.body.data.map((m: { content: string }) => m.content)).toEqual(visible ? expect.arrayContaining([`mensagem ${c}`]) : []);
           expect(history.body.pagination.total).toBe(visible ? history.body.data.length : 0);
 
-          const graphLead = await gql(key, 'query($lead: UUID!) { lead(id: $lead) { conversations { id } } }', { lead: lead.id });
-          expect(graphLead.data.lead.conversations.map((x: { id: string }) => x.id)).toEqual(visible ? [conversation.id] : []);
+          const graphLead = await gql(key, 'query($lead: UUID!) { lead(id: $lead) { conversations { totalCount nodes { id } } } }', { lead: lead.id });
+          expect(graphLead.data.lead.conversations.nodes.map((x: { id: string }) => x.id)).toEqual(visible ? [conversation.id] : []);
+          expect(graphLead.data.lead.conversations.totalCount).toBe(visible ? 1 : 0);
           const graph = await gql(key, 'query($id: UUID!) { conversation(id: $id) { id } }', { id: conversation.id });
           if (visible) expect(graph.data.conversation.id).toBe(conversation.id);
           else expect(graph.errors[0].extensions.code).toBe('NOT_FOUND');

@@ -16,21 +16,24 @@ const BoardConfig = graphql(`
       name
       position
       pipelines {
-        id
-        name
-        position
-        loss_reasons
-        group {
-          id
-        }
-        stages {
+        totalCount
+        nodes {
           id
           name
-          kind
           position
-          color
-          pipeline {
+          loss_reasons
+          group {
             id
+          }
+          stages {
+            id
+            name
+            kind
+            position
+            color
+            pipeline {
+              id
+            }
           }
         }
       }
@@ -417,15 +420,16 @@ describe('GraphQL', () => {
     expect(result!.errors).toBeUndefined();
     const groups = result!.data.pipelineGroups;
     expect(groups.map((g: any) => g.name)).toEqual(['Comercial', 'Atendimento']);
-    expect(groups[0].pipelines[0].id).toBe(p1.id);
-    expect(groups[0].pipelines[0].group.id).toBe(groups[0].id);
-    expect(groups[0].pipelines[0].stages.map((s: any) => [s.name, s.kind, s.position])).toEqual([
+    expect(groups.map((g: any) => g.pipelines.totalCount)).toEqual([1, 1]);
+    expect(groups[0].pipelines.nodes[0].id).toBe(p1.id);
+    expect(groups[0].pipelines.nodes[0].group.id).toBe(groups[0].id);
+    expect(groups[0].pipelines.nodes[0].stages.map((s: any) => [s.name, s.kind, s.position])).toEqual([
       ['Entrada', null, 0],
       ['Em andamento', null, 1],
       ['Ganho', 'won', 2],
       ['Perdido', 'lost', 3],
     ]);
-    expect(groups[1].pipelines[0].stages[0].pipeline.id).toBe(groups[1].pipelines[0].id);
+    expect(groups[1].pipelines.nodes[0].stages[0].pipeline.id).toBe(groups[1].pipelines.nodes[0].id);
     expect(statements).toBeLessThanOrEqual(8);
 
     const listing = await api.gql(ListingGql, {}, org.key);

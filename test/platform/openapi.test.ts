@@ -179,7 +179,7 @@ describe('the OpenAPI document', () => {
     const proxy = doc.paths['/media/proxy/{path}'].get as Json;
     expect(proxy).toMatchObject({ operationId: 'getMediaProxy', security: [], tags: ['uploads'] });
     expect(proxy.parameters).toEqual([expect.objectContaining({ name: 'path', in: 'path', required: true })]);
-    expect(Object.keys(proxy.responses)).toEqual(['200', '304', '404', '500']);
+    expect(Object.keys(proxy.responses)).toEqual(['200', '304', '404', '500', '503']);
     expect(proxy.responses['401']).toBeUndefined();
     const cleanup = doc.paths['/backend/uploads/cleanup'].post as Json;
     expect(cleanup.operationId).toBe('cleanupUploads');

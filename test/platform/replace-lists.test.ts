@@ -32,6 +32,33 @@ describe('concurrent replacements of a list', () => {
     }
   });
 
+  it(`deal products: each of ${WRITERS} concurrent answers carries its own lines and their total`, async () => {
+    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 1 });
+    const lists = Array.from({ length: WRITERS }, (_, w) => writerLines(w));
+    for (let round = 0; round < ROUNDS; round++) {
+      const answers = await Promise.all(lists.map((products) => api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { products } })));
+      answers.forEach((a, w) => {
+        expect(a.status, JSON.stringify(a.body)).toBe(200);
+        const own = a.body.products.map((l: any) => ({ name: l.name, price: l.price, qty: l.qty, custom: l.custom }));
+        expect(own, `round ${round}, writer ${w}`).toEqual(lists[w]);
+        const sum = lists[w].reduce((s, l) => s + Math.round(l.price * 100) * l.qty, 0) / 100;
+        expect(a.body.total, `round ${round}, writer ${w}`).toBe(sum);
+      });
+    }
+  });
+
+  it(`lead tag_ids: each of ${WRITERS} concurrent answers carries its own tags`, async () => {
+    const tags: { id: string; name: string }[] = [];
+    for (let i = 0; i < WRITERS; i++) tags.push(await makeTag(api, org, `own${i}`));
+    for (let round = 0; round < ROUNDS; round++) {
+      const answers = await Promise.all(tags.map((t) => api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids: [t.id] } })));
+      answers.forEach((a, w) => {
+        expect(a.status, JSON.stringify(a.body)).toBe(200);
+        expect(a.body.data.tags.map((t: any) => t.id), `round ${round}, writer ${w}`).toEqual([tags[w].id]);
+      });
+    }
+  });
+
   it(`lead tag_ids: ${WRITERS} writers × ${ROUNDS} rounds, one writer's tags whole`, async () => {
     const tags: string[] = [];
     for (let i = 0; i < (WRITERS * (WRITERS + 1)) / 2; i++) tags.push((await makeTag(api, org, `t${i}`)).id);

@@ -1020,7 +1020,7 @@ export interface paths {
         };
         /**
          * List groups
-         * @description Pipeline groups ordered by position (pipeline.view). Select `pipelines { stages }` to load a whole board configuration at once.
+         * @description Pipeline groups ordered by position (pipeline.view). Select `pipelines { nodes { stages } }` to load a whole board configuration at once.
          *
          *     Permission: `pipeline.view`.
          */
@@ -1938,7 +1938,7 @@ export interface webhooks {
                             avatar_url: string | null;
                             /** @description The lead’s status, if any. */
                             status: components["schemas"]["LeadStatus"] | null;
-                            /** @description Tags on the lead. */
+                            /** @description Tags on the lead, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /** @description Organisation-defined field values. */
                             custom_fields: components["schemas"]["JSONObject"];
@@ -2015,7 +2015,7 @@ export interface webhooks {
                             avatar_url: string | null;
                             /** @description The lead’s status, if any. */
                             status: components["schemas"]["LeadStatus"] | null;
-                            /** @description Tags on the lead. */
+                            /** @description Tags on the lead, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /** @description Organisation-defined field values. */
                             custom_fields: components["schemas"]["JSONObject"];
@@ -2092,7 +2092,7 @@ export interface webhooks {
                             avatar_url: string | null;
                             /** @description The lead’s status, if any. */
                             status: components["schemas"]["LeadStatus"] | null;
-                            /** @description Tags on the lead. */
+                            /** @description Tags on the lead, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /** @description Organisation-defined field values. */
                             custom_fields: components["schemas"]["JSONObject"];
@@ -2449,9 +2449,9 @@ export interface webhooks {
                             lead_avatar: string | null;
                             /** @description Status of the lead. */
                             lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order. */
+                            /** @description Product lines, in order (at most 200). */
                             products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name. */
+                            /** @description Tags, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /**
                              * Format: int32
@@ -2568,9 +2568,9 @@ export interface webhooks {
                             lead_avatar: string | null;
                             /** @description Status of the lead. */
                             lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order. */
+                            /** @description Product lines, in order (at most 200). */
                             products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name. */
+                            /** @description Tags, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /**
                              * Format: int32
@@ -2687,9 +2687,9 @@ export interface webhooks {
                             lead_avatar: string | null;
                             /** @description Status of the lead. */
                             lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order. */
+                            /** @description Product lines, in order (at most 200). */
                             products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name. */
+                            /** @description Tags, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /**
                              * Format: int32
@@ -2816,9 +2816,9 @@ export interface webhooks {
                             lead_avatar: string | null;
                             /** @description Status of the lead. */
                             lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order. */
+                            /** @description Product lines, in order (at most 200). */
                             products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name. */
+                            /** @description Tags, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /**
                              * Format: int32
@@ -2935,9 +2935,9 @@ export interface webhooks {
                             lead_avatar: string | null;
                             /** @description Status of the lead. */
                             lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order. */
+                            /** @description Product lines, in order (at most 200). */
                             products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name. */
+                            /** @description Tags, by name (at most 100). */
                             tags: components["schemas"]["Tag"][];
                             /**
                              * Format: int32
@@ -3343,9 +3343,9 @@ export interface components {
             lead_avatar: string | null;
             /** @description Status of the lead. */
             lead_status_id: components["schemas"]["UUID"] | null;
-            /** @description Product lines, in order. */
+            /** @description Product lines, in order (at most 200). */
             products: components["schemas"]["DealProduct"][];
-            /** @description Tags, by name. */
+            /** @description Tags, by name (at most 100). */
             tags: components["schemas"]["Tag"][];
             /**
              * Format: int32
@@ -3560,7 +3560,7 @@ export interface components {
             avatar_url: string | null;
             /** @description The lead’s status, if any. */
             status: components["schemas"]["LeadStatus"] | null;
-            /** @description Tags on the lead. */
+            /** @description Tags on the lead, by name (at most 100). */
             tags: components["schemas"]["Tag"][];
             /** @description Organisation-defined field values. */
             custom_fields: components["schemas"]["JSONObject"];
@@ -3631,7 +3631,7 @@ export interface components {
              * @description Order inside the group.
              */
             position: number;
-            /** @description Stages in board order. */
+            /** @description Stages in board order (at most 50). */
             stages: components["schemas"]["Stage"][];
             /** @description Reasons offered when a deal is lost. */
             loss_reasons: string[];
@@ -4058,7 +4058,7 @@ export interface components {
                 };
             };
         };
-        /** @description The server is busy (e.g. every knowledge extraction slot taken for over 30 s); `Retry-After` says when to try again. */
+        /** @description The server is busy: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout), or every knowledge extraction slot was taken for over 30 s. Retry after the `Retry-After` seconds. */
         BareError503: {
             headers: {
                 [name: string]: unknown;
@@ -4286,6 +4286,25 @@ export interface components {
                 };
             };
         };
+        /** @description The server is busy: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout), or every knowledge extraction slot was taken for over 30 s. Retry after the `Retry-After` seconds. */
+        EnvelopeError503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    success: false;
+                    /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
+                    error: {
+                        /** @enum {string} */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description In Portuguese; match on `code`. */
+                        message: string;
+                    };
+                };
+            };
+        };
         /** @description Missing, malformed, unknown, revoked or expired API key. */
         Unauthorized: {
             headers: {
@@ -4346,6 +4365,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     apiKeys: {
@@ -4374,6 +4394,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createApiKey: {
@@ -4422,6 +4443,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteApiKey: {
@@ -4450,6 +4472,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     revokeApiKey: {
@@ -4490,6 +4513,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     assistants: {
@@ -4514,6 +4538,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createAssistant: {
@@ -4555,6 +4580,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     assistant: {
@@ -4584,6 +4610,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateAssistant: {
@@ -4625,6 +4652,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteAssistant: {
@@ -4653,6 +4681,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     assistantKnowledge: {
@@ -4682,6 +4711,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     cadences: {
@@ -4706,6 +4736,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createCadence: {
@@ -4745,6 +4776,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     channels: {
@@ -4773,6 +4805,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createChannel: {
@@ -4823,6 +4856,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     channel: {
@@ -4856,6 +4890,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateChannel: {
@@ -4897,6 +4932,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteChannel: {
@@ -4925,6 +4961,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     receiveInboundMessage: {
@@ -4976,6 +5013,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     reportMessageStatus: {
@@ -5027,6 +5065,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     getChannelsWhatsapp: {
@@ -5056,6 +5095,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     postChannelsWhatsapp: {
@@ -5088,6 +5128,7 @@ export interface operations {
             408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     conversations: {
@@ -5128,6 +5169,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     conversation: {
@@ -5161,6 +5203,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateConversation: {
@@ -5208,6 +5251,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     departments: {
@@ -5232,6 +5276,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createDepartment: {
@@ -5273,6 +5318,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     myDepartments: {
@@ -5297,6 +5343,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateDepartment: {
@@ -5338,6 +5385,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteDepartment: {
@@ -5366,6 +5414,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     departmentMembers: {
@@ -5395,6 +5444,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     addDepartmentMember: {
@@ -5438,6 +5488,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     removeDepartmentMember: {
@@ -5468,6 +5519,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     knowledgeItems: {
@@ -5492,6 +5544,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createKnowledgeItem: {
@@ -5592,6 +5645,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     knowledgeItem: {
@@ -5621,6 +5675,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateKnowledgeItem: {
@@ -5715,6 +5770,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     setKnowledgeExclusions: {
@@ -5754,6 +5810,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     addKnowledgeExclusion: {
@@ -5792,6 +5849,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     removeKnowledgeExclusion: {
@@ -5824,6 +5882,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     leadStatuses: {
@@ -5852,6 +5911,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createLeadStatus: {
@@ -5896,6 +5956,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     leads: {
@@ -5932,6 +5993,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createLead: {
@@ -5988,6 +6050,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     lead: {
@@ -6021,6 +6084,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateLead: {
@@ -6076,6 +6140,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteLead: {
@@ -6106,6 +6171,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     leadMessages: {
@@ -6145,6 +6211,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     viewer: {
@@ -6173,6 +6240,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     sendMessage: {
@@ -6224,6 +6292,7 @@ export interface operations {
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     postMessagesSendMedia: {
@@ -6286,6 +6355,7 @@ export interface operations {
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateActivity: {
@@ -6326,6 +6396,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteActivity: {
@@ -6356,6 +6427,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createDeal: {
@@ -6417,6 +6489,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deal: {
@@ -6446,6 +6519,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateDeal: {
@@ -6491,6 +6565,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteDeal: {
@@ -6521,6 +6596,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     dealActivities: {
@@ -6550,6 +6626,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createDealActivity: {
@@ -6596,6 +6673,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     dealHistory: {
@@ -6625,6 +6703,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     moveDeal: {
@@ -6666,6 +6745,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     addDealTag: {
@@ -6704,6 +6784,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     removeDealTag: {
@@ -6736,6 +6817,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelineGroups: {
@@ -6760,6 +6842,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createPipelineGroup: {
@@ -6799,6 +6882,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updatePipelineGroup: {
@@ -6843,6 +6927,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deletePipelineGroup: {
@@ -6873,6 +6958,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     products: {
@@ -6897,6 +6983,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createProduct: {
@@ -6938,6 +7025,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateProduct: {
@@ -6979,6 +7067,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteProduct: {
@@ -7009,6 +7098,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateStage: {
@@ -7055,6 +7145,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteStage: {
@@ -7088,6 +7179,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelines: {
@@ -7112,6 +7204,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createPipeline: {
@@ -7158,6 +7251,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     reorderPipelines: {
@@ -7198,6 +7292,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipeline: {
@@ -7227,6 +7322,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updatePipeline: {
@@ -7274,6 +7370,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deletePipeline: {
@@ -7304,6 +7401,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelineBoard: {
@@ -7348,6 +7446,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     pipelineDeals: {
@@ -7396,6 +7495,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createStage: {
@@ -7443,6 +7543,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     tags: {
@@ -7471,6 +7572,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createTag: {
@@ -7515,6 +7617,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateTag: {
@@ -7559,6 +7662,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteTag: {
@@ -7589,6 +7693,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     templates: {
@@ -7623,6 +7728,7 @@ export interface operations {
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     cadenceAssociations: {
@@ -7652,6 +7758,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     createCadenceAssociation: {
@@ -7706,6 +7813,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteCadenceAssociation: {
@@ -7734,6 +7842,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateCadenceAssociationParams: {
@@ -7773,6 +7882,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     previewCadenceAssociation: {
@@ -7816,6 +7926,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     syncTemplates: {
@@ -7857,6 +7968,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     template: {
@@ -7886,6 +7998,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteTemplate: {
@@ -7914,6 +8027,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     postUploads: {
@@ -7946,6 +8060,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     cleanupUploads: {
@@ -7981,6 +8096,7 @@ export interface operations {
             422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     uploads: {
@@ -8010,6 +8126,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     upload: {
@@ -8039,6 +8156,7 @@ export interface operations {
             404: components["responses"]["BareError404"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     deleteUpload: {
@@ -8069,6 +8187,7 @@ export interface operations {
             409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     updateUploadStatus: {
@@ -8108,6 +8227,7 @@ export interface operations {
             413: components["responses"]["BareError413"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
     users: {
@@ -8136,6 +8256,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createUser: {
@@ -8180,6 +8301,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateUser: {
@@ -8225,6 +8347,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteUser: {
@@ -8253,6 +8376,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhooks: {
@@ -8281,6 +8405,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     createWebhook: {
@@ -8328,6 +8453,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhookEventTypes: {
@@ -8356,6 +8482,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhook: {
@@ -8389,6 +8516,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     updateWebhook: {
@@ -8436,6 +8564,7 @@ export interface operations {
             413: components["responses"]["EnvelopeError413"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     deleteWebhook: {
@@ -8464,6 +8593,7 @@ export interface operations {
             409: components["responses"]["EnvelopeError409"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     webhookDeliveries: {
@@ -8503,6 +8633,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     redeliverWebhookDelivery: {
@@ -8541,6 +8672,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     regenerateWebhookSecret: {
@@ -8581,6 +8713,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     testWebhook: {
@@ -8621,6 +8754,7 @@ export interface operations {
             422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
         };
     };
     getMediaProxy: {
@@ -8646,6 +8780,7 @@ export interface operations {
             };
             404: components["responses"]["BareError404"];
             500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
         };
     };
 }

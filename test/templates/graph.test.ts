@@ -74,22 +74,26 @@ const GraphGql = graphql(`
     cadences {
       name
       associations {
-        step_index
-        message_index
-        template {
-          template_name
-        }
-        cadence {
-          name
+        nodes {
+          step_index
+          message_index
+          template {
+            template_name
+          }
+          cadence {
+            name
+          }
         }
       }
     }
     templates {
       template_name
       associations {
-        step_index
-        cadence {
-          name
+        nodes {
+          step_index
+          cadence {
+            name
+          }
         }
       }
     }
@@ -191,12 +195,13 @@ describe('templates on /graphql', () => {
     let graph: any;
     const large = await api.countStatements(async () => (graph = await api.gql(GraphGql, {}, own.key)));
     expect(large).toBe(small);
-    expect(large).toBeLessThanOrEqual(8);
+    // 8, plus the one statement in which the cost estimate counts the root lists (cadences, templates).
+    expect(large).toBeLessThanOrEqual(9);
 
     const cadences = graph.data.cadences;
-    expect(cadences.map((c: any) => [c.name, c.associations.length])).toEqual([['C1', 2], ['C2', 6], ['C3', 4]]);
-    expect(cadences[0].associations.map((a: any) => [a.step_index, a.template.template_name, a.cadence.name])).toEqual([[0, 't1', 'C1'], [1, 't0', 'C1']]);
+    expect(cadences.map((c: any) => [c.name, c.associations.nodes.length])).toEqual([['C1', 2], ['C2', 6], ['C3', 4]]);
+    expect(cadences[0].associations.nodes.map((a: any) => [a.step_index, a.template.template_name, a.cadence.name])).toEqual([[0, 't1', 'C1'], [1, 't0', 'C1']]);
     const t0 = graph.data.templates.find((t: any) => t.template_name === 't0');
-    expect(t0.associations.map((a: any) => a.cadence.name).sort()).toEqual(['C1', 'C2', 'C3']);
+    expect(t0.associations.nodes.map((a: any) => a.cadence.name).sort()).toEqual(['C1', 'C2', 'C3']);
   });
 });

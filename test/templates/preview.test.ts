@@ -87,6 +87,25 @@ describe('POST /backend/templates/cadence-associations/{id}/preview', () => {
     expect(r.body.text).toContain('1:Rita|');
   });
 
+  it('refuses a preview longer than 64 KB (400), before building it; exactly 64 KB is served', async () => {
+    const lead = await makeLead(api, org, { name: 'Longo', custom_fields: { a: 'x'.repeat(2000) } });
+    const mapping = { '1': '{{LEAD_FIELD_a}}'.repeat(16) }; // 32,000 characters once filled
+    const [exact, over, huge] = await syncTemplates(api, org, [
+      providerTemplate('exato', { text: `{{1}}{{1}}${'y'.repeat(65_536 - 64_000)}` }),
+      providerTemplate('passa', { text: `{{1}}{{1}}${'y'.repeat(65_536 - 64_000 + 1)}` }),
+      providerTemplate('enorme', { text: '{{1}}'.repeat(1000) }), // 32 MB if it were built
+    ], 'app-longo');
+    const cadence = await makeCadence(api, org);
+    const associate = (template: any) => makeAssociation(api, org, { cadence_id: cadence.id, template_id: template.id, parameter_mapping: mapping, step_index: 0, message_index: [exact, over, huge].indexOf(template) });
+    expect((await textFor((await associate(exact)).id, lead.id)).length).toBe(65_536);
+    for (const template of [over, huge]) {
+      const r = await preview((await associate(template)).id, { lead_id: lead.id });
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('ERR_INVALID_INPUT');
+      expect(r.body.message).toMatch(/64 KB/);
+    }
+  });
+
   it('answers 404 for an unknown association or lead, or another organisation’s; 400 without a valid lead_id', async () => {
     const lead = await makeLead(api, org, { name: 'Zé' });
     const other = await api.newOrg();

@@ -1,3 +1,4 @@
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import { ApiKey, CreatedApiKey, CreatedTenant, RoleEnum, User, ViewerInfo } from './types.js';
@@ -13,7 +14,12 @@ builder.mutationField('createTenant', (t) =>
 );
 
 builder.queryField('users', (t) =>
-  t.prismaField({ type: [User], description: 'Users of the organisation (Owner/Admin).', resolve: (query, _, __, ctx) => accounts.listUsers(ctx, query) }),
+  t.prismaField({
+    type: [User],
+    extensions: listCount('users'),
+    description: 'Users of the organisation (Owner/Admin).',
+    resolve: (query, _, __, ctx) => accounts.listUsers(ctx, query),
+  }),
 );
 
 builder.mutationField('createUser', (t) =>
@@ -56,7 +62,12 @@ builder.mutationField('deleteUser', (t) =>
 );
 
 builder.queryField('apiKeys', (t) =>
-  t.prismaField({ type: [ApiKey], description: 'API keys of the organisation, without secrets (Owner/Admin).', resolve: (query, _, __, ctx) => accounts.listApiKeys(ctx, query) }),
+  t.prismaField({
+    type: [ApiKey],
+    extensions: listCount('api_keys'),
+    description: 'API keys of the organisation, without secrets (Owner/Admin).',
+    resolve: (query, _, __, ctx) => accounts.listApiKeys(ctx, query),
+  }),
 );
 
 builder.mutationField('createApiKey', (t) =>

@@ -5,7 +5,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 
 /** Tables whose rows a write may lock (fixed names: they are spliced into the statement). */
-type LockableTable = 'deals' | 'leads' | 'pipelines';
+type LockableTable = 'deals' | 'departments' | 'leads' | 'pipelines';
 
 /** A transaction that may wait for another holding the same row lock needs more than Prisma's 5 s default. */
 export const LOCKING_TX = { maxWait: 15_000, timeout: 30_000 };

@@ -1,6 +1,7 @@
 // Root queries and mutations of deals: thin, the rules live in service.ts, board.ts, activities.ts
 // and history.ts.
 import { idArg } from '../common/args.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import * as activities from './activities.js';
@@ -155,6 +156,8 @@ builder.mutationField('removeDealTag', (t) =>
 builder.queryField('dealActivities', (t) =>
   t.prismaField({
     type: [Activity],
+    extensions: listCount('activities', (args) => ({ deal_id: args.id })),
+    
     args: idArg('The deal.'),
     description: 'A deal’s todos: pending first, by due date.',
     resolve: (query, _, args, ctx) => activities.listActivities(ctx, args.id, query),
@@ -196,6 +199,8 @@ builder.mutationField('deleteActivity', (t) =>
 builder.queryField('dealHistory', (t) =>
   t.prismaField({
     type: [DealEvent],
+    extensions: listCount('deal_events', (args) => ({ deal_id: args.id })),
+    
     args: idArg('The deal.'),
     description: 'A deal’s timeline, oldest first: creation, stage moves, won/lost, value and product changes, with actor and time.',
     resolve: (query, _, args, ctx) => dealHistory(ctx, args.id, query),

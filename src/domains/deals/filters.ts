@@ -33,11 +33,16 @@ export interface DealFilter {
 
 const PERIOD_DAYS: Record<string, number> = { '7d': 7, '30d': 30 };
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** Dates outside these years are refused (decisions.md): PostgreSQL and JavaScript disagree on year 0 and earlier. */
+const MIN_YEAR = 1970;
+const MAX_YEAR = 9999;
 
 function parseDate(field: string, value: string, endOfDay: boolean): Date {
   const v = value.trim();
   const d = new Date(DATE_ONLY.test(v) ? `${v}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : v);
   if (Number.isNaN(d.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(v)) throw invalidField(field, 'deve ser uma data ISO 8601');
+  const year = d.getUTCFullYear();
+  if (year < MIN_YEAR || year > MAX_YEAR) throw invalidField(field, `deve estar entre os anos ${MIN_YEAR} e ${MAX_YEAR}`);
   return d;
 }
 

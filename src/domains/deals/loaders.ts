@@ -116,3 +116,15 @@ export function extrasOf<T>(ctx: Context, dealId: string, pick: (e: DealExtras) 
   const hit = settled(ctx).get(dealId);
   return hit ? pick(hit) : dealExtras(ctx).load(dealId).then(pick);
 }
+
+/**
+ * A write's answer from what the write saw: the deal's extras read inside its transaction (after its
+ * own changes, under its lock) become this request's extras, so the answer never carries lines or a
+ * total that another writer committed after it (decisions.md "A write's answer reflects that write alone").
+ */
+export async function settleDealExtras(ctx: Context, db: Pick<TenantTx, '$tenantQuery'>, id: string): Promise<void> {
+  const [extras] = await queryDealExtras(db, [id]);
+  const value = extras ?? EMPTY;
+  settled(ctx).set(id, value);
+  dealExtras(ctx).clear(id).prime(id, value);
+}

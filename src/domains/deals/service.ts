@@ -7,12 +7,13 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
-import { assertStatusExists, assertTagsExist, insertLead, setLeadStatus } from '../leads/service.js';
+import { assertStatusExists, assertTagsExist, insertLead, MAX_TAGS, setLeadStatus } from '../leads/service.js';
 import { recordDealChange, recordDealsDeleted, type DealEventInput } from './history.js';
 import { stageState, transitionEvent } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
 import { money, toNumber } from '../common/money.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
+import { settleDealExtras } from './loaders.js';
 
 export interface NewLeadInput {
   name?: string | null;
@@ -119,7 +120,8 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
 
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
   const viewer = requireTenant(ctx.viewer);
-  await ctx.db.$transaction(async (tx) => {
+  // The answer is built from what this transaction wrote, not re-read after it commits.
+  return ctx.db.$transaction(async (tx) => {
     const db = tx;
     // Before reading the deal and its lines: concurrent edits of this deal run one after the other.
     await lockRow(db, 'deals', id);
@@ -166,10 +168,11 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     }
     if (!total.equals(deal.total)) data.total = total;
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
-    if (Object.keys(data).length || input.products != null) await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } });
+    const written = Object.keys(data).length || input.products != null ? await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } }) : deal;
     await recordDealChange(db, viewer, id, events);
+    await settleDealExtras(ctx, db, id);
+    return written;
   }, LOCKING_TX);
-  return ctx.db.deal.findUniqueOrThrow({ where: { id } });
 }
 
 export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
@@ -228,7 +231,11 @@ const TAGS_CHANGED: DealEventInput = { type: 'updated', data: { fields: ['tags']
 export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
   const viewer = requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
+    // Concurrent additions to one deal count one after the other, so the cap holds.
+    await lockRow(tx, 'deals', id);
     await dealAndTag(tx, id, tagId);
+    const tags = await tx.dealTag.findMany({ where: { deal_id: id }, select: { tag_id: true } });
+    if (tags.length >= MAX_TAGS && !tags.some((t) => t.tag_id === tagId)) throw invalidInput(`Um negócio aceita no máximo ${MAX_TAGS} tags`);
     const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
     if (count) await recordDealChange(tx, viewer, id, [TAGS_CHANGED]);
   });

@@ -3,6 +3,10 @@
 // (Deal.lead, Stage.deals, Lead.deals…) carry GRAPH_ONLY so REST answers keep the spec's shapes.
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
+import { firstOfCapArg, listCap, takeOfFirst } from '../../schema/list-bounds.js';
+import { MAX_TAGS } from '../leads/service.js';
+import { STAGES_MAX } from '../pipelines/validate.js';
+import { MAX_LINES } from './lines.js';
 import type { Deal as DealRow, Stage as StageRow } from '../../generated/prisma/client.js';
 import { User } from '../accounts/types.js';
 import { Lead, Tag } from '../leads/types.js';
@@ -75,8 +79,20 @@ export const Deal = builder.prismaObject('Deal', {
     lead_phone: t.string({ nullable: true, description: 'The lead’s phone (E.164).', resolve: leadField('phone') }),
     lead_avatar: t.string({ nullable: true, description: 'Avatar URL of the lead.', resolve: leadField('avatar_url') }),
     lead_status_id: t.field({ type: 'UUID', nullable: true, description: 'Status of the lead.', resolve: leadField('status_id') }),
-    products: t.field({ type: [DealProduct], description: 'Product lines, in order.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.products) }),
-    tags: t.field({ type: [Tag], description: 'Tags, by name.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.tags) }),
+    products: t.field({
+      type: [DealProduct],
+      args: firstOfCapArg(MAX_LINES),
+      extensions: listCap(MAX_LINES),
+      description: `Product lines, in order (at most ${MAX_LINES}).`,
+      resolve: (d, args, ctx) => extrasOf(ctx, d.id, (e) => e.products.slice(0, takeOfFirst(args.first, MAX_LINES))),
+    }),
+    tags: t.field({
+      type: [Tag],
+      args: firstOfCapArg(MAX_TAGS),
+      extensions: listCap(MAX_TAGS),
+      description: `Tags, by name (at most ${MAX_TAGS}).`,
+      resolve: (d, args, ctx) => extrasOf(ctx, d.id, (e) => e.tags.slice(0, takeOfFirst(args.first, MAX_TAGS))),
+    }),
     pending_todos: t.int({ description: 'Activities not done.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.pending) }),
     overdue_todos: t.int({ description: 'Activities not done whose due date has passed.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.overdue) }),
     lead: t.field({
@@ -180,7 +196,7 @@ export const Board = builder.objectRef<BoardSource>('PipelineBoard').implement({
       description: 'The pipeline with its stages and loss reasons.',
       resolve: (query, board, _args, ctx) => ctx.db.pipeline.findUniqueOrThrow({ ...query, where: { id: board.pipelineId } }),
     }),
-    stages: t.field({ type: [BoardStage], description: 'Columns in board order.', resolve: (b) => b.stages }),
+    stages: t.field({ type: [BoardStage], extensions: listCap(STAGES_MAX), description: 'Columns in board order.', resolve: (b) => b.stages }),
     total_deals: t.exposeInt('total_deals', { description: 'Deals matching the filters.' }),
     total_amount: t.exposeFloat('total_amount', { description: 'Σ of their totals.' }),
   }),

@@ -1,6 +1,7 @@
 // Root fields of the knowledge base: assistants, items, exclusions and search. Reads need knowledge.view;
 // item and exclusion writes knowledge.manage; assistant writes assistants.manage.
 import { idArg } from '../common/args.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { Assistant, hitItemQuery, KnowledgeItem, KnowledgeSearchHit, searchArgs } from './types.js';
@@ -14,6 +15,8 @@ import { searchKnowledge } from './search.js';
 builder.queryField('assistants', (t) =>
   t.prismaField({
     type: [Assistant],
+    extensions: listCount('assistants'),
+    
     description: 'The organisation’s assistants, oldest first (knowledge.view).',
     resolve: (query, _root, _args, ctx) => assistants.listAssistants(ctx, query),
   }),
@@ -65,6 +68,8 @@ builder.mutationField('deleteAssistant', (t) =>
 builder.queryField('assistantKnowledge', (t) =>
   t.prismaField({
     type: [KnowledgeItem],
+    extensions: listCount('knowledge_items'),
+    
     description: 'Items an assistant sees: global items minus its exclusions, plus its exclusive items; newest first (knowledge.view).',
     args: idArg('The assistant.'),
     resolve: (query, _root, args, ctx) => items.assistantItems(ctx, args.id, query),
@@ -76,6 +81,8 @@ builder.queryField('assistantKnowledge', (t) =>
 builder.queryField('knowledgeItems', (t) =>
   t.prismaField({
     type: [KnowledgeItem],
+    extensions: listCount('knowledge_items'),
+    
     description: 'Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view).',
     resolve: (query, _root, _args, ctx) => items.listItems(ctx, query),
   }),

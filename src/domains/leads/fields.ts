@@ -1,5 +1,6 @@
 import { idArg } from '../common/args.js';
 import { builder } from '../../schema/builder.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { Lead, LeadPage, LeadStatus, Tag } from './types.js';
 import * as leads from './service.js';
@@ -59,7 +60,7 @@ builder.mutationField('deleteLead', (t) =>
 );
 
 builder.queryField('leadStatuses', (t) =>
-  t.prismaField({ type: [LeadStatus], description: 'Lead statuses of the organisation.', resolve: (query, _, __, ctx) => leads.listLeadStatuses(ctx, query) }),
+  t.prismaField({ type: [LeadStatus], extensions: listCount('lead_statuses'), description: 'Lead statuses of the organisation.', resolve: (query, _, __, ctx) => leads.listLeadStatuses(ctx, query) }),
 );
 
 builder.mutationField('createLeadStatus', (t) =>
@@ -72,7 +73,7 @@ builder.mutationField('createLeadStatus', (t) =>
 );
 
 builder.queryField('tags', (t) =>
-  t.prismaField({ type: [Tag], description: 'The organisation’s tag catalog, by name.', resolve: (query, _, __, ctx) => leads.listTags(ctx, query) }),
+  t.prismaField({ type: [Tag], extensions: listCount('tags'), description: 'The organisation’s tag catalog, by name.', resolve: (query, _, __, ctx) => leads.listTags(ctx, query) }),
 );
 
 builder.mutationField('createTag', (t) =>

@@ -11,6 +11,7 @@ import { hexColor, optionalEmail, optionalText, requiredText } from '../common/v
 import { lockRow, LOCKING_TX } from '../common/lock.js';
 import { customFields } from '../common/custom-fields.js';
 import { escapeLike } from '../common/like.js';
+import { settleLeadTags } from './loaders.js';
 import type { Selection } from '../common/types.js';
 
 export interface LeadInput {
@@ -40,8 +41,15 @@ export async function assertStatusExists(db: TenantTx, statusId: string) {
   if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
 }
 
-/** The distinct tag ids, after checking every one is a tag of the organisation (404 otherwise). Deals use it too. */
+/** Tags on one lead or one deal, at most (decisions.md "Bounded work"): GraphQL counts `tags` at this cap. */
+export const MAX_TAGS = 100;
+
+/**
+ * The distinct tag ids, after checking there are at most MAX_TAGS (400) and every one is a tag of the
+ * organisation (404 otherwise). Deals use it too.
+ */
 export async function assertTagsExist(db: TenantTx, tagIds: string[]): Promise<string[]> {
+  if (tagIds.length > MAX_TAGS) throw invalidField('tag_ids', `aceita no máximo ${MAX_TAGS} tags`);
   const unique = [...new Set(tagIds)];
   if (unique.length && (await db.tag.count({ where: { id: { in: unique } } })) !== unique.length) throw notFound('Tag');
   return unique;
@@ -87,7 +95,7 @@ export async function createLead(ctx: Context, input: LeadInput, query: Selectio
 }
 
 export async function updateLead(ctx: Context, id: string, input: LeadInput, query: Selection = {}) {
-  await ctx.db.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     const db = tx;
     // Before reading the lead: concurrent edits of this lead (its tag list) run one after the other.
     await lockRow(db, 'leads', id);
@@ -116,8 +124,10 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: id, tag_id })) });
     }
     await recordLeadUpdated(db, id, existing.status_id);
+    // The answer is what this transaction wrote, not a re-read after it commits.
+    await settleLeadTags(ctx, db, id);
+    return db.lead.findUniqueOrThrow({ ...query, where: { id } });
   }, LOCKING_TX);
-  return ctx.db.lead.findUniqueOrThrow({ ...query, where: { id } });
 }
 
 export async function getLead(ctx: Context, id: string, query: Selection = {}) {

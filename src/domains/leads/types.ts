@@ -1,6 +1,9 @@
 import { builder } from '../../schema/builder.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { OffsetPagination, offsetPagination } from '../common/types.js';
+import { MAX_TAGS } from './service.js';
+import { tagsByLead } from './loaders.js';
+import { firstOfCapArg, listCap, takeOfFirst } from '../../schema/list-bounds.js';
 
 export const Tag = builder.prismaObject('Tag', {
   description: 'A label for leads and deals: one catalog per organisation.',
@@ -37,9 +40,10 @@ export const Lead = builder.prismaObject('Lead', {
     status: t.relation('status', { nullable: true, description: 'The lead’s status, if any.' }),
     tags: t.field({
       type: [Tag],
-      description: 'Tags on the lead.',
-      select: { lead_tags: { select: { tag: true }, orderBy: { tag: { name: 'asc' } } } },
-      resolve: (lead) => lead.lead_tags.map((lt) => lt.tag),
+      description: `Tags on the lead, by name (at most ${MAX_TAGS}).`,
+      args: firstOfCapArg(MAX_TAGS),
+      extensions: listCap(MAX_TAGS),
+      resolve: async (lead, args, ctx) => (await tagsByLead(ctx).load(lead.id)).slice(0, takeOfFirst(args.first, MAX_TAGS)),
     }),
     custom_fields: t.field({
       type: 'JSONObject',

@@ -3,13 +3,16 @@
 // database itself (ON DELETE SET NULL (department_id)); its memberships go with it.
 import { requireTenant } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
-import { AppError, constraintViolation, notFound } from '../../errors.js';
+import { AppError, constraintViolation, invalidInput, notFound } from '../../errors.js';
+import { lockRow, LOCKING_TX } from '../common/lock.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Selection } from '../common/types.js';
 import { optionalText, requiredText } from '../common/validate.js';
 
 const NAME_MAX = 100;
 const DESCRIPTION_MAX = 1000;
+/** Members of one department, at most (decisions.md "Bounded work"): GraphQL counts `members` at this cap. */
+export const MEMBERS_MAX = 100;
 
 const duplicateName = () => new AppError('CONFLICT', 'Já existe um departamento com este nome');
 
@@ -71,7 +74,13 @@ export async function addMember(ctx: Context, id: string, userId: string) {
   await assertDepartment(ctx, id);
   if (!(await ctx.db.user.findFirst({ where: { id: userId, deleted_at: null }, select: { id: true } }))) throw notFound('Usuário');
   try {
-    await ctx.db.departmentMember.create({ data: { department_id: id, user_id: userId } });
+    await ctx.db.$transaction(async (tx) => {
+      // Concurrent additions to one department count one after the other, so the cap holds.
+      if (!(await lockRow(tx, 'departments', id))) throw notFound('Departamento');
+      if ((await tx.departmentMember.count({ where: { department_id: id } })) >= MEMBERS_MAX)
+        throw invalidInput(`Um departamento aceita no máximo ${MEMBERS_MAX} membros`);
+      await tx.departmentMember.create({ data: { department_id: id, user_id: userId } });
+    }, LOCKING_TX);
   } catch (e) {
     const violated = constraintViolation(e);
     if (violated === 'unique') throw new AppError('CONFLICT', 'O usuário já é membro deste departamento');

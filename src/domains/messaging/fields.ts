@@ -1,5 +1,6 @@
 // Root fields of messaging. REST routes (./index.ts) run these same fields.
 import { MAX_FILE_BYTES } from '../../http/body.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import * as channels from './channels.js';
@@ -104,7 +105,12 @@ builder.mutationField('removeDepartmentMember', (t) =>
 // ---- Channels ----
 
 builder.queryField('channels', (t) =>
-  t.prismaField({ type: [Channel], description: 'The organisation’s channels, oldest first.', resolve: (query, _, __, ctx) => channels.listChannels(ctx, query) }),
+  t.prismaField({
+    type: [Channel],
+    extensions: listCount('channels'),
+    description: 'The organisation’s channels, oldest first.',
+    resolve: (query, _, __, ctx) => channels.listChannels(ctx, query),
+  }),
 );
 
 builder.queryField('channel', (t) =>

@@ -2,10 +2,11 @@
 // Graph-only edges carry GRAPH_ONLY so REST answers keep the spec's shapes.
 import type { Prisma } from '../../generated/prisma/client.js';
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
+import { listCap, listCount } from '../../schema/list-bounds.js';
 import { OffsetPagination, offsetPagination } from '../common/types.js';
 import { Lead } from '../leads/types.js';
 import type { PageSource } from './conversations.js';
-import type { DepartmentListSource } from './departments.js';
+import { MEMBERS_MAX, type DepartmentListSource } from './departments.js';
 import type { InboundResult } from './inbound.js';
 import { lastMessage, messageMediaUrl } from './shapes.js';
 import { MEDIA_TYPES } from './send-media.js';
@@ -38,8 +39,8 @@ export const DepartmentMember = builder.prismaObject('DepartmentMember', {
 
 builder.prismaObjectField('Department', 'members', (t) =>
   t.relation('members', {
-    extensions: GRAPH_ONLY,
-    description: 'The department’s members, oldest first.',
+    extensions: { ...GRAPH_ONLY, ...listCap(MEMBERS_MAX) },
+    description: `The department’s members, oldest first (at most ${MEMBERS_MAX}).`,
     query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
   }),
 );
@@ -49,6 +50,7 @@ export const DepartmentList = builder.objectRef<DepartmentListSource>('Departmen
   fields: (t) => ({
     data: t.prismaField({
       type: [Department],
+      extensions: listCount('departments'),
       resolve: (query, list, _args, ctx) => ctx.db.department.findMany({ ...query, where: list.where, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
     }),
   }),
@@ -59,6 +61,7 @@ export const DepartmentMemberList = builder.objectRef<{ departmentId: string }>(
   fields: (t) => ({
     data: t.prismaField({
       type: [DepartmentMember],
+      extensions: listCap(MEMBERS_MAX),
       resolve: (query, list, _args, ctx) =>
         ctx.db.departmentMember.findMany({ ...query, where: { department_id: list.departmentId }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }),
     }),
@@ -204,9 +207,13 @@ export const Conversation = builder.prismaObject('Conversation', {
 });
 
 builder.prismaObjectField('Lead', 'conversations', (t) =>
-  t.relation('conversations', {
+  t.relatedConnection('conversations', {
+    cursor: 'id',
     extensions: GRAPH_ONLY,
-    description: 'The lead’s conversations the caller can see, latest activity first.',
+    description: 'The lead’s conversations the caller can see, latest activity first (at most 100 per page).',
+    maxSize: 100,
+    defaultSize: 20,
+    totalCount: true,
     query: (_args, ctx) => ({ where: conversationWhere(audienceOf(ctx.viewer)), orderBy: [{ updated_at: 'desc' }, { id: 'desc' }] }),
   }),
 );

@@ -1,5 +1,6 @@
 // Root fields of the pipeline configuration: groups, pipelines, the transactional save, reorder, stages.
 import { idArg } from '../common/args.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import '../products/fields.js';
@@ -15,7 +16,8 @@ import * as stages from './stages.js';
 builder.queryField('pipelineGroups', (t) =>
   t.prismaField({
     type: [PipelineGroup],
-    description: 'Pipeline groups ordered by position (pipeline.view). Select `pipelines { stages }` to load a whole board configuration at once.',
+    extensions: listCount('pipeline_groups'),
+    description: 'Pipeline groups ordered by position (pipeline.view). Select `pipelines { nodes { stages } }` to load a whole board configuration at once.',
     resolve: (query, _root, _args, ctx) => groups.listGroups(ctx, query),
   }),
 );

@@ -1,5 +1,7 @@
 // GraphQL types of the pipeline configuration: groups, pipelines and stages (board columns).
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
+import { firstOfCapArg, listCap, listCount, takeOfFirst } from '../../schema/list-bounds.js';
+import { STAGES_MAX } from './validate.js';
 
 export const StageKindEnum = builder.enumType('StageKind', {
   description: 'The outcome a stage stands for. Regular stages have no kind.',
@@ -27,7 +29,12 @@ export const Pipeline = builder.prismaObject('Pipeline', {
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     position: t.exposeInt('position', { description: 'Order inside the group.' }),
-    stages: t.relation('stages', { query: { orderBy: { position: 'asc' } }, description: 'Stages in board order.' }),
+    stages: t.relation('stages', {
+      args: firstOfCapArg(STAGES_MAX),
+      extensions: listCap(STAGES_MAX),
+      query: (args) => ({ orderBy: { position: 'asc' }, take: takeOfFirst(args.first, STAGES_MAX) }),
+      description: `Stages in board order (at most ${STAGES_MAX}).`,
+    }),
     loss_reasons: t.exposeStringList('loss_reasons', { description: 'Reasons offered when a deal is lost.' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     group: t.relation('group', { extensions: GRAPH_ONLY, description: 'The group holding this pipeline.' }),
@@ -41,7 +48,15 @@ export const PipelineGroup = builder.prismaObject('PipelineGroup', {
     name: t.exposeString('name'),
     position: t.exposeInt('position', { description: 'Groups are ordered by it.' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-    pipelines: t.relation('pipelines', { query: { orderBy: { position: 'asc' } }, extensions: GRAPH_ONLY, description: 'Pipelines of the group, ordered by position.' }),
+    pipelines: t.relatedConnection('pipelines', {
+      cursor: 'id',
+      query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
+      extensions: GRAPH_ONLY,
+      maxSize: 100,
+      defaultSize: 20,
+      totalCount: true,
+      description: 'Pipelines of the group, ordered by position (at most 100 per page).',
+    }),
   }),
 });
 
@@ -67,11 +82,13 @@ export const PipelineListing = builder.objectRef<Record<string, never>>('Pipelin
   fields: (t) => ({
     groups: t.prismaField({
       type: [PipelineGroup],
+      extensions: listCount('pipeline_groups'),
       description: 'Groups ordered by position.',
       resolve: (query, _root, _args, ctx) => ctx.db.pipelineGroup.findMany({ ...query, orderBy: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] }),
     }),
     pipelines: t.prismaField({
       type: [Pipeline],
+      extensions: listCount('pipelines'),
       description: 'Pipelines ordered by their group’s position, then by their position in the group. Each carries `group_id`.',
       resolve: (query, _root, _args, ctx) =>
         ctx.db.pipeline.findMany({

@@ -3,7 +3,8 @@ import { invalidInput, invalidField } from '../../errors.js';
 
 export const NAME_MAX = 255;
 export const DESCRIPTION_MAX = 2000;
-export const STAGES_MAX = 100;
+/** Stages in one pipeline, at most (decisions.md "Bounded work"): GraphQL counts `stages` at this cap. */
+export const STAGES_MAX = 50;
 const LOSS_REASON_MAX = 255;
 const LOSS_REASONS_MAX = 100;
 

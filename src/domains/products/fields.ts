@@ -1,5 +1,6 @@
 // Root fields of the product catalog.
 import { idArg } from '../common/args.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { Product } from './types.js';
@@ -9,6 +10,8 @@ import * as products from './service.js';
 builder.queryField('products', (t) =>
   t.prismaField({
     type: [Product],
+    extensions: listCount('products'),
+    
     description: 'The organisation’s product catalog, by name (pipeline.view).',
     resolve: (query, _root, _args, ctx) => products.listProducts(ctx, query),
   }),

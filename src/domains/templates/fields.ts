@@ -1,6 +1,7 @@
 // Root fields of templates, cadences and cadence associations: thin; the rules live in sync.ts,
 // templates.ts, cadences.ts, associations.ts, mapping.ts and render.ts.
 import { idArg } from '../common/args.js';
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import * as associations from './associations.js';
@@ -12,6 +13,8 @@ import { Cadence, CadenceAssociation, Template, TemplateCategory, TemplatePrevie
 builder.queryField('templates', (t) =>
   t.prismaField({
     type: [Template],
+    extensions: listCount('templates'),
+    
     description: 'Templates of the organisation, by name and language; every filter given must match.',
     args: {
       provider_app_id: t.arg.string({ description: 'Only templates of this provider app.' }),
@@ -57,6 +60,8 @@ builder.mutationField('deleteTemplate', (t) =>
 builder.queryField('cadences', (t) =>
   t.prismaField({
     type: [Cadence],
+    extensions: listCount('cadences'),
+    
     description: 'Cadences of the organisation, oldest first.',
     resolve: (query, _root, _args, ctx) => cadences.listCadences(ctx, query),
   }),
@@ -74,6 +79,8 @@ builder.mutationField('createCadence', (t) =>
 builder.queryField('cadenceAssociations', (t) =>
   t.prismaField({
     type: [CadenceAssociation],
+    extensions: listCount('cadence_associations', (args) => ({ cadence_id: args.cadence_id })),
+    
     description: 'Cadence associations by cadence, step and message.',
     args: { cadence_id: t.arg({ type: 'UUID', description: 'Only this cadence’s associations; without it, all of the organisation.' }) },
     resolve: (query, _root, args, ctx) => associations.listAssociations(ctx, args, query),

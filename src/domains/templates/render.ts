@@ -1,6 +1,9 @@
 // Fills a template for one lead: the parameter_mapping values get the lead's data in place of the
 // documented variables, then the template's numbered placeholders `{{n}}` get those values. The preview
 // uses it, and a cadence send is meant to use the same functions, so what is previewed is what is sent.
+// Output is bounded while it is built: a body repeating a placeholder mapped to long values would
+// otherwise grow to gigabytes before anything could refuse it.
+import { invalidInput } from '../../errors.js';
 
 /** What rendering reads from a lead. */
 export interface LeadForRender {
@@ -16,6 +19,24 @@ const VARIABLE = /\{\{([^{}]*)\}\}/g;
 const FIELD_PREFIX = 'LEAD_FIELD_';
 /** The custom_fields key rule (decisions.md "Input rules"). */
 const FIELD_KEY = /^[A-Za-z0-9_]{1,64}$/;
+/** The longest text a rendering may produce (decisions.md "Bounded work"), in UTF-16 code units. */
+export const MAX_RENDERED_LENGTH = 64 * 1024;
+
+const tooLong = () => invalidInput(`A mensagem renderizada passa de ${MAX_RENDERED_LENGTH / 1024} KB`);
+
+/** `text.replace(pattern, replace)` that refuses as soon as the result would pass `budget` characters. */
+function replaceBounded(text: string, pattern: RegExp, replace: (token: string, name: string) => string, budget: number): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(pattern)) {
+    const piece = text.slice(last, m.index) + replace(m[0], m[1]);
+    if (out.length + piece.length > budget) throw tooLong();
+    out += piece;
+    last = m.index + m[0].length;
+  }
+  if (out.length + text.length - last > budget) throw tooLong();
+  return out + text.slice(last);
+}
 
 const LEAD_VARIABLES: Record<string, (lead: LeadForRender) => string> = {
   LEAD_NAME: (lead) => [lead.name, lead.surname ?? ''].map((s) => s.trim()).filter(Boolean).join(' '),
@@ -64,11 +85,16 @@ function texts(components: unknown, type?: string): string[] {
 export function resolveParameters(mapping: Record<string, string>, lead: LeadForRender): Record<string, string> {
   const resolved: Record<string, string> = {};
   for (const [placeholder, value] of Object.entries(mapping)) {
-    resolved[placeholder] = value.replace(VARIABLE, (token, name: string) => {
-      if (Object.hasOwn(LEAD_VARIABLES, name)) return LEAD_VARIABLES[name](lead);
-      if (isVariable(name)) return customField(lead, name.slice(FIELD_PREFIX.length));
-      return token;
-    });
+    resolved[placeholder] = replaceBounded(
+      value,
+      VARIABLE,
+      (token, name) => {
+        if (Object.hasOwn(LEAD_VARIABLES, name)) return LEAD_VARIABLES[name](lead);
+        if (isVariable(name)) return customField(lead, name.slice(FIELD_PREFIX.length));
+        return token;
+      },
+      MAX_RENDERED_LENGTH,
+    );
   }
   return resolved;
 }
@@ -76,10 +102,15 @@ export function resolveParameters(mapping: Record<string, string>, lead: LeadFor
 /**
  * The template's body (its BODY components' text) for a lead: each placeholder replaced by its mapped
  * value; a placeholder without a mapping stays as written, so a preview shows what is missing.
+ * Longer than MAX_RENDERED_LENGTH → 400, refused before the text grows past it.
  */
 export function renderTemplate(components: unknown, mapping: Record<string, string>, lead: LeadForRender): string {
   const parameters = resolveParameters(mapping, lead);
-  return texts(components, 'BODY')
-    .map((text) => text.replace(PLACEHOLDER, (token, n: string) => (Object.hasOwn(parameters, n) ? parameters[n] : token)))
-    .join('\n');
+  let out = '';
+  for (const text of texts(components, 'BODY')) {
+    const budget = MAX_RENDERED_LENGTH - out.length - (out ? 1 : 0);
+    const rendered = replaceBounded(text, PLACEHOLDER, (token, n) => (Object.hasOwn(parameters, n) ? parameters[n] : token), budget);
+    out = out ? `${out}\n${rendered}` : rendered;
+  }
+  return out;
 }

@@ -35,10 +35,14 @@ export const Template = builder.prismaObject('Template', {
       resolve: (template) => template.components as Record<string, unknown>[],
     }),
     last_synced_at: t.expose('last_synced_at', { type: 'DateTime', description: 'When a sync last created or updated it.' }),
-    associations: t.relation('associations', {
+    associations: t.relatedConnection('associations', {
+      cursor: 'id',
       extensions: GRAPH_ONLY,
-      description: 'Cadence steps that send this template.',
-      query: { orderBy: [{ cadence_id: 'asc' }, ...STEP_ORDER] },
+      description: 'Cadence steps that send this template (at most 100 per page).',
+      maxSize: 100,
+      defaultSize: 20,
+      totalCount: true,
+      query: { orderBy: [{ cadence_id: 'asc' }, ...STEP_ORDER, { id: 'asc' }] },
     }),
   }),
 });
@@ -61,10 +65,14 @@ export const Cadence = builder.prismaObject('Cadence', {
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-    associations: t.relation('associations', {
+    associations: t.relatedConnection('associations', {
+      cursor: 'id',
       extensions: GRAPH_ONLY,
-      description: 'The cadence’s templates, by step and message.',
-      query: { orderBy: [...STEP_ORDER] },
+      description: 'The cadence’s templates, by step and message (at most 100 per page).',
+      maxSize: 100,
+      defaultSize: 20,
+      totalCount: true,
+      query: { orderBy: [...STEP_ORDER, { id: 'asc' }] },
     }),
   }),
 });

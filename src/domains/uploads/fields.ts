@@ -1,6 +1,7 @@
 // Root fields of uploads. REST `POST /backend/uploads` streams the file in a handler route
 // (handlers.ts); `uploadFile` is the same operation on /graphql, where the multipart request's file was
 // spooled to a temporary file as it arrived (http/graphql-multipart.ts) and is streamed into storage.
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { MAX_FILE_BYTES } from '../../http/body.js';
 import { idArg } from '../common/args.js';
@@ -16,6 +17,8 @@ builder.queryField('upload', (t) =>
 builder.queryField('uploads', (t) =>
   t.prismaField({
     type: [Upload],
+    extensions: listCount('uploads'),
+    
     description: 'The organisation’s uploads, in creation order.',
     args: { tenant_id: t.arg({ type: 'UUID', description: 'The caller’s organisation (default); another organisation is not found.' }) },
     resolve: (query, _root, args, ctx) => listUploads(ctx, args.tenant_id, query),

@@ -1,3 +1,4 @@
+import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import { CreatedWebhook, Redelivery, Webhook, WebhookDelivery, WebhookDeliveryPage, WebhookEventType, WebhookSecret } from './types.js';
@@ -7,7 +8,12 @@ const EVENTS_DESCRIPTION =
   'Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted.';
 
 builder.queryField('webhooks', (t) =>
-  t.prismaField({ type: [Webhook], description: 'Webhooks of the organisation, oldest first (Owner/Admin).', resolve: (query, _, __, ctx) => webhooks.listWebhooks(ctx, query) }),
+  t.prismaField({
+    type: [Webhook],
+    extensions: listCount('webhooks'),
+    description: 'Webhooks of the organisation, oldest first (Owner/Admin).',
+    resolve: (query, _, __, ctx) => webhooks.listWebhooks(ctx, query),
+  }),
 );
 
 builder.queryField('webhookEventTypes', (t) =>

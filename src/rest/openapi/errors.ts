@@ -13,9 +13,9 @@ const MEANING: Record<number, string> = {
   408: 'The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed.',
   413: 'Body over 10 MB (plus multipart overhead), refused before it is read.',
   429: 'Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
-  503: 'The server is busy (e.g. every knowledge extraction slot taken for over 30 s); `Retry-After` says when to try again.',
   500: 'Internal error; the details stay in the server log.',
   502: 'The provider behind the route failed.',
+  503: 'The server is busy: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout), or every knowledge extraction slot was taken for over 30 s. Retry after the `Retry-After` seconds.',
 };
 
 const PLATFORM_404 = 'Without the admin token (ADMIN_TOKEN) the platform area does not exist: every answer is 404.';
@@ -29,7 +29,7 @@ export interface RouteFacts {
 }
 
 export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
-  const statuses = new Set<number>([500, ...(route.openapi?.errors ?? [])]);
+  const statuses = new Set<number>([500, 503, ...(route.openapi?.errors ?? [])]);
   const writes = route.method === 'POST' || route.method === 'PUT';
   if (facts.takesInput || writes) statuses.add(400);
   if (writes) {

@@ -1,0 +1,47 @@
+// No GraphQL answer is built past 10 MB of JSON (decisions.md "Bounded work"): the cost check bounds
+// the objects, this bounds their bytes (a knowledge item's content may hold 2,000,000 characters). The
+// executed result is measured by a walk that stops at the limit, before any JSON text is made; over it,
+// the answer is a 400 INVALID_INPUT naming the limit instead.
+import type { ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { invalidInput } from '../errors.js';
+import { requestError } from './graphql-errors.js';
+
+export const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
+/** Whether `value` as JSON would pass `limit` characters (an upper bound: strings are counted with their quotes, escapes ignored but UTF-8 expansion counted). */
+export function jsonLongerThan(value: unknown, limit: number): boolean {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') total += Buffer.byteLength(v) + 3;
+    else if (v === null || typeof v !== 'object') total += 8;
+    else if (Array.isArray(v)) {
+      total += 2 + v.length;
+      for (const item of v) stack.push(item);
+    } else {
+      for (const [key, item] of Object.entries(v)) {
+        total += key.length + 4;
+        stack.push(item);
+      }
+    }
+    if (total > limit) return true;
+  }
+  return false;
+}
+
+export function answerSizePlugin(maxBytes = MAX_ANSWER_BYTES): Plugin {
+  return {
+    onExecute() {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in (result as object)) return; // subscriptions: one event at a time
+          if (!jsonLongerThan((result as ExecutionResult).data, maxBytes)) return;
+          const refusal = invalidInput(`Resposta maior que ${maxBytes / 1024 / 1024} MB: peça menos itens (first, limit) ou menos campos.`, { max_bytes: maxBytes });
+          setResult({ errors: [requestError(refusal)] });
+        },
+      };
+    },
+  };
+}

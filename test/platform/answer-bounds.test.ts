@@ -1,0 +1,71 @@
+// Bounded answers (decisions.md "Bounded work"): no GraphQL answer past 10 MB of JSON (400 with the
+// limit instead), and `/health` answers within 1 s over a real socket while the most expensive query
+// the cost limit allows runs. The event loop's longest block is measured too, which a loaded machine
+// does not lengthen the way it lengthens wall-clock time.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { listen } from '../../src/http/server.js';
+import { useTestApp } from '../helpers/app.js';
+
+const api = useTestApp({ HOST: '127.0.0.1', PORT: '0' });
+
+async function graphql(base: string, key: string, query: string) {
+  const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query }) });
+  return { status: r.status, cost: Number(r.headers.get('x-graphql-cost')), body: (await r.json()) as { data?: any; errors?: any[] } };
+}
+
+describe('bounded answers', () => {
+  it('refuses an answer over 10 MB of JSON with 400 INVALID_INPUT; a smaller one is served', async () => {
+    const org = await api.newOrg();
+    const content = 'x'.repeat(1_900_000);
+    await api.db.prisma.knowledgeItem.createMany({ data: Array.from({ length: 6 }, (_, i) => ({ tenant_id: org.tenantId, name: `grande ${i}`, typed_text: content })) });
+    const post = (query: string) =>
+      api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify({ query }) });
+    const big = await post('{ knowledgeItems { id content } }');
+    expect(big.status).toBe(400);
+    const body = (await big.json()) as { data?: unknown; errors: { extensions: Record<string, unknown> }[] };
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', max_bytes: 10 * 1024 * 1024 });
+    const small = await post('{ knowledgeItems { id name } }');
+    expect(small.status).toBe(200);
+  });
+
+  it('/health answers within 1 s while the most expensive allowed query runs', async () => {
+    const org = await api.newOrg();
+    const running = await listen(api.app as never, api.config);
+    try {
+      // The corpus' most expensive shape within the limit: 100 leads × 99 tags (cost 10,000).
+      const prisma = api.db.prisma;
+      await prisma.tag.createMany({ data: Array.from({ length: 99 }, (_, i) => ({ tenant_id: org.tenantId, name: `t${i}`, color: '#22c55e' })) });
+      const tags = await prisma.tag.findMany({ where: { tenant_id: org.tenantId }, select: { id: true } });
+      await prisma.lead.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: org.tenantId, name: `L${i}`, phone: `+55319${String(i).padStart(8, '0')}` })) });
+      const leads = await prisma.lead.findMany({ where: { tenant_id: org.tenantId }, select: { id: true } });
+      await prisma.leadTag.createMany({ data: leads.flatMap((l) => tags.map((t) => ({ tenant_id: org.tenantId, lead_id: l.id, tag_id: t.id }))) });
+      const query = '{ leads(limit: 100) { data { tags(first: 98) { id name color created_at updated_at } } } }';
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      const expensive = graphql(running.url, org.key, query);
+      const health: number[] = [];
+      let done = false;
+      void expensive.finally(() => (done = true));
+      while (!done) {
+        const started = performance.now();
+        const r = await fetch(`${running.url}/health`);
+        expect(r.status).toBe(200);
+        health.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      loop.disable();
+      const answer = await expensive;
+      expect(answer.status).toBe(200);
+      expect(answer.cost).toBeLessThanOrEqual(10_000);
+      expect(answer.cost).toBeGreaterThan(9_000);
+      expect(answer.body.data.leads.data).toHaveLength(100);
+      expect(health.length).toBeGreaterThan(0);
+      expect(loop.max / 1e6, 'longest event-loop block (ms)').toBeLessThan(1000);
+      expect(Math.max(...health), '/health latency (ms)').toBeLessThan(1000);
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
+});

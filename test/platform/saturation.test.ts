@@ -1,0 +1,76 @@
+// A saturated database answers 503 with Retry-After, never 500 (decisions.md "Bounded work"), provoked
+// for real. PostgreSQL: a second app on the same schema with a 500 ms statement_timeout and a pool of
+// one, while another session holds the organisation's counter row, so a deal creation waits on it until
+// PostgreSQL cancels the statement (57014). PGlite (one connection): a transaction held 2.5 s while
+// lead creations wait for theirs longer than Prisma's maxWait (2 s, P2028).
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/client.js';
+import { TestClient, useTestApp } from '../helpers/app.js';
+import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { makePipeline, makeLead, nextPhone } from '../helpers/factories.js';
+
+const api = useTestApp();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.runIf(testDatabaseKind() === 'postgres')('a statement cut by statement_timeout (PostgreSQL)', () => {
+  it('answers 503 ERR_SERVICE_UNAVAILABLE with Retry-After on REST, SERVICE_UNAVAILABLE on GraphQL', async () => {
+    const org = await api.newOrg();
+    const p = await makePipeline(api, org);
+    const lead = await makeLead(api, org);
+    const db = await openDatabase({ databaseUrl: (api.db as { url?: string }).url!, poolSize: 1, statementTimeoutMs: 500 });
+    const busy = new TestClient(createApp(api.config, db), db, api.config);
+    const holder = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${new URL((api.db as { url?: string }).url!).searchParams.get('schema')}` });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [org.tenantId]);
+      const body = { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 1 };
+      const rest = await busy.rest('POST', '/backend/pipeline/deals', { key: org.key, body });
+      expect(rest.status, JSON.stringify(rest.body)).toBe(503);
+      expect(rest.body.code).toBe('ERR_SERVICE_UNAVAILABLE');
+      expect(Number(rest.headers.get('retry-after'))).toBeGreaterThan(0);
+      const graph = await busy.raw('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+        body: JSON.stringify({ query: `mutation { createDeal(pipeline_id: "${p.id}", stage_id: "${p.entrada}", lead_id: "${lead.id}") { id } }` }),
+      });
+      const answer = (await graph.json()) as { errors?: { extensions: { code: string } }[] };
+      expect(answer.errors?.[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      await holder.end();
+      await db.close();
+    }
+    // Released: the same request succeeds.
+    expect((await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id } })).status).toBe(201);
+  });
+});
+
+describe('transactions that wait past maxWait', () => {
+  it('answer 503 SERVICE_UNAVAILABLE with Retry-After, never 500; the others succeed (200)', async () => {
+    const org = await api.newOrg();
+    const creations = Array.from({ length: 40 }, () => api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }));
+    // Once the first creations have authenticated and wait for their transactions, hold the database.
+    await sleep(50);
+    const held = api.db.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1`;
+      await sleep(2500);
+    }, { maxWait: 20_000, timeout: 30_000 });
+    // On PostgreSQL the pool has room: hold every connection of it instead.
+    const more = testDatabaseKind() === 'postgres'
+      ? Array.from({ length: 19 }, () => api.db.prisma.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; await sleep(2500); }, { maxWait: 20_000, timeout: 30_000 }))
+      : [];
+    const answers = await Promise.all(creations);
+    await Promise.all([held, ...more]);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s !== 200 && s !== 503), JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).slice(0, 500)).toEqual([]);
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const a of refused) {
+      expect(a.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  }, 60_000);
+});
