@@ -45,7 +45,7 @@ beforeAll(async () => {
   setLogLevel('debug');
   // Our JSON log lines are kept (not echoed); anything else passes through.
   const capture = (original: typeof process.stdout.write, stream: NodeJS.WriteStream) =>
-    ((chunk: unknown, ...rest: unknown[]) => (String(chunk).startsWith('{"time"') ? (logged.push(String(chunk)), true) : (original as any).call(stream, chunk, ...rest))) as never;
+    ((chunk: unknown, ...rest: unknown[]) => (String(chunk).startsWith('{"level"') ? (logged.push(String(chunk)), true) : (original as any).call(stream, chunk, ...rest))) as never;
   process.stdout.write = capture(writes.out, process.stdout);
   process.stderr.write = capture(writes.err, process.stderr);
   runner = await runJobs(api.db, { queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }], pollMs: 200 });

@@ -1,4 +1,5 @@
-import { listCount } from '../../schema/list-bounds.js';
+import { EVENT_TYPES } from '../../events/emit.js';
+import { listCap, listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import { CreatedWebhook, Redelivery, Webhook, WebhookDelivery, WebhookDeliveryPage, WebhookEventType, WebhookSecret } from './types.js';
@@ -19,6 +20,8 @@ builder.queryField('webhooks', (t) =>
 builder.queryField('webhookEventTypes', (t) =>
   t.field({
     type: [WebhookEventType],
+    // A fixed list: the event kinds and webhook.test.
+    extensions: listCap(EVENT_TYPES.length + 1),
     description: 'Every event type with its description and the JSON Schema of its delivery body (Owner/Admin).',
     resolve: (_, __, ctx) => webhooks.listEventTypes(ctx),
   }),
