@@ -72,7 +72,8 @@ async function richFixture(api: TestClient): Promise<{ org: Org; fileUrl: string
     products: [{ product_id: product.id, qty: 2 }],
     tag_ids: [tag.id],
   });
-  ok(await api.rest('POST', `/backend/pipeline/deals/${deal.id}/activities`, { key: org.key, body: { title: 'Ligar' } }), 201);
+  // With an Idempotency-Key: its record (idempotency_keys) is backed up like any other row.
+  ok(await api.rest('POST', `/backend/pipeline/deals/${deal.id}/activities`, { key: org.key, body: { title: 'Ligar' }, headers: { 'idempotency-key': 'backup-activity-1' } }), 201);
 
   const hook = await api.rest('POST', '/backend/webhooks', { key: org.key, body: { url: 'http://127.0.0.1:9/hook', events: ['deal.created'] } });
   ok(hook, 201);
@@ -148,8 +149,8 @@ describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embed
       expect(await server.exited).toBe(0);
     }
 
-    // What the start and the request above changed: the start queued its hourly uploads cleanup, and the
-    // key's last_used_at moved. Everything else is as it was backed up.
+    // What the start and the request above changed: the start queued its hourly uploads and idempotency
+    // cleanups, and the key's last_used_at moved. Everything else is as it was backed up.
     const reopened = await openDatabase({ pgliteDir: path.join(target, 'db') });
     let after: Record<string, string[]>;
     try {
@@ -158,8 +159,9 @@ describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embed
       await reopened.close();
     }
     const strip = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), last_used_at: null }));
-    const cleanup = (row: string) => JSON.parse(row).queue === 'uploads.cleanup';
-    expect(after.jobs.filter(cleanup)).toHaveLength(1);
+    const queues = ['uploads.cleanup', 'idempotency.cleanup'];
+    const cleanup = (row: string) => queues.includes(JSON.parse(row).queue);
+    expect(after.jobs.filter(cleanup).map((row) => JSON.parse(row).queue).sort()).toEqual([...queues].sort());
     after.jobs = after.jobs.filter((row) => !cleanup(row));
     for (const table of Object.keys(before)) {
       const [a, b] = table === 'api_keys' ? [strip(before[table]), strip(after[table])] : [before[table], after[table]];
