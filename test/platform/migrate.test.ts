@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR, MigrationsPendingError, requireMigrated } from '../../src/db/migrate.js';
 import { openTestDatabase, POSTGRES_URL, testDatabaseKind } from '../helpers/database.js';
 import { spawnServer } from '../helpers/server-process.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const run = promisify(execFile);
 const postgres = testDatabaseKind() === 'postgres';
@@ -67,13 +68,14 @@ describe('npm run migrate and MIGRATE_ON_START', () => {
     expect(again.code, again.out).toBe(0);
     expect(again.out).toContain(`Nothing to apply`);
 
-    const server = await spawnServer({ ...db, MIGRATE_ON_START: 'false', BOOTSTRAP_API_KEY: 'migrate-test-key-000000001' });
+    const key = generateApiKey();
+    const server = await spawnServer({ ...db, MIGRATE_ON_START: 'false', BOOTSTRAP_API_KEY: key });
     await server.listening;
     expect(server.output()).not.toContain('applying pending migrations');
     const ready = await fetch(`http://127.0.0.1:${server.port}/ready`);
     expect(ready.status).toBe(200);
     // The first start still creates the first organisation: the key works.
-    const tags = await fetch(`http://127.0.0.1:${server.port}/backend/tags`, { headers: { authorization: 'Bearer migrate-test-key-000000001' } });
+    const tags = await fetch(`http://127.0.0.1:${server.port}/backend/tags`, { headers: { authorization: `Bearer ${key}` } });
     expect(tags.status).toBe(200);
     server.proc.kill('SIGTERM');
     expect(await server.exited).toBe(0);

@@ -13,9 +13,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 
 const run = promisify(execFile);
-const KEY = 'trace-test-key-0123456789abcdef';
+const KEY = generateApiKey();
 
 interface Span {
   traceId: string;
