@@ -1,7 +1,7 @@
 // Assistants: CRUD, limits, deletion rules, permissions and tenant isolation.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
-import { ERR, knowledgeRows, makeAssistant, makeItem } from './helpers.js';
+import { ERR, INVALID_FIELD, knowledgeRows, makeAssistant, makeItem } from './helpers.js';
 
 const api = useTestApp();
 
@@ -38,7 +38,7 @@ describe('assistants', () => {
     for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(256) }, { name: 42 }, { name: 'ok', instructions: 'x'.repeat(20_001) }]) {
       const r = await api.rest('POST', '/backend/assistants', { key: org.key, body });
       expect(r.status, JSON.stringify(body).slice(0, 60)).toBe(400);
-      expect(r.body).toEqual(ERR('ERR_INVALID_INPUT'));
+      expect(r.body).toEqual(INVALID_FIELD);
     }
     for (const body of [{ name: '' }, { name: null }, { name: 'x'.repeat(256) }, { instructions: 'x'.repeat(20_001) }]) {
       expect((await api.rest('PUT', `/backend/assistants/${a.id}`, { key: org.key, body })).status).toBe(400);
