@@ -32,10 +32,11 @@ describe('extraction turns', () => {
     const small = await upload(b, 'b', 'nome\nAna\n').then((r) => (finished.push(`B${r.status}`), r));
     expect(small.status).toBe(201);
     await Promise.all(flood);
-    // B's extraction ran right after the one of A's running when it arrived (whose answer, writing 1.7 MB
-    // of text, may come after B's): A's other three waited their turn.
+    // B's extraction ran beside or right after the one of A's running when it arrived: at most that one
+    // and the next of A's (which may take the other slot and, on a loaded machine, end before B's process
+    // has started) answer before B. In arrival order B would wait for all four.
     expect(finished.filter((f) => f.startsWith('A'))).toEqual(['A201', 'A201', 'A201', 'A201']);
-    expect(finished.indexOf('B201')).toBeLessThanOrEqual(1);
+    expect(finished.indexOf('B201')).toBeLessThanOrEqual(2);
   });
 
   it('a cancelled request leaves the queue, and one being extracted has its process killed', { timeout: 120_000 }, async () => {
