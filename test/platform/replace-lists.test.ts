@@ -47,6 +47,46 @@ describe('concurrent replacements of a list', () => {
     }
   });
 
+  it(`deal moves beside line edits: each of ${WRITERS} concurrent answers carries its own write, its total matching its lines`, async () => {
+    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 1 });
+    // Writers 0–2 replace the lines, writers 3 and 4 move the deal (each to its own stage).
+    const targets = [p.andamento, p.entrada];
+    const sumOf = (lines: { price: number; qty: number }[]) => lines.reduce((s, l) => s + Math.round(l.price * 100) * l.qty, 0) / 100;
+    for (let round = 0; round < ROUNDS; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: WRITERS }, (_, w) =>
+          w < 3
+            ? api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { products: writerLines(w) } })
+            : api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: targets[w - 3] } }),
+        ),
+      );
+      answers.forEach((a, w) => {
+        expect(a.status, JSON.stringify(a.body)).toBe(200);
+        const lines = a.body.products.map((l: any) => ({ name: l.name, price: l.price, qty: l.qty, custom: l.custom }));
+        if (w < 3) expect(lines, `round ${round}, writer ${w}`).toEqual(writerLines(w));
+        else expect(a.body.stage_id, `round ${round}, writer ${w}`).toBe(targets[w - 3]);
+        // Its derived value matches the lines it answers with, whoever wrote them before it.
+        expect(a.body.total, `round ${round}, writer ${w}`).toBe(lines.length ? sumOf(lines) : 1);
+      });
+    }
+  });
+
+  it(`deal creations: each of ${WRITERS} concurrent answers carries its own lines, tags and total`, async () => {
+    const tags: { id: string }[] = [];
+    for (let i = 0; i < WRITERS; i++) tags.push(await makeTag(api, org, `criado${i}`));
+    const answers = await Promise.all(
+      tags.map((t, w) =>
+        api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: writerLines(w), tag_ids: [t.id] } }),
+      ),
+    );
+    answers.forEach((a, w) => {
+      expect(a.status, JSON.stringify(a.body)).toBe(201);
+      expect(a.body.products.map((l: any) => ({ name: l.name, price: l.price, qty: l.qty, custom: l.custom }))).toEqual(writerLines(w));
+      expect(a.body.tags.map((t: any) => t.id)).toEqual([tags[w].id]);
+      expect(a.body.total).toBe(writerLines(w).reduce((s, l) => s + Math.round(l.price * 100) * l.qty, 0) / 100);
+    });
+  });
+
   it(`lead tag_ids: each of ${WRITERS} concurrent answers carries its own tags`, async () => {
     const tags: { id: string; name: string }[] = [];
     for (let i = 0; i < WRITERS; i++) tags.push(await makeTag(api, org, `own${i}`));

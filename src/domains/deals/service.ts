@@ -66,7 +66,9 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
   if (input.lead_id && input.new_lead) throw invalidInput('Informe apenas um entre lead_id e new_lead');
   const value = money('value', input.value);
   const fields = { origin: origin(input.origin), note: note(input.note) ?? null };
-  const dealId = await ctx.db.$transaction(async (tx) => {
+  // The answer is built inside the transaction (the row it inserted, the lines and tags it saw), never
+  // re-read after commit, when another writer may already have changed the deal.
+  return ctx.db.$transaction(async (tx) => {
     const db = tx;
     if (!(await db.pipeline.findUnique({ where: { id: input.pipeline_id }, select: { id: true } }))) throw notFound('Pipeline');
     const stage = await db.stage.findFirst({ where: { id: input.stage_id, pipeline_id: input.pipeline_id } });
@@ -102,7 +104,6 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
         ...fields,
         ...state,
       },
-      select: { id: true },
     });
     await insertLines(db, deal.id, lines);
     if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) });
@@ -113,9 +114,9 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
         data: { stage_name: stage.name, total: toNumber(dealTotal(lines, value)), ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
       },
     ]);
-    return deal.id;
+    await settleDealExtras(ctx, db, deal.id);
+    return deal;
   }, CREATE_TX);
-  return ctx.db.deal.findUniqueOrThrow({ where: { id: dealId } });
 }
 
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
@@ -177,8 +178,10 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
 
 export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
   const viewer = requireTenant(ctx.viewer);
-  await ctx.db.$transaction(async (tx) => {
+  // Concurrent changes of this deal run one after the other; the answer is what this move wrote.
+  return ctx.db.$transaction(async (tx) => {
     const db = tx;
+    await lockRow(db, 'deals', id);
     const deal = await db.deal.findUnique({ where: { id } });
     if (!deal) throw notFound('Negócio');
     const stages = await db.stage.findMany({ where: { id: { in: [input.stage_id, deal.stage_id] } } });
@@ -188,7 +191,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
     const state = stageState(to.kind, input.loss_reason, new Date());
     // A move to the deal's own stage re-applies its rules but is no change of stage: time in stage goes on.
     if (to.id === deal.stage_id) state.stage_entered_at = deal.stage_entered_at;
-    await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
+    const moved = await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
     await recordDealChange(db, viewer, id, [
       {
         type: transitionEvent(to.kind),
@@ -197,8 +200,9 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
         data: { from_stage_name: from?.name ?? null, to_stage_name: to.name, ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
       },
     ]);
-  });
-  return ctx.db.deal.findUniqueOrThrow({ where: { id } });
+    await settleDealExtras(ctx, db, id);
+    return moved;
+  }, LOCKING_TX);
 }
 
 export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
