@@ -1,7 +1,8 @@
-// No GraphQL answer is built past 10 MB of JSON (decisions.md "Bounded work"): the cost check bounds
+// No answer is built past 10 MB of JSON (decisions.md "Bounded work"): on GraphQL the cost check bounds
 // the objects, this bounds their bytes (a knowledge item's content may hold 2,000,000 characters). The
 // executed result is measured by a walk that stops at the limit, before any JSON text is made; over it,
-// the answer is a 400 INVALID_INPUT naming the limit instead.
+// the answer is a 400 INVALID_INPUT naming the limit instead. REST (rest/sofa.ts, rest/handler.ts) uses
+// the same measure and the same refusal.
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { invalidInput } from '../errors.js';
@@ -31,6 +32,11 @@ export function jsonLongerThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** The refusal of an answer past `maxBytes` (GraphQL and REST alike). */
+export function answerTooLarge(maxBytes = MAX_ANSWER_BYTES) {
+  return invalidInput(`Resposta maior que ${maxBytes / 1024 / 1024} MB: peça menos itens (first, limit) ou menos campos.`, { max_bytes: maxBytes });
+}
+
 export function answerSizePlugin(maxBytes = MAX_ANSWER_BYTES): Plugin {
   return {
     onExecute() {
@@ -38,8 +44,7 @@ export function answerSizePlugin(maxBytes = MAX_ANSWER_BYTES): Plugin {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in (result as object)) return; // subscriptions: one event at a time
           if (!jsonLongerThan((result as ExecutionResult).data, maxBytes)) return;
-          const refusal = invalidInput(`Resposta maior que ${maxBytes / 1024 / 1024} MB: peça menos itens (first, limit) ou menos campos.`, { max_bytes: maxBytes });
-          setResult({ errors: [requestError(refusal)] });
+          setResult({ errors: [requestError(answerTooLarge(maxBytes))] });
         },
       };
     },

@@ -14,6 +14,7 @@ import { traced, tracingEnabled } from '../observability/tracing.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { assertCleanInput } from '../schema/clean-input.js';
 import { readLimitedBody } from '../http/body.js';
+import { answerTooLarge, jsonLongerThan, MAX_ANSWER_BYTES } from '../http/graphql-size.js';
 import { idempotencyKeyOf, runIdempotent } from '../http/idempotency.js';
 import { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
@@ -90,6 +91,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     if (json) {
       const run = () => json[0].run(context);
       const text = tracingEnabled() ? await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), run) : await run();
+      if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw answerTooLarge();
       return { ok: true, status: 200, text };
     }
     const restCall: RestCall = { variables, context };
@@ -135,7 +137,9 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
         // Field routes are checked by their root field (auth/access.ts); a handler is checked here.
         checkAccess(viewer, route.access);
         const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId, signal: request.signal }) });
-        return result instanceof Response ? result : successResponse(route, JSON.stringify(result ?? null));
+        if (result instanceof Response) return result;
+        if (jsonLongerThan(result, MAX_ANSWER_BYTES)) throw answerTooLarge();
+        return successResponse(route, JSON.stringify(result ?? null));
       });
       // An organisation's POST with an Idempotency-Key runs once per key (http/idempotency.ts).
       const key = request.method === 'POST' && viewer?.kind === 'user' ? idempotencyKeyOf(request) : null;

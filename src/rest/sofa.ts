@@ -2,12 +2,13 @@
 // pruned to what REST serves: root fields of the route table, and no graph-only fields or arguments (GRAPH_ONLY),
 // so each route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
 // (rest/openapi/) documents the very selection sofa runs (restOperation).
-import { execute, isObjectType, OperationTypeNode, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, GraphQLError, isObjectType, OperationTypeNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
 import type { FieldRoute } from '../domains/manifest.js';
 import { normalizeError } from '../errors.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
+import { answerTooLarge, jsonLongerThan, MAX_ANSWER_BYTES } from '../http/graphql-size.js';
 import { log } from '../log.js';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 import { BASE_PATH } from './route-table.js';
@@ -55,8 +56,15 @@ export interface RestCall {
  */
 function executeWithRestVariables(args: ExecutionArgs) {
   const call = (args.contextValue as { restCall: RestCall }).restCall;
-  const run = () => execute({ ...args, contextValue: call.context, variableValues: call.variables });
-  return tracingEnabled() ? traced('graphql.execute', executionAttributes(args.document, args.operationName, 'rest'), async () => run()) : run();
+  const run = async () => withinAnswerSize(await execute({ ...args, contextValue: call.context, variableValues: call.variables }));
+  return tracingEnabled() ? traced('graphql.execute', executionAttributes(args.document, args.operationName, 'rest'), run) : run();
+}
+
+/** An answer past 10 MB of JSON is refused (400) before sofa writes any of its text (http/graphql-size.ts). */
+function withinAnswerSize(result: ExecutionResult): ExecutionResult {
+  if (!jsonLongerThan(result.data, MAX_ANSWER_BYTES)) return result;
+  const refusal = answerTooLarge();
+  return { errors: [new GraphQLError(refusal.message, { originalError: refusal })] };
 }
 
 export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRoute[]) {

@@ -1,5 +1,5 @@
-// Bounded answers (decisions.md "Bounded work"): no GraphQL answer past 10 MB of JSON (400 with the
-// limit instead), and `/health` answers within 1 s over a real socket while the most expensive query
+// Bounded answers (decisions.md "Bounded work"): no GraphQL or REST answer past 10 MB of JSON (400 with
+// the limit instead), and `/health` answers within 1 s over a real socket while the most expensive query
 // the cost limit allows runs. The event loop's longest block is measured too, which a loaded machine
 // does not lengthen the way it lengthens wall-clock time.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -15,7 +15,7 @@ async function graphql(base: string, key: string, query: string) {
 }
 
 describe('bounded answers', () => {
-  it('refuses an answer over 10 MB of JSON with 400 INVALID_INPUT; a smaller one is served', async () => {
+  it('refuses an answer over 10 MB of JSON with 400 INVALID_INPUT on GraphQL and REST; a smaller one is served', async () => {
     const org = await api.newOrg();
     const content = 'x'.repeat(1_900_000);
     await api.db.prisma.knowledgeItem.createMany({ data: Array.from({ length: 6 }, (_, i) => ({ tenant_id: org.tenantId, name: `grande ${i}`, typed_text: content })) });
@@ -28,6 +28,14 @@ describe('bounded answers', () => {
     expect(body.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', max_bytes: 10 * 1024 * 1024 });
     const small = await post('{ knowledgeItems { id name } }');
     expect(small.status).toBe(200);
+    // REST: the same bound and the same refusal, in the route's style; one item alone is served.
+    const rest = await api.rest('GET', '/backend/knowledge', { key: org.key });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toMatchObject({ code: 'ERR_INVALID_INPUT', max_bytes: 10 * 1024 * 1024 });
+    const [first] = await api.db.prisma.knowledgeItem.findMany({ where: { tenant_id: org.tenantId }, select: { id: true }, take: 1 });
+    const one = await api.rest('GET', `/backend/knowledge/${first.id}`, { key: org.key });
+    expect(one.status).toBe(200);
+    expect(one.body.content).toHaveLength(1_900_000);
   });
 
   it('/health answers within 1 s while the most expensive allowed query runs', async () => {

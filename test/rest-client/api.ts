@@ -3927,7 +3927,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input: a body, query or path value the route refuses. */
+        /** @description Invalid input: a body, query or path value the route refuses; or an answer that would pass 10 MB of JSON (`max_bytes` says the limit): ask for fewer items. */
         BareError400: {
             headers: {
                 [name: string]: unknown;
@@ -4072,7 +4072,7 @@ export interface components {
                 };
             };
         };
-        /** @description Invalid input: a body, query or path value the route refuses. */
+        /** @description Invalid input: a body, query or path value the route refuses; or an answer that would pass 10 MB of JSON (`max_bytes` says the limit): ask for fewer items. */
         EnvelopeError400: {
             headers: {
                 [name: string]: unknown;
@@ -4390,6 +4390,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -4534,6 +4535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Assistant"][];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -4732,6 +4734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cadence"][];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -4801,6 +4804,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -5272,6 +5276,7 @@ export interface operations {
                     "application/json": components["schemas"]["DepartmentList"];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -5339,6 +5344,7 @@ export interface operations {
                     "application/json": components["schemas"]["DepartmentList"];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -5540,6 +5546,7 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeItem"][];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -5907,6 +5914,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -6236,6 +6244,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -6838,6 +6847,7 @@ export interface operations {
                     "application/json": components["schemas"]["PipelineGroup"][];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -6979,6 +6989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Product"][];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -7200,6 +7211,7 @@ export interface operations {
                     "application/json": components["schemas"]["PipelineListing"];
                 };
             };
+            400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             429: components["responses"]["BareError429"];
@@ -7568,6 +7580,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -8252,6 +8265,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -8401,6 +8415,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];
@@ -8478,6 +8493,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["EnvelopeError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnvelopeError403"];
             429: components["responses"]["EnvelopeError429"];

@@ -4,7 +4,7 @@ import type { JsonSchema, ResponseStyle, RouteSpec } from '../../domains/manifes
 import { errorCodes } from '../../http/responses.js';
 
 const MEANING: Record<number, string> = {
-  400: 'Invalid input: a body, query or path value the route refuses.',
+  400: 'Invalid input: a body, query or path value the route refuses; or an answer that would pass 10 MB of JSON (`max_bytes` says the limit): ask for fewer items.',
   401: 'Missing, malformed, unknown, revoked or expired API key.',
   403: 'The key’s role or permissions do not allow this, or the key is not an organisation’s.',
   404: 'Unknown id, or an id of another organisation.',
@@ -31,7 +31,8 @@ export interface RouteFacts {
 export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
   const statuses = new Set<number>([500, 503, ...(route.openapi?.errors ?? [])]);
   const writes = route.method === 'POST' || route.method === 'PUT';
-  if (facts.takesInput || writes) statuses.add(400);
+  // A field's answer with a body may be refused for passing 10 MB of JSON (http/graphql-size.ts).
+  if (facts.takesInput || writes || (route.field && route.status !== 204)) statuses.add(400);
   if (writes) {
     statuses.add(408);
     statuses.add(413);
