@@ -1,7 +1,7 @@
 // Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
 // context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
-// and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts);
-// multipart requests with files spooled to disk (graphql-multipart.ts) instead of Yoga's in-memory parser.
+// and cost limits on every operation; 503 for a saturated database (graphql-saturation.ts); protocol
+// errors with their HTTP status (graphql-protocol.ts); multipart requests with files spooled to disk (graphql-multipart.ts) instead of Yoga's in-memory parser.
 import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -11,6 +11,7 @@ import type { Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
 import { costLimitPlugin } from './graphql-cost.js';
 import { answerSizePlugin } from './graphql-size.js';
+import { saturationStatusPlugin } from './graphql-saturation.js';
 import { clientError, shapeValidationErrors } from './graphql-errors.js';
 import { cleanInputPlugin } from './graphql-input.js';
 import { graphqlMultipartPlugin } from './graphql-multipart.js';
@@ -66,6 +67,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       maxAliasesPlugin({ n: 15 }),
       costLimitPlugin({ maxCost: 10000 }),
       answerSizePlugin(),
+      saturationStatusPlugin(),
       shapeValidationErrors(deps.config),
       // Last: it replaces execution for the queries it serves, after every check above.
       jsonFieldsPlugin(),

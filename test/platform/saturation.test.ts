@@ -2,7 +2,8 @@
 // for real. PostgreSQL: a second app on the same schema with a 500 ms statement_timeout and a pool of
 // one, while another session holds the organisation's counter row, so a deal creation waits on it until
 // PostgreSQL cancels the statement (57014). PGlite (one connection): a transaction held 2.5 s while
-// lead creations wait for theirs longer than Prisma's maxWait (2 s, P2028).
+// lead creations wait for theirs longer than Prisma's maxWait (2 s, P2028). GraphQL answers a single
+// operation that served nothing because of it with HTTP 503 and Retry-After too.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -38,6 +39,9 @@ describe.runIf(testDatabaseKind() === 'postgres')('a statement cut by statement_
       });
       const answer = (await graph.json()) as { errors?: { extensions: { code: string } }[] };
       expect(answer.errors?.[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+      // A single operation that served nothing because of it: HTTP 503 with Retry-After, as on REST.
+      expect(graph.status).toBe(503);
+      expect(Number(graph.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       await holder.query('ROLLBACK').catch(() => {});
       await holder.end();
@@ -48,10 +52,26 @@ describe.runIf(testDatabaseKind() === 'postgres')('a statement cut by statement_
   });
 });
 
+/** A lead created through GraphQL: the HTTP status, Retry-After and the answer. */
+async function graphqlCreateLead(key: string) {
+  const r = await api.raw('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query: `mutation { createLead(name: "Fila", phone: "${nextPhone()}") { id } }` }),
+  });
+  return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { data?: { createLead: { id: string } | null } | null; errors?: { extensions: { code: string } }[] } };
+}
+
 describe('transactions that wait past maxWait', () => {
-  it('answer 503 SERVICE_UNAVAILABLE with Retry-After, never 500; the others succeed (200)', async () => {
+  it('answer 503 SERVICE_UNAVAILABLE with Retry-After, never 500, on REST and GraphQL; the others succeed (200)', async () => {
     const org = await api.newOrg();
-    const creations = Array.from({ length: 40 }, () => api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }));
+    // Interleaved, so that both kinds are among the first to authenticate and wait for a transaction.
+    const creations: ReturnType<typeof api.rest>[] = [];
+    const graphCreations: ReturnType<typeof graphqlCreateLead>[] = [];
+    for (let i = 0; i < 40; i++) {
+      if (i % 2 === 0) graphCreations.push(graphqlCreateLead(org.key));
+      creations.push(api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }));
+    }
     // Once the first creations have authenticated and wait for their transactions, hold the database.
     await sleep(50);
     const held = api.db.prisma.$transaction(async (tx) => {
@@ -63,6 +83,7 @@ describe('transactions that wait past maxWait', () => {
       ? Array.from({ length: 19 }, () => api.db.prisma.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; await sleep(2500); }, { maxWait: 20_000, timeout: 30_000 }))
       : [];
     const answers = await Promise.all(creations);
+    const graphAnswers = await Promise.all(graphCreations);
     await Promise.all([held, ...more]);
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s !== 200 && s !== 503), JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).slice(0, 500)).toEqual([]);
@@ -72,5 +93,14 @@ describe('transactions that wait past maxWait', () => {
       expect(a.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
       expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
     }
+    // GraphQL: a mutation cut by the saturation is an HTTP 503 with Retry-After too; one that ran is a 200 with its lead.
+    expect(graphAnswers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).toEqual([]);
+    const graphRefused = graphAnswers.filter((a) => a.status === 503);
+    expect(graphRefused.length).toBeGreaterThan(0);
+    for (const a of graphRefused) {
+      expect(a.body.errors?.map((e) => e.extensions.code)).toEqual(['SERVICE_UNAVAILABLE']);
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    for (const a of graphAnswers.filter((x) => x.status === 200)) expect(a.body.data?.createLead?.id).toBeTruthy();
   }, 60_000);
 });
