@@ -1,7 +1,8 @@
 // Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
 // context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
 // and cost limits on every operation; 503 for a saturated database (graphql-saturation.ts); protocol
-// errors with their HTTP status (graphql-protocol.ts); multipart requests with files spooled to disk (graphql-multipart.ts) instead of Yoga's in-memory parser.
+// errors with their HTTP status (graphql-protocol.ts); multipart requests with files spooled to disk
+// (graphql-multipart.ts) instead of Yoga's in-memory parser.
 import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -9,7 +10,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import type { Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
-import { costLimitPlugin } from './graphql-cost.js';
+import { costLimitPlugin, MAX_COST } from './graphql-cost.js';
 import { answerSizePlugin } from './graphql-size.js';
 import { saturationStatusPlugin } from './graphql-saturation.js';
 import { clientError, shapeValidationErrors } from './graphql-errors.js';
@@ -65,7 +66,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       cleanInputPlugin(),
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),
-      costLimitPlugin({ maxCost: 10000 }),
+      costLimitPlugin({ maxCost: MAX_COST }),
       answerSizePlugin(),
       saturationStatusPlugin(),
       shapeValidationErrors(deps.config),

@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { listen } from '../../src/http/server.js';
 import { useTestApp } from '../helpers/app.js';
+import { makePipeline } from '../helpers/factories.js';
 
 const api = useTestApp({ HOST: '127.0.0.1', PORT: '0' });
 
@@ -42,14 +43,21 @@ describe('bounded answers', () => {
     const org = await api.newOrg();
     const running = await listen(api.app as never, api.config);
     try {
-      // The corpus' most expensive shape within the limit: 100 leads × 99 tags (cost 10,000).
+      // The costliest shape within the limit (50,000), over data at the caps: 100 deals, each with 200
+      // lines and 100 tags, on a lead with 100 tags; the deal's tags asked twice (an alias) to fill the budget.
       const prisma = api.db.prisma;
-      await prisma.tag.createMany({ data: Array.from({ length: 99 }, (_, i) => ({ tenant_id: org.tenantId, name: `t${i}`, color: '#22c55e' })) });
-      const tags = await prisma.tag.findMany({ where: { tenant_id: org.tenantId }, select: { id: true } });
-      await prisma.lead.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: org.tenantId, name: `L${i}`, phone: `+55319${String(i).padStart(8, '0')}` })) });
-      const leads = await prisma.lead.findMany({ where: { tenant_id: org.tenantId }, select: { id: true } });
-      await prisma.leadTag.createMany({ data: leads.flatMap((l) => tags.map((t) => ({ tenant_id: org.tenantId, lead_id: l.id, tag_id: t.id }))) });
-      const query = '{ leads(limit: 100) { data { tags(first: 98) { id name color created_at updated_at } } } }';
+      const t = org.tenantId;
+      const p = await makePipeline(api, org);
+      await prisma.tag.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: t, name: `t${i}`, color: '#22c55e' })) });
+      const tags = await prisma.tag.findMany({ where: { tenant_id: t }, select: { id: true } });
+      const lead = await prisma.lead.create({ data: { tenant_id: t, name: 'Muitos', phone: '+5531900000001' } });
+      await prisma.leadTag.createMany({ data: tags.map((tag) => ({ tenant_id: t, lead_id: lead.id, tag_id: tag.id })) });
+      await prisma.deal.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: t, number: i + 1, pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, total: 200 })) });
+      const deals = await prisma.deal.findMany({ where: { tenant_id: t }, select: { id: true } });
+      await prisma.dealProduct.createMany({ data: deals.flatMap((d) => Array.from({ length: 200 }, (_, j) => ({ tenant_id: t, deal_id: d.id, name: `L${j}`, price: 1, qty: 1, position: j }))) });
+      await prisma.dealTag.createMany({ data: deals.flatMap((d) => tags.map((tag) => ({ tenant_id: t, deal_id: d.id, tag_id: tag.id }))) });
+      const TAG = '{ id name color created_at updated_at }';
+      const query = `{ pipelineDeals(id: "${p.id}", limit: 100) { data { id number total products { id name price qty total } tags ${TAG} again: tags(first: 86) ${TAG} lead { id name tags ${TAG} } } } }`;
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
       const expensive = graphql(running.url, org.key, query);
@@ -66,9 +74,12 @@ describe('bounded answers', () => {
       loop.disable();
       const answer = await expensive;
       expect(answer.status).toBe(200);
-      expect(answer.cost).toBeLessThanOrEqual(10_000);
-      expect(answer.cost).toBeGreaterThan(9_000);
-      expect(answer.body.data.leads.data).toHaveLength(100);
+      expect(answer.cost).toBeLessThanOrEqual(50_000);
+      expect(answer.cost).toBeGreaterThan(49_000);
+      const page = answer.body.data.pipelineDeals.data;
+      expect(page).toHaveLength(100);
+      expect(page[99].products).toHaveLength(200);
+      expect(page[99].lead.tags).toHaveLength(100);
       expect(health.length).toBeGreaterThan(0);
       expect(loop.max / 1e6, 'longest event-loop block (ms)').toBeLessThan(1000);
       expect(Math.max(...health), '/health latency (ms)').toBeLessThan(1000);

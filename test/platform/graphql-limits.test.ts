@@ -43,8 +43,9 @@ const BOARD = `query Board($id: UUID!, $first: Int) {
   }
 }`;
 
+/** Every column's deals with their tags (counted at their cap, 100): 5 a column pass, 100 do not. */
 const FAN_OUT = `query FanOut($first: Int) {
-  pipelines { pipelines { stages { deals(first: $first) { edges { node { id number lead { name } } } } } } }
+  pipelines { pipelines { stages { deals(first: $first) { edges { node { id number lead { name } tags { name } } } } } } }
 }`;
 
 let org: Org;
@@ -75,6 +76,17 @@ describe('GraphQL cost', () => {
     expect(columns[0].deals.edges[0].node.tags).toEqual([{ name: 'vip' }]);
   });
 
+  it('serves a page of 100 whole deal cards with their lead, and the README board, in one request each', async () => {
+    const CARD = 'id number total products { id name price qty total } tags { id name color } lead { id name company tags { id name } }';
+    const page = await post(api, org.key, `query ($id: UUID!) { pipelineDeals(id: $id, limit: 100) { data { ${CARD} } pagination { total_count } } }`, { id: p.id });
+    expect(page.errors).toBeUndefined();
+    expect(page.data.pipelineDeals.data).toHaveLength(20);
+    expect(page.data.pipelineDeals.data[0].lead.name).toBe('Ana');
+    const board = await post(api, org.key, `query ($id: UUID!) { pipelineBoard(id: $id, period: "30d") { total_deals total_amount stages { deal_count total stage { name deals(first: 20) { totalCount nodes { number total lead { name company } } pageInfo { endCursor hasNextPage } } } } } }`, { id: p.id });
+    expect(board.errors).toBeUndefined();
+    expect(board.data.pipelineBoard.total_deals).toBe(20);
+  });
+
   it('refuses pipelines × stages × 100 deals before running it, counting variables', async () => {
     const small = await post(api, org.key, FAN_OUT, { first: 5 });
     expect(small.errors).toBeUndefined();
@@ -88,8 +100,8 @@ describe('GraphQL cost', () => {
     expect(big!.data).toBeUndefined();
     expect(big!.errors).toHaveLength(1);
     expect(big!.errors![0]).toMatchObject({
-      message: expect.stringMatching(/custo estimado \d+, máximo 10000/),
-      extensions: { code: 'INVALID_INPUT', status: 400, cost: expect.any(Number), max_cost: 10000 },
+      message: expect.stringMatching(/custo estimado \d+, máximo 50000/),
+      extensions: { code: 'INVALID_INPUT', status: 400, cost: expect.any(Number), max_cost: 50000 },
     });
     // Nothing runs but the one statement that counts the organisation's pipelines for the estimate.
     expect(statements).toBe(statementsOfARefusal + 1);
