@@ -2,6 +2,9 @@
 // organisation, EXTRACT_CONCURRENCY in all (1 here), organisations served in turns, so another
 // organisation's queue delays a file by one extraction at most; a request whose client goes away
 // leaves the queue or has its extraction process killed; a file that waits past EXTRACT_WAIT_MS → 503.
+// An organisation with files waiting (flooding) has its extraction run at the lowest OS priority.
+import fs from 'node:fs';
+import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { extractionSlots } from '../../src/domains/knowledge/extract/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
@@ -18,6 +21,22 @@ const LARGE_CSV = 'nome,telefone,cidade,estado,pais,cep\n'.repeat(250_000);
 function upload(org: Org, name: string, content: string, signal?: AbortSignal) {
   const body = form({ name }, ['file', `${name}.csv`, content]);
   return api.raw('/backend/knowledge', { method: 'POST', headers: { authorization: `Bearer ${org.key}` }, body, signal });
+}
+
+/** The extraction processes this test's server started (children of this process running child/main.mjs). */
+function extractionProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('child/main.mjs')) pids.push(Number(entry));
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  return pids;
 }
 
 const settle = () => vi.waitFor(() => expect(slots().state).toEqual({ running: 0, waiting: 0 }), { timeout: 60_000, interval: 50 });
@@ -37,6 +56,34 @@ describe('extraction turns', () => {
     // has started) answer before B. In arrival order B would wait for all four.
     expect(finished.filter((f) => f.startsWith('A'))).toEqual(['A201', 'A201', 'A201', 'A201']);
     expect(finished.indexOf('B201')).toBeLessThanOrEqual(2);
+  });
+
+  it('runs a flooding organisation’s extraction at the lowest OS priority, a lone file’s at the server’s', { timeout: 120_000 }, async () => {
+    const a = await api.newOrg('A');
+    await settle();
+    // The extraction processes of this server, and the highest niceness each was seen with.
+    const seen = new Map<number, number>();
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        for (const pid of extractionProcesses()) {
+          try {
+            seen.set(pid, Math.max(seen.get(pid) ?? 0, os.getPriority(pid)));
+          } catch {
+            // Ended between the listing and the read.
+          }
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    // Three at once: the first starts alone (nothing else waits), the second while the third waits.
+    const flood = await Promise.all(Array.from({ length: 3 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV)));
+    watching = false;
+    await watch;
+    for (const r of flood) expect(r.status).toBe(201);
+    const niceness = [...seen.values()];
+    expect(niceness.filter((n) => n === 19).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
+    expect(niceness.filter((n) => n === 0).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
   });
 
   it('a cancelled request leaves the queue, and one being extracted has its process killed', { timeout: 120_000 }, async () => {

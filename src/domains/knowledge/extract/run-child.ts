@@ -7,9 +7,11 @@
 // allocation aborts the whole server (nodejs/node#47224, reproduced in test/knowledge/extract.test.ts),
 // and no cap on the libraries' inputs rules that out. A process also gets an empty environment (no
 // database URL or secret for a parser to read) and its own address space.
-// How many run at once, and whose turn it is, is decided by the caller (slots.ts). Whatever the process
-// does, the caller gets an outcome, never a crash; a cancelled request (`signal`) kills its process.
+// How many run at once, whose turn it is and at which OS priority are decided by the caller (slots.ts,
+// index.ts). Whatever the process does, the caller gets an outcome, never a crash; a cancelled request
+// (`signal`) kills its process.
 import { fork } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ExtractionInput, ExtractionOutcome } from './child/main.mjs';
 
@@ -32,9 +34,10 @@ const STDERR_KEPT_CHARS = 16 * 1024;
 
 /**
  * Resolves once the process is gone (its memory released), with its outcome or why it died; rejects with
- * the signal's reason once the process is killed for a cancelled request.
+ * the signal's reason once the process is killed for a cancelled request. `niceness`: the process's OS
+ * priority (0, the server's, to 19, the lowest).
  */
-export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, signal?: AbortSignal): Promise<ExtractionOutcome> {
+export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, signal?: AbortSignal, niceness = 0): Promise<ExtractionOutcome> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
@@ -44,6 +47,13 @@ export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, 
       serialization: 'advanced', // the bytes travel as a typed array, not as JSON
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
+    if (niceness && child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, niceness);
+      } catch {
+        // Lowering a priority needs no privilege, but a sandbox may refuse it: the extraction runs as it is.
+      }
+    }
     let outcome: ExtractionOutcome | undefined;
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {

@@ -61,6 +61,11 @@ export class ExtractionSlots {
     });
   }
 
+  /** Files of `org` waiting for their turn. */
+  waitingOf(org: string): number {
+    return this.lines.get(org)?.length ?? 0;
+  }
+
   /** Extractions running now, and organisations waiting (for tests and metrics). */
   get state() {
     return { running: this.running, waiting: [...this.lines.values()].reduce((n, line) => n + line.length, 0) };
