@@ -62,16 +62,16 @@ async function graphqlCreateLead(key: string) {
   return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { data?: { createLead: { id: string } | null } | null; errors?: { extensions: { code: string } }[] } };
 }
 
+/** Holds the database 2.5 s: PGlite's one connection, or every connection of PostgreSQL's pool. */
+function holdDatabase() {
+  const hold = () => api.db.prisma.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; await sleep(2500); }, { maxWait: 20_000, timeout: 30_000 });
+  return Promise.all(Array.from({ length: testDatabaseKind() === 'postgres' ? 20 : 1 }, hold));
+}
+
 describe('transactions that wait past maxWait', () => {
-  it('answer 503 SERVICE_UNAVAILABLE with Retry-After, never 500, on REST and GraphQL; the others succeed (200)', async () => {
+  it('answer 503 SERVICE_UNAVAILABLE with Retry-After, never 500; the others succeed (200)', async () => {
     const org = await api.newOrg();
-    // Interleaved, so that both kinds are among the first to authenticate and wait for a transaction.
-    const creations: ReturnType<typeof api.rest>[] = [];
-    const graphCreations: ReturnType<typeof graphqlCreateLead>[] = [];
-    for (let i = 0; i < 40; i++) {
-      if (i % 2 === 0) graphCreations.push(graphqlCreateLead(org.key));
-      creations.push(api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }));
-    }
+    const creations = Array.from({ length: 40 }, () => api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }));
     // Once the first creations have authenticated and wait for their transactions, hold the database.
     await sleep(50);
     const held = api.db.prisma.$transaction(async (tx) => {
@@ -83,7 +83,6 @@ describe('transactions that wait past maxWait', () => {
       ? Array.from({ length: 19 }, () => api.db.prisma.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; await sleep(2500); }, { maxWait: 20_000, timeout: 30_000 }))
       : [];
     const answers = await Promise.all(creations);
-    const graphAnswers = await Promise.all(graphCreations);
     await Promise.all([held, ...more]);
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s !== 200 && s !== 503), JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).slice(0, 500)).toEqual([]);
@@ -93,14 +92,29 @@ describe('transactions that wait past maxWait', () => {
       expect(a.body).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
       expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
     }
-    // GraphQL: a mutation cut by the saturation is an HTTP 503 with Retry-After too; one that ran is a 200 with its lead.
-    expect(graphAnswers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).toEqual([]);
-    const graphRefused = graphAnswers.filter((a) => a.status === 503);
-    expect(graphRefused.length).toBeGreaterThan(0);
-    for (const a of graphRefused) {
-      expect(a.body.errors?.map((e) => e.extensions.code)).toEqual(['SERVICE_UNAVAILABLE']);
-      expect(Number(a.retryAfter)).toBeGreaterThan(0);
-    }
-    for (const a of graphAnswers.filter((x) => x.status === 200)) expect(a.body.data?.createLead?.id).toBeTruthy();
   }, 60_000);
+
+  it('answer HTTP 503 with Retry-After on GraphQL too, never a 200 whose only error is the saturation', async () => {
+    const org = await api.newOrg();
+    const answers: Awaited<ReturnType<typeof graphqlCreateLead>>[] = [];
+    // Which creations are waiting for a transaction when the database is held depends on the machine's
+    // load: try a few times, letting them authenticate for more or less long first.
+    for (const wait of [10, 30, 60, 100, 5]) {
+      if (answers.some((a) => a.status === 503)) break;
+      const creations = Array.from({ length: 40 }, () => graphqlCreateLead(org.key));
+      await sleep(wait);
+      const held = holdDatabase();
+      answers.push(...(await Promise.all(creations)));
+      await held;
+    }
+    for (const a of answers) {
+      expect([200, 503], JSON.stringify(a.body)).toContain(a.status);
+      if (a.status === 200) expect(a.body.data?.createLead?.id, JSON.stringify(a.body)).toBeTruthy();
+      else {
+        expect(a.body.errors?.map((e) => e.extensions.code)).toEqual(['SERVICE_UNAVAILABLE']);
+        expect(Number(a.retryAfter)).toBeGreaterThan(0);
+      }
+    }
+    expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
+  }, 120_000);
 });
