@@ -2,6 +2,8 @@
 // the deal card as the REST read shows it (from the announcement, no statement per subscriber), in
 // commit order; a rolled-back change is never announced; another organisation hears nothing and is
 // refused the pipeline; a narrowed key without pipeline.view is refused.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { createContext } from '../../src/context/context.js';
@@ -162,5 +164,42 @@ describe('dealChanged', () => {
     expect(narrowed.errors).toMatchObject([{ extensions: { code: 'FORBIDDEN' } }]);
     const operator = await liveSubscriber(setup, await api.keyFor(setup.org, 'operator'));
     expect(operator.errors).toEqual([]);
+  });
+
+  it('works as the README shows it, with curl', async () => {
+    const setup = await makeOrgWithPipeline(api, { name: 'Ana' });
+    const { org, p } = setup;
+    const { newDeal, put, move } = dealRequests(api, setup);
+    const readme = fs.readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('### Live data'));
+    const script = /```sh\n([\s\S]*?)```/.exec(section)![1].split('\n').filter((l) => !l.startsWith('#')).join('\n');
+    expect(script).toMatch(/^curl -N /);
+    const curl = spawn('bash', ['-c', script], { env: { ...process.env, BASE: server.url, KEY: org.key, PIPELINE_ID: p.id }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    curl.stdout.on('data', (d) => (out += d));
+    curl.stderr.on('data', (d) => (out += d));
+    try {
+      const deal = await newDeal({ value: 1500 });
+      const waitFor = async (pattern: RegExp, act?: () => Promise<unknown>) => {
+        for (let i = 0; i < 200 && !pattern.test(out); i++) {
+          if (act) await act();
+          await new Promise((r) => setTimeout(r, act ? 250 : 20));
+        }
+        expect(out).toMatch(pattern);
+      };
+      let n = 0;
+      await waitFor(/"kind":"updated"/, () => put(deal.id, { note: `probe ${++n}` }));
+      expect((await move(deal.id, { stage_id: p.andamento })).status).toBe(200);
+      await waitFor(/"kind":"moved"/);
+      const line = out.split('\n').find((l) => l.includes('"kind":"moved"'))!;
+      expect(JSON.parse(line.replace(/^data: ?/, '')).data.dealChanged).toMatchObject({
+        deal_id: deal.id,
+        from_stage_id: p.entrada,
+        to_stage_id: p.andamento,
+        deal: { stage_id: p.andamento, total: 1500, lead_name: 'Ana' },
+      });
+    } finally {
+      process.kill(-curl.pid!, 'SIGTERM');
+    }
   });
 });
