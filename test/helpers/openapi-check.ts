@@ -1,6 +1,7 @@
 // Every REST answer the suite receives is checked against the live OpenAPI document: the route's
 // documented response for that status (success and errors alike) must exist and its schema must accept
-// the body. A mismatch throws, failing the test that made the call.
+// the body. A mismatch throws, failing the test that made the call. The published answers are open to
+// keys added later; the suite holds the server to exactly the documented keys (closedAnswers).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { domains } from '../../src/domains/index.js';
@@ -16,6 +17,29 @@ interface ResponseObject {
   content?: Record<string, { schema?: unknown }>;
 }
 
+type Document = { paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>; components: { responses: Record<string, ResponseObject> } };
+
+/**
+ * A copy of the document whose answer objects accept no key beyond their properties: those that list
+ * every property as required (what GraphQL answers and the handlers' records look like). Error bodies
+ * (components.responses) stay open: some errors carry more fields.
+ */
+function closedAnswers(document: Document): Document {
+  const copy = structuredClone(document) as Document & { components: { schemas?: Record<string, unknown> } };
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    const properties = schema.properties as Record<string, unknown> | undefined;
+    const required = schema.required as string[] | undefined;
+    if (properties && required && schema.additionalProperties === undefined && Object.keys(properties).every((k) => required.includes(k))) schema.additionalProperties = false;
+    Object.values(schema).forEach(close);
+  };
+  close(copy.paths);
+  close(copy.components.schemas);
+  return copy;
+}
+
 /** Escapes one JSON pointer segment. */
 const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -23,9 +47,18 @@ export class OpenApiCheck {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(private readonly document: { paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>; components: { responses: Record<string, ResponseObject> } }) {
+  private readonly document: Document;
+
+  constructor(published: Document) {
     addFormats(this.ajv);
-    this.ajv.addSchema(document as object, 'openapi');
+    this.ajv.addFormat('binary', true);
+    this.document = closedAnswers(published);
+    this.ajv.addSchema(this.document as object, 'openapi');
+  }
+
+  /** Throws unless `value` is valid against the schema at `location` (a JSON pointer into the document, `#/…`). */
+  assertMatches(location: string, value: unknown, where = location): void {
+    this.assertValid(this.validator(location, { $ref: `openapi${location}` }), value, where);
   }
 
   private validator(key: string, schema: object): ValidateFunction {
