@@ -95,6 +95,30 @@ export class OpenApiCheck {
     this.assertValid(this.validator(location, { $ref: `openapi${location}/content/application~1json/schema` }), body, where);
   }
 
+  /**
+   * Checks an answer as a client received it: a JSON body as `check` does; any other body must be one of
+   * the media types documented for that status (a file from the media proxy), an empty one none.
+   */
+  async checkResponse(request: Request, response: Response): Promise<void> {
+    const { pathname } = new URL(request.url);
+    const type = response.headers.get('content-type') ?? '';
+    const text = type.includes('application/json') ? await response.clone().text() : undefined;
+    if (text !== undefined || response.status === 204) return this.check(request.method, pathname, response.status, text ? JSON.parse(text) : undefined);
+    const where = `${request.method} ${pathname} → ${response.status}`;
+    const { compiled } = table.match(request.method, pathname);
+    const operation = compiled && this.document.paths[openApiPath(compiled)]?.[request.method.toLowerCase()];
+    const documented = operation?.responses[String(response.status)];
+    if (!documented || documented.$ref) throw new Error(`OpenAPI: ${where} (${type}): no such answer is documented`);
+    const media = Object.keys(documented.content ?? {});
+    const bytes = (await response.clone().arrayBuffer()).byteLength;
+    if (!bytes) {
+      if (media.length) throw new Error(`OpenAPI: ${where}: documented with a body (${media.join(', ')}), answered none`);
+      return;
+    }
+    const essence = type.split(';')[0].trim();
+    if (!media.some((m) => m === '*/*' || m === essence || (m.endsWith('/*') && essence.startsWith(m.slice(0, -1))))) throw new Error(`OpenAPI: ${where}: ${essence} is not documented (documented: ${media.join(', ') || 'no body'})`);
+  }
+
   private assertValid(validate: ValidateFunction, body: unknown, where: string) {
     if (validate(body)) return;
     const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);

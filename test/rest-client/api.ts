@@ -10250,7 +10250,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BareError400"];
             404: components["responses"]["BareError404"];
             /** @description The range starts past the end of the file. No body. */
             416: {

@@ -185,8 +185,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       parameters,
       requestBody: docs.requestBody,
       success: successResponses(route, docs.result ?? {}),
-      // A handler's path parameters are text it looks up: unknown → 404; its query and body can be refused.
-      facts: { takesInput: parameters.length > compiled.paramNames.length || !!docs.requestBody, namesRecords: compiled.paramNames.length > 0 },
+      // A handler's path parameters are text it looks up: unknown → 404; its query and body can be refused
+      // (headers such as Range are honoured or ignored, never refused).
+      facts: { takesInput: parameters.some((p) => p.in === 'query') || !!docs.requestBody, namesRecords: compiled.paramNames.length > 0 },
     };
   }
 
