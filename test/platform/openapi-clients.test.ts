@@ -55,6 +55,8 @@ describe('clients generated from the served document', () => {
   it('openapi-typescript and @hey-api/openapi-ts generate clients that compile (strict), and a flow through one matches the document', async () => {
     const commands = readmeCommands();
     expect(commands.map((c) => c.split(' ')[1])).toEqual(['openapi-typescript', 'openapi-ts']);
+    const apiDoc = fs.readFileSync('docs/api.md', 'utf8');
+    for (const line of commands) expect(apiDoc).toContain(line);
     // Both read the served document over the socket; npm stays offline (the packages are installed).
     await Promise.all(commands.map((line) => run(line.replaceAll(README_SERVER, server.url).replaceAll(README_OUTPUT, `${dir}/`), { npm_config_offline: 'true' })));
     expect(fs.existsSync(path.join(dir, 'schema.ts'))).toBe(true);
