@@ -3608,7 +3608,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Acme Ltda"
                  *     }
                  */
                 "application/json": {
@@ -3629,12 +3629,12 @@ export interface operations {
                      * @example {
                      *       "tenant": {
                      *         "id": "7c9e6679-7425-40de-944b-00000000001b",
-                     *         "name": "Vendas",
+                     *         "name": "Acme Ltda",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       },
                      *       "user": {
                      *         "id": "7c9e6679-7425-40de-944b-00000000001c",
-                     *         "name": "Vendas",
+                     *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -3676,7 +3676,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000ba",
-                     *           "name": "Vendas",
+                     *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "user_id": "7c9e6679-7425-40de-944b-0000000000bb",
                      *           "permissions": [
@@ -3718,7 +3718,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Integração ERP"
                  *     }
                  */
                 "application/json": {
@@ -3830,7 +3830,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-00000000001d",
-                     *         "name": "Vendas",
+                     *         "name": "Integração ERP",
                      *         "prefix": "prefix",
                      *         "user_id": "7c9e6679-7425-40de-944b-00000000001e",
                      *         "permissions": [
@@ -3882,7 +3882,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000ea",
-                     *         "name": "Vendas",
+                     *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
@@ -3913,7 +3913,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Atendente virtual"
                  *     }
                  */
                 "application/json": {
@@ -3934,7 +3934,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000eb",
-                     *       "name": "Vendas",
+                     *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -3976,7 +3976,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000ec",
-                     *       "name": "Vendas",
+                     *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -4008,7 +4008,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Atendente virtual",
                  *       "instructions": "instructions"
                  *     }
                  */
@@ -4030,7 +4030,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000ed",
-                     *       "name": "Vendas",
+                     *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -4103,7 +4103,7 @@ export interface operations {
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-00000000006e",
                      *         "tenant_id": "7c9e6679-7425-40de-944b-00000000006f",
-                     *         "name": "Vendas",
+                     *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
@@ -4151,7 +4151,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000e8",
-                     *         "name": "Vendas",
+                     *         "name": "Boas-vindas",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     ]
@@ -4180,7 +4180,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Boas-vindas"
                  *     }
                  */
                 "application/json": {
@@ -4199,7 +4199,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000e9",
-                     *       "name": "Vendas",
+                     *       "name": "Boas-vindas",
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
                      */
@@ -4239,7 +4239,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-00000000010c",
-                     *           "name": "Vendas",
+                     *           "name": "WhatsApp principal",
                      *           "provider": "test",
                      *           "department_id": "7c9e6679-7425-40de-944b-00000000010d",
                      *           "active": true,
@@ -4276,7 +4276,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "WhatsApp principal",
                  *       "provider": "test"
                  *     }
                  */
@@ -4304,7 +4304,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-00000000010e",
-                     *         "name": "Vendas",
+                     *         "name": "WhatsApp principal",
                      *         "provider": "test",
                      *         "department_id": "7c9e6679-7425-40de-944b-00000000010f",
                      *         "active": true,
@@ -4355,7 +4355,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-000000000110",
-                     *         "name": "Vendas",
+                     *         "name": "WhatsApp principal",
                      *         "provider": "test",
                      *         "department_id": "7c9e6679-7425-40de-944b-000000000111",
                      *         "active": true,
@@ -4393,7 +4393,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "WhatsApp principal",
                  *       "department_id": "7c9e6679-7425-40de-944b-000000000112"
                  *     }
                  */
@@ -4500,15 +4500,15 @@ export interface operations {
                      *       "data": {
                      *         "lead": {
                      *           "id": "7c9e6679-7425-40de-944b-000000000091",
-                     *           "name": "Vendas",
-                     *           "surname": "surname",
+                     *           "name": "Ana Souza",
+                     *           "surname": "Souza",
                      *           "phone": "+5511987650001",
                      *           "email": "ana@example.com",
-                     *           "company": "company",
-                     *           "avatar_url": "avatar url",
+                     *           "company": "Acme Ltda",
+                     *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
                      *             "id": "7c9e6679-7425-40de-944b-000000000092",
-                     *             "name": "Vendas",
+                     *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
                      *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -4516,7 +4516,7 @@ export interface operations {
                      *           "tags": [
                      *             {
                      *               "id": "7c9e6679-7425-40de-944b-000000000093",
-                     *               "name": "Vendas",
+                     *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
                      *               "updated_at": "2026-01-15T13:45:00.000Z"
@@ -4530,7 +4530,7 @@ export interface operations {
                      *           "id": "7c9e6679-7425-40de-944b-000000000094",
                      *           "lead": {
                      *             "id": "7c9e6679-7425-40de-944b-000000000095",
-                     *             "name": "Vendas",
+                     *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
                      *           "last_message": {
@@ -4766,7 +4766,7 @@ export interface operations {
                      *           "id": "7c9e6679-7425-40de-944b-000000000113",
                      *           "lead": {
                      *             "id": "7c9e6679-7425-40de-944b-000000000114",
-                     *             "name": "Vendas",
+                     *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
                      *           "last_message": {
@@ -4832,7 +4832,7 @@ export interface operations {
                      *         "id": "7c9e6679-7425-40de-944b-000000000117",
                      *         "lead": {
                      *           "id": "7c9e6679-7425-40de-944b-000000000118",
-                     *           "name": "Vendas",
+                     *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
                      *         "last_message": {
@@ -4907,7 +4907,7 @@ export interface operations {
                      *         "id": "7c9e6679-7425-40de-944b-00000000011c",
                      *         "lead": {
                      *           "id": "7c9e6679-7425-40de-944b-00000000011d",
-                     *           "name": "Vendas",
+                     *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
                      *         "last_message": {
@@ -4964,7 +4964,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000106",
                      *           "tenant_id": "7c9e6679-7425-40de-944b-000000000107",
-                     *           "name": "Vendas",
+                     *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -4997,7 +4997,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Suporte"
                  *     }
                  */
                 "application/json": {
@@ -5019,7 +5019,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-000000000108",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-000000000109",
-                     *       "name": "Vendas",
+                     *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -5062,7 +5062,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-00000000008b",
                      *           "tenant_id": "7c9e6679-7425-40de-944b-00000000008c",
-                     *           "name": "Vendas",
+                     *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -5095,7 +5095,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Suporte",
                  *       "description": "Clientes do plano anual"
                  *     }
                  */
@@ -5118,7 +5118,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000010a",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010b",
-                     *       "name": "Vendas",
+                     *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -5318,7 +5318,7 @@ export interface operations {
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000ee",
                      *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000ef",
-                     *         "name": "Vendas",
+                     *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
@@ -5359,7 +5359,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Tabela de preços"
                  *     }
                  */
                 "application/json": {
@@ -5378,7 +5378,7 @@ export interface operations {
                 };
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Tabela de preços"
                  *     }
                  */
                 "multipart/form-data": {
@@ -5410,7 +5410,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000f6",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f7",
-                     *       "name": "Vendas",
+                     *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
@@ -5470,7 +5470,7 @@ export interface operations {
                      *         "item": {
                      *           "id": "7c9e6679-7425-40de-944b-000000000072",
                      *           "tenant_id": "7c9e6679-7425-40de-944b-000000000073",
-                     *           "name": "Vendas",
+                     *           "name": "Tabela de preços",
                      *           "description": "Clientes do plano anual",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "source_url": "https://example.com/precos",
@@ -5524,7 +5524,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000f2",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f3",
-                     *       "name": "Vendas",
+                     *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
@@ -5566,7 +5566,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Tabela de preços",
                  *       "description": "Clientes do plano anual"
                  *     }
                  */
@@ -5586,7 +5586,7 @@ export interface operations {
                 };
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Tabela de preços",
                  *       "description": "Clientes do plano anual"
                  *     }
                  */
@@ -5619,7 +5619,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-0000000000fa",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fb",
-                     *       "name": "Vendas",
+                     *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
@@ -5715,7 +5715,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000007f",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-000000000080",
-                     *       "name": "Vendas",
+                     *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
@@ -5773,7 +5773,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-000000000076",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-000000000077",
-                     *       "name": "Vendas",
+                     *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
@@ -5829,7 +5829,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000007a",
                      *       "tenant_id": "7c9e6679-7425-40de-944b-00000000007b",
-                     *       "name": "Vendas",
+                     *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
@@ -5879,7 +5879,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000ca",
-                     *           "name": "Vendas",
+                     *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -5915,7 +5915,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Qualificado",
                  *       "color": "#3b82f6"
                  *     }
                  */
@@ -5938,7 +5938,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000cb",
-                     *         "name": "Vendas",
+                     *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
@@ -5991,15 +5991,15 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000be",
-                     *           "name": "Vendas",
-                     *           "surname": "surname",
+                     *           "name": "Ana Souza",
+                     *           "surname": "Souza",
                      *           "phone": "+5511987650001",
                      *           "email": "ana@example.com",
-                     *           "company": "company",
-                     *           "avatar_url": "avatar url",
+                     *           "company": "Acme Ltda",
+                     *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
                      *             "id": "7c9e6679-7425-40de-944b-0000000000bf",
-                     *             "name": "Vendas",
+                     *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
                      *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6007,7 +6007,7 @@ export interface operations {
                      *           "tags": [
                      *             {
                      *               "id": "7c9e6679-7425-40de-944b-0000000000c0",
-                     *               "name": "Vendas",
+                     *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
                      *               "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6056,7 +6056,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Ana Souza",
                  *       "phone": "+5511987650001"
                  *     }
                  */
@@ -6090,15 +6090,15 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000c1",
-                     *         "name": "Vendas",
-                     *         "surname": "surname",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
                      *         "phone": "+5511987650001",
                      *         "email": "ana@example.com",
-                     *         "company": "company",
-                     *         "avatar_url": "avatar url",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
-                     *           "name": "Vendas",
+                     *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6106,7 +6106,7 @@ export interface operations {
                      *         "tags": [
                      *           {
                      *             "id": "7c9e6679-7425-40de-944b-0000000000c3",
-                     *             "name": "Vendas",
+                     *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
                      *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6161,15 +6161,15 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000c4",
-                     *         "name": "Vendas",
-                     *         "surname": "surname",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
                      *         "phone": "+5511987650001",
                      *         "email": "ana@example.com",
-                     *         "company": "company",
-                     *         "avatar_url": "avatar url",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
-                     *           "name": "Vendas",
+                     *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6177,7 +6177,7 @@ export interface operations {
                      *         "tags": [
                      *           {
                      *             "id": "7c9e6679-7425-40de-944b-0000000000c6",
-                     *             "name": "Vendas",
+                     *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
                      *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6219,8 +6219,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
-                 *       "surname": "surname"
+                 *       "name": "Ana Souza",
+                 *       "surname": "Souza"
                  *     }
                  */
                 "application/json": {
@@ -6253,15 +6253,15 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000c7",
-                     *         "name": "Vendas",
-                     *         "surname": "surname",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
                      *         "phone": "+5511987650001",
                      *         "email": "ana@example.com",
-                     *         "company": "company",
-                     *         "avatar_url": "avatar url",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
-                     *           "name": "Vendas",
+                     *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6269,7 +6269,7 @@ export interface operations {
                      *         "tags": [
                      *           {
                      *             "id": "7c9e6679-7425-40de-944b-0000000000c9",
-                     *             "name": "Vendas",
+                     *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
                      *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6424,17 +6424,17 @@ export interface operations {
                      *       "data": {
                      *         "user": {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000b7",
-                     *           "name": "Vendas",
+                     *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner"
                      *         },
                      *         "tenant": {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000b8",
-                     *           "name": "Vendas"
+                     *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000b9",
-                     *           "name": "Vendas",
+                     *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
                      *             "permission"
@@ -6796,7 +6796,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000047",
                      *           "product_id": "7c9e6679-7425-40de-944b-000000000048",
-                     *           "name": "Vendas",
+                     *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
                      *           "custom": true,
@@ -6806,7 +6806,7 @@ export interface operations {
                      *       "tags": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000049",
-                     *           "name": "Vendas",
+                     *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6879,7 +6879,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000050",
                      *           "product_id": "7c9e6679-7425-40de-944b-000000000051",
-                     *           "name": "Vendas",
+                     *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
                      *           "custom": true,
@@ -6889,7 +6889,7 @@ export interface operations {
                      *       "tags": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000052",
-                     *           "name": "Vendas",
+                     *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -6977,7 +6977,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-00000000005a",
                      *           "product_id": "7c9e6679-7425-40de-944b-00000000005b",
-                     *           "name": "Vendas",
+                     *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
                      *           "custom": true,
@@ -6987,7 +6987,7 @@ export interface operations {
                      *       "tags": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-00000000005c",
-                     *           "name": "Vendas",
+                     *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -7262,7 +7262,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000008",
                      *           "product_id": "7c9e6679-7425-40de-944b-000000000009",
-                     *           "name": "Vendas",
+                     *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
                      *           "custom": true,
@@ -7272,7 +7272,7 @@ export interface operations {
                      *       "tags": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-00000000000a",
-                     *           "name": "Vendas",
+                     *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -7398,7 +7398,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-00000000002a",
-                     *         "name": "Vendas",
+                     *         "name": "Comercial",
                      *         "position": 1,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -7428,7 +7428,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Comercial"
                  *     }
                  */
                 "application/json": {
@@ -7447,7 +7447,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000002b",
-                     *       "name": "Vendas",
+                     *       "name": "Comercial",
                      *       "position": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
@@ -7481,7 +7481,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Comercial"
                  *     }
                  */
                 "application/json": {
@@ -7505,7 +7505,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000002c",
-                     *       "name": "Vendas",
+                     *       "name": "Comercial",
                      *       "position": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
@@ -7580,7 +7580,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-00000000002d",
-                     *         "name": "Vendas",
+                     *         "name": "Plano anual",
                      *         "price": 1500
                      *       }
                      *     ]
@@ -7609,7 +7609,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Plano anual"
                  *     }
                  */
                 "application/json": {
@@ -7630,7 +7630,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000002e",
-                     *       "name": "Vendas",
+                     *       "name": "Plano anual",
                      *       "price": 1500
                      *     }
                      */
@@ -7663,7 +7663,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Plano anual"
                  *     }
                  */
                 "application/json": {
@@ -7684,7 +7684,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000002f",
-                     *       "name": "Vendas",
+                     *       "name": "Plano anual",
                      *       "price": 1500
                      *     }
                      */
@@ -7753,7 +7753,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Proposta enviada",
                  *       "color": "#3b82f6"
                  *     }
                  */
@@ -7781,7 +7781,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-000000000028",
                      *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000029",
-                     *       "name": "Vendas",
+                     *       "name": "Proposta enviada",
                      *       "color": "#3b82f6",
                      *       "kind": "won",
                      *       "position": 1
@@ -7861,7 +7861,7 @@ export interface operations {
                      *       "groups": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000cf",
-                     *           "name": "Vendas",
+                     *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -7877,7 +7877,7 @@ export interface operations {
                      *             {
                      *               "id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d3",
-                     *               "name": "Vendas",
+                     *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
                      *               "position": 1
@@ -7948,7 +7948,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d7",
-                     *           "name": "Vendas",
+                     *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
                      *           "position": 1
@@ -8013,7 +8013,7 @@ export interface operations {
                      *       "groups": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-000000000021",
-                     *           "name": "Vendas",
+                     *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -8029,7 +8029,7 @@ export interface operations {
                      *             {
                      *               "id": "7c9e6679-7425-40de-944b-000000000024",
                      *               "pipeline_id": "7c9e6679-7425-40de-944b-000000000025",
-                     *               "name": "Vendas",
+                     *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
                      *               "position": 1
@@ -8087,7 +8087,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000da",
                      *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000db",
-                     *           "name": "Vendas",
+                     *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
                      *           "position": 1
@@ -8128,7 +8128,7 @@ export interface operations {
                  *       "name": "Vendas",
                  *       "stages": [
                  *         {
-                 *           "name": "Vendas"
+                 *           "name": "Proposta enviada"
                  *         }
                  *       ]
                  *     }
@@ -8165,7 +8165,7 @@ export interface operations {
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000de",
                      *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000df",
-                     *           "name": "Vendas",
+                     *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
                      *           "position": 1
@@ -8273,7 +8273,7 @@ export interface operations {
                      *           {
                      *             "id": "7c9e6679-7425-40de-944b-000000000032",
                      *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000033",
-                     *             "name": "Vendas",
+                     *             "name": "Proposta enviada",
                      *             "color": "#3b82f6",
                      *             "kind": "won",
                      *             "position": 1
@@ -8289,7 +8289,7 @@ export interface operations {
                      *           "stage": {
                      *             "id": "7c9e6679-7425-40de-944b-000000000034",
                      *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000035",
-                     *             "name": "Vendas",
+                     *             "name": "Proposta enviada",
                      *             "color": "#3b82f6",
                      *             "kind": "won",
                      *             "position": 1
@@ -8383,7 +8383,7 @@ export interface operations {
                      *             {
                      *               "id": "7c9e6679-7425-40de-944b-00000000003c",
                      *               "product_id": "7c9e6679-7425-40de-944b-00000000003d",
-                     *               "name": "Vendas",
+                     *               "name": "Plano anual",
                      *               "price": 1500,
                      *               "qty": 1,
                      *               "custom": true,
@@ -8393,7 +8393,7 @@ export interface operations {
                      *           "tags": [
                      *             {
                      *               "id": "7c9e6679-7425-40de-944b-00000000003e",
-                     *               "name": "Vendas",
+                     *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
                      *               "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8441,7 +8441,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas"
+                 *       "name": "Proposta enviada"
                  *     }
                  */
                 "application/json": {
@@ -8465,7 +8465,7 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-000000000026",
                      *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000027",
-                     *       "name": "Vendas",
+                     *       "name": "Proposta enviada",
                      *       "color": "#3b82f6",
                      *       "kind": "won",
                      *       "position": 1
@@ -8508,7 +8508,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
-                     *           "name": "Vendas",
+                     *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8544,7 +8544,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "VIP",
                  *       "color": "#3b82f6"
                  *     }
                  */
@@ -8567,7 +8567,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000cd",
-                     *         "name": "Vendas",
+                     *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8607,7 +8607,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "VIP",
                  *       "color": "#3b82f6"
                  *     }
                  */
@@ -8630,7 +8630,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000ce",
-                     *         "name": "Vendas",
+                     *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8724,7 +8724,7 @@ export interface operations {
                      *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e2",
                      *         "template_name": "template name",
                      *         "template_id": "7c9e6679-7425-40de-944b-0000000000e3",
-                     *         "language": "language",
+                     *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
                      *         "components": [
@@ -8776,7 +8776,7 @@ export interface operations {
                      *         "template": {
                      *           "id": "7c9e6679-7425-40de-944b-000000000066",
                      *           "template_name": "template name",
-                     *           "language": "language",
+                     *           "language": "pt_BR",
                      *           "status": "APPROVED"
                      *         },
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -8854,7 +8854,7 @@ export interface operations {
                      *       "template": {
                      *         "id": "7c9e6679-7425-40de-944b-00000000006d",
                      *         "template_name": "template name",
-                     *         "language": "language",
+                     *         "language": "pt_BR",
                      *         "status": "APPROVED"
                      *       },
                      *       "created_at": "2026-01-15T13:45:00.000Z"
@@ -8947,7 +8947,7 @@ export interface operations {
                      *       "template": {
                      *         "id": "7c9e6679-7425-40de-944b-000000000018",
                      *         "template_name": "template name",
-                     *         "language": "language",
+                     *         "language": "pt_BR",
                      *         "status": "APPROVED"
                      *       },
                      *       "created_at": "2026-01-15T13:45:00.000Z"
@@ -9041,7 +9041,7 @@ export interface operations {
                  *         {
                  *           "id": "7c9e6679-7425-40de-944b-000000000060",
                  *           "name": "Vendas",
-                 *           "language": "language",
+                 *           "language": "pt_BR",
                  *           "status": "status",
                  *           "category": "category",
                  *           "components": [
@@ -9112,7 +9112,7 @@ export interface operations {
                      *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e6",
                      *       "template_name": "template name",
                      *       "template_id": "7c9e6679-7425-40de-944b-0000000000e7",
-                     *       "language": "language",
+                     *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
                      *       "components": [
@@ -9201,7 +9201,7 @@ export interface operations {
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *       "mime_type": "image/png",
-                     *       "size": 1,
+                     *       "size": 48213,
                      *       "status": "PENDING",
                      *       "folder": "propostas/2026",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -9289,7 +9289,7 @@ export interface operations {
                      *         "file_type": "media",
                      *         "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *         "mime_type": "image/png",
-                     *         "size": 1,
+                     *         "size": 48213,
                      *         "status": "PENDING",
                      *         "folder": "propostas/2026",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -9335,7 +9335,7 @@ export interface operations {
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *       "mime_type": "image/png",
-                     *       "size": 1,
+                     *       "size": 48213,
                      *       "status": "PENDING",
                      *       "folder": "propostas/2026",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -9428,7 +9428,7 @@ export interface operations {
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *       "mime_type": "image/png",
-                     *       "size": 1,
+                     *       "size": 48213,
                      *       "status": "PENDING",
                      *       "folder": "propostas/2026",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -9471,7 +9471,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000b4",
-                     *           "name": "Vendas",
+                     *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -9507,7 +9507,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Ana Souza",
                  *       "email": "ana@example.com",
                  *       "role": "owner"
                  *     }
@@ -9531,7 +9531,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000b5",
-                     *         "name": "Vendas",
+                     *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -9571,7 +9571,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Vendas",
+                 *       "name": "Ana Souza",
                  *       "email": "ana@example.com"
                  *     }
                  */
@@ -9595,7 +9595,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
-                     *         "name": "Vendas",
+                     *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -9673,7 +9673,7 @@ export interface operations {
                      *           "id": "7c9e6679-7425-40de-944b-0000000000fe",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
-                     *             "event"
+                     *             "lead.created"
                      *           ],
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -9711,7 +9711,7 @@ export interface operations {
                  * @example {
                  *       "url": "https://example.com/webhooks/funil",
                  *       "events": [
-                 *         "event"
+                 *         "lead.created"
                  *       ]
                  *     }
                  */
@@ -9739,7 +9739,7 @@ export interface operations {
                      *         "id": "7c9e6679-7425-40de-944b-0000000000ff",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
-                     *           "event"
+                     *           "lead.created"
                      *         ],
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -9832,7 +9832,7 @@ export interface operations {
                      *         "id": "7c9e6679-7425-40de-944b-000000000100",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
-                     *           "event"
+                     *           "lead.created"
                      *         ],
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -9871,7 +9871,7 @@ export interface operations {
                  * @example {
                  *       "url": "https://example.com/webhooks/funil",
                  *       "events": [
-                 *         "event"
+                 *         "lead.created"
                  *       ]
                  *     }
                  */
@@ -9899,7 +9899,7 @@ export interface operations {
                      *         "id": "7c9e6679-7425-40de-944b-000000000101",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
-                     *           "event"
+                     *           "lead.created"
                      *         ],
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -10287,14 +10287,14 @@ export interface operations {
                  *       "data": {
                  *         "id": "7c9e6679-7425-40de-944b-000000000120",
                  *         "name": "Vendas",
-                 *         "surname": "surname",
+                 *         "surname": "Souza",
                  *         "phone": "+5511987650001",
                  *         "email": "ana@example.com",
-                 *         "company": "company",
-                 *         "avatar_url": "avatar url",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
                  *           "id": "7c9e6679-7425-40de-944b-000000000121",
-                 *           "name": "Vendas",
+                 *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
                  *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10302,7 +10302,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000122",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10377,14 +10377,14 @@ export interface operations {
                  *       "data": {
                  *         "id": "7c9e6679-7425-40de-944b-000000000123",
                  *         "name": "Vendas",
-                 *         "surname": "surname",
+                 *         "surname": "Souza",
                  *         "phone": "+5511987650001",
                  *         "email": "ana@example.com",
-                 *         "company": "company",
-                 *         "avatar_url": "avatar url",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
                  *           "id": "7c9e6679-7425-40de-944b-000000000124",
-                 *           "name": "Vendas",
+                 *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
                  *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10392,7 +10392,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000125",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10467,14 +10467,14 @@ export interface operations {
                  *       "data": {
                  *         "id": "7c9e6679-7425-40de-944b-000000000126",
                  *         "name": "Vendas",
-                 *         "surname": "surname",
+                 *         "surname": "Souza",
                  *         "phone": "+5511987650001",
                  *         "email": "ana@example.com",
-                 *         "company": "company",
-                 *         "avatar_url": "avatar url",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
                  *           "id": "7c9e6679-7425-40de-944b-000000000127",
-                 *           "name": "Vendas",
+                 *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
                  *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10482,7 +10482,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000128",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10726,7 +10726,7 @@ export interface operations {
                  *         "id": "7c9e6679-7425-40de-944b-000000000135",
                  *         "lead": {
                  *           "id": "7c9e6679-7425-40de-944b-000000000136",
-                 *           "name": "Vendas",
+                 *           "name": "Ana Souza",
                  *           "phone": "+5511987650001"
                  *         },
                  *         "last_message": {
@@ -10832,7 +10832,7 @@ export interface operations {
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-00000000013f",
                  *             "product_id": "7c9e6679-7425-40de-944b-000000000140",
-                 *             "name": "Vendas",
+                 *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
                  *             "custom": true,
@@ -10842,7 +10842,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000141",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -10983,7 +10983,7 @@ export interface operations {
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000148",
                  *             "product_id": "7c9e6679-7425-40de-944b-000000000149",
-                 *             "name": "Vendas",
+                 *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
                  *             "custom": true,
@@ -10993,7 +10993,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-00000000014a",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -11134,7 +11134,7 @@ export interface operations {
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000151",
                  *             "product_id": "7c9e6679-7425-40de-944b-000000000152",
-                 *             "name": "Vendas",
+                 *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
                  *             "custom": true,
@@ -11144,7 +11144,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000153",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -11297,7 +11297,7 @@ export interface operations {
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-00000000015c",
                  *             "product_id": "7c9e6679-7425-40de-944b-00000000015d",
-                 *             "name": "Vendas",
+                 *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
                  *             "custom": true,
@@ -11307,7 +11307,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-00000000015e",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"
@@ -11448,7 +11448,7 @@ export interface operations {
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000165",
                  *             "product_id": "7c9e6679-7425-40de-944b-000000000166",
-                 *             "name": "Vendas",
+                 *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
                  *             "custom": true,
@@ -11458,7 +11458,7 @@ export interface operations {
                  *         "tags": [
                  *           {
                  *             "id": "7c9e6679-7425-40de-944b-000000000167",
-                 *             "name": "Vendas",
+                 *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
                  *             "updated_at": "2026-01-15T13:45:00.000Z"

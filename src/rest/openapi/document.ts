@@ -8,7 +8,7 @@ import type { Access, DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '
 import { buildRouteTable, type CompiledRoute } from '../route-table.js';
 import { restOperation, restSchema } from '../sofa.js';
 import { errorResponse, errorResponseName, errorStatuses, takesIdempotencyKey } from './errors.js';
-import { ExampleMaker } from './examples.js';
+import { ExampleMaker, recordOf } from './examples.js';
 import { holdsScalar, SchemaRegistry } from './schemas.js';
 import { eventBodySchemas, webhooksSection } from './webhooks.js';
 
@@ -262,9 +262,10 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
 type MediaTypes = Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
 
 /** An example on each JSON or multipart body of an operation (request and answers) that has none yet. */
-function addExamples(operation: { requestBody?: unknown; responses: Record<string, unknown> }, examples: ExampleMaker): void {
+function addExamples(operation: { operationId?: unknown; requestBody?: unknown; responses: Record<string, unknown> }, examples: ExampleMaker): void {
   const request = (operation.requestBody as { content?: MediaTypes } | undefined)?.content ?? {};
-  for (const [type, media] of Object.entries(request)) if (type !== 'application/octet-stream' && media.schema && media.example === undefined) media.example = examples.of(media.schema, '', true);
+  const record = recordOf(String(operation.operationId ?? ''));
+  for (const [type, media] of Object.entries(request)) if (type !== 'application/octet-stream' && media.schema && media.example === undefined) media.example = examples.of(media.schema, '', true, record);
   for (const response of Object.values(operation.responses)) {
     const media = (response as { content?: MediaTypes }).content?.['application/json'];
     if (media?.schema && media.example === undefined) media.example = examples.of(media.schema);

@@ -5,6 +5,11 @@ import type { JsonSchema } from '../../domains/manifest.js';
 
 const NAMED: Record<string, unknown> = {
   name: 'Vendas',
+  surname: 'Souza',
+  company: 'Acme Ltda',
+  avatar_url: 'https://example.com/avatars/ana.png',
+  event: 'lead.created',
+  language: 'pt_BR',
   title: 'Proposta enviada',
   phone: '+5511987650001',
   email: 'ana@example.com',
@@ -31,6 +36,39 @@ const NAMED: Record<string, unknown> = {
   code: 'NOT_FOUND',
 };
 
+/** `name` by the type that holds it (a component, or the record an operation creates or changes). */
+const NAME_OF: Record<string, string> = {
+  Lead: 'Ana Souza',
+  User: 'Ana Souza',
+  ViewerUser: 'Ana Souza',
+  DepartmentMember: 'Ana Souza',
+  ConversationLead: 'Ana Souza',
+  DealNewLeadInput: 'Ana Souza',
+  Tenant: 'Acme Ltda',
+  ViewerTenant: 'Acme Ltda',
+  Pipeline: 'Vendas',
+  PipelineGroup: 'Comercial',
+  Stage: 'Proposta enviada',
+  ConfigStage: 'Proposta enviada',
+  Tag: 'VIP',
+  LeadStatus: 'Qualificado',
+  Product: 'Plano anual',
+  DealProduct: 'Plano anual',
+  DealProductInput: 'Plano anual',
+  Department: 'Suporte',
+  Channel: 'WhatsApp principal',
+  Assistant: 'Atendente virtual',
+  KnowledgeItem: 'Tabela de preços',
+  Template: 'boas_vindas',
+  Cadence: 'Boas-vindas',
+  ApiKey: 'Integração ERP',
+  ViewerApiKey: 'Integração ERP',
+  Webhook: 'ERP interno',
+};
+
+/** The record an operation creates or changes: `createLead` → `Lead`. */
+export const recordOf = (operationId: string) => operationId.replace(/^(create|update|add|set|post|put)/, '');
+
 const DATE_TIME = '2026-01-15T13:45:00.000Z';
 
 export class ExampleMaker {
@@ -38,21 +76,24 @@ export class ExampleMaker {
 
   constructor(private readonly components: Record<string, JsonSchema>) {}
 
-  /** A value valid against `schema`; `name` is the property that holds it, if any; `request` keeps optional keys out. */
-  of(schema: JsonSchema | undefined, name = '', request = false, seen: readonly string[] = []): unknown {
+  /**
+   * A value valid against `schema`; `name` is the property that holds it, if any; `request` keeps optional
+   * keys out; `record` is the type the value belongs to (a component's name), for its words.
+   */
+  of(schema: JsonSchema | undefined, name = '', request = false, record = '', seen: readonly string[] = []): unknown {
     if (!schema) return {};
     if (typeof schema.$ref === 'string') {
       const component = schema.$ref.split('/').pop()!;
       // A type that holds itself stops at its first repetition (its nullable or empty form).
       if (seen.includes(component)) return null;
-      return this.of(this.components[component], name, request, [...seen, component]);
+      return this.of(this.components[component], name, request, component, [...seen, component]);
     }
     if ('const' in schema) return schema.const;
     if (Array.isArray(schema.enum)) return schema.enum[0];
     if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
       const branches = (schema.anyOf ?? schema.oneOf) as JsonSchema[];
       const value = branches.find((b) => b.type !== 'null');
-      return value ? this.of(value, name, request, seen) : null;
+      return value ? this.of(value, name, request, record, seen) : null;
     }
     const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
     const type = types.find((t) => t !== 'null') ?? (types.includes('null') ? 'null' : undefined);
@@ -60,39 +101,40 @@ export class ExampleMaker {
       case 'null':
         return null;
       case 'object':
-        return this.object(schema, request, seen);
+        return this.object(schema, request, record, seen);
       case 'array': {
         const count = Math.max(1, Number(schema.minItems ?? 1));
-        return Array.from({ length: count }, () => this.of(schema.items as JsonSchema, singular(name), request, seen));
+        return Array.from({ length: count }, () => this.of(schema.items as JsonSchema, singular(name), request, record, seen));
       }
       case 'integer':
-        return clamp(schema, name.includes('count') || name === 'number' ? 1 : name === 'value' || name === 'total' ? 1500 : 1);
+        return clamp(schema, name === 'size' ? 48213 : name === 'value' || name === 'total' ? 1500 : 1);
       case 'number':
         return clamp(schema, name === 'value' || name === 'total' || name === 'price' ? 1500 : 1);
       case 'boolean':
         return true;
       case 'string':
-        return this.string(schema, name);
+        return this.string(schema, name, record);
       default:
-        return schema.properties ? this.object(schema, request, seen) : {};
+        return schema.properties ? this.object(schema, request, record, seen) : {};
     }
   }
 
-  private object(schema: JsonSchema, request: boolean, seen: readonly string[]): Record<string, unknown> {
+  private object(schema: JsonSchema, request: boolean, record: string, seen: readonly string[]): Record<string, unknown> {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((schema.required ?? []) as string[]);
     let keys = Object.keys(properties);
     // A request shows what it needs (or, when nothing is required, a first key or two); an answer shows everything.
     if (request) keys = required.size ? keys.filter((k) => required.has(k)) : keys.slice(0, 2);
-    return Object.fromEntries(keys.map((k) => [k, this.of(properties[k], k, request, seen)]));
+    return Object.fromEntries(keys.map((k) => [k, this.of(properties[k], k, request, record, seen)]));
   }
 
-  private string(schema: JsonSchema, name: string): string {
+  private string(schema: JsonSchema, name: string, record: string): string {
     let value: string;
     if (schema.format === 'uuid' || name === 'id' || name.endsWith('_id')) value = this.uuid();
     else if (schema.format === 'date-time' || name.endsWith('_at')) value = DATE_TIME;
     else if (schema.format === 'binary') value = '(the file’s bytes)';
     else if (schema.format === 'email') value = NAMED.email as string;
+    else if (name === 'name' && NAME_OF[record]) value = NAME_OF[record];
     else if (typeof NAMED[name] === 'string') value = NAMED[name] as string;
     else value = name ? name.replace(/_/g, ' ') : 'texto';
     if (schema.format === 'uuid' && !/^[0-9a-f-]{36}$/.test(value)) value = this.uuid();
