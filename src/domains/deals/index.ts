@@ -4,11 +4,13 @@ import './fields.js';
 
 export const dealsDomain = defineDomain({
   name: 'deals',
+  description: 'Deals: the board, lists, create, edit and move between stages, tags, activities and history. Bare style.',
   permissions: [
     { name: 'pipeline.deals.create', roles: ['owner', 'admin', 'operator'], description: 'Create deals.' },
     { name: 'pipeline.deals.edit', roles: ['owner', 'admin', 'operator'], description: 'Edit and move deals, their tags and activities.' },
     { name: 'pipeline.deals.delete', roles: ['owner', 'admin'], description: 'Delete deals.' },
   ],
+  fields: { 'Subscription.dealChanged': 'pipeline.view' },
   routes: [
     { method: 'GET', path: '/pipelines/:id/board', field: 'Query.pipelineBoard', style: 'bare', access: 'pipeline.view', summary: 'Board summary per stage' },
     { method: 'GET', path: '/pipelines/:id/deals', field: 'Query.pipelineDeals', style: 'bare', access: 'pipeline.view', summary: 'Paginated list of deals' },

@@ -7,6 +7,7 @@ import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
 
 export const messagingDomain = defineDomain({
   name: 'messaging',
+  description: 'Departments and their members (bare style); channels, inbound and outbound messages, conversations and message history (envelope style).',
   permissions: [
     { name: 'messages.view', roles: ['owner', 'admin', 'operator'], description: 'Read conversations, message history and channels (within department visibility), and follow new messages live.' },
     { name: 'messages.send', roles: ['owner', 'admin', 'operator'], description: 'Send text and media messages; report a channel’s inbound messages and delivery statuses.' },
@@ -14,7 +15,7 @@ export const messagingDomain = defineDomain({
     { name: 'channels.manage', roles: ['owner', 'admin'], description: 'Create, change and delete channels.' },
     { name: 'departments.manage', roles: ['owner', 'admin'], description: 'List every department; create, change and delete departments and their members.' },
   ],
-  fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view' },
+  fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view', 'Subscription.conversationUpdated': 'messages.view' },
   routes: [
     { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'departments.manage', summary: 'List departments' },
     { method: 'GET', path: '/departments/my', field: 'Query.myDepartments', style: 'bare', access: 'member', summary: 'The caller’s departments' },
