@@ -40,17 +40,16 @@ export const dispatchQueue = ({ db, config }: QueueDeps) => {
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<EventsDispatchPayload>({
     name: EVENTS_DISPATCH_QUEUE,
-    handler: async ({ event_id }) => {
-      // The payload carries only the event id: read its organisation from the (unscoped) event row.
-      const event = await db.prisma.event.findUnique({ where: { id: event_id }, select: { tenant_id: true, type: true, created_at: true } });
+    handler: async ({ tenant_id, event_id }) => {
+      const scoped = tenants.for(tenant_id);
+      const event = await scoped.event.findUnique({ where: { id: event_id }, select: { type: true, created_at: true } });
       if (!event) return;
-      const scoped = tenants.for(event.tenant_id);
       // active_since <= the event's time: a hook inactive when the event was raised never gets it.
       const hooks = await scoped.webhook.findMany({
         where: { active: true, events: { has: event.type }, active_since: { lte: event.created_at } },
         select: { id: true },
       });
-      const payloads: DeliverPayload[] = hooks.map((h) => ({ tenant_id: event.tenant_id, webhook_id: h.id, event_id }));
+      const payloads: DeliverPayload[] = hooks.map((h) => ({ tenant_id, webhook_id: h.id, event_id }));
       await enqueueMany(scoped, DELIVER_QUEUE, payloads, { delayMs: schedule[0] ?? 0 });
     },
   });
