@@ -21,8 +21,6 @@ const GLOBAL_MODELS = new Set(['Tenant', 'Job']);
 
 /** Operations whose `where` names one row by a unique key. */
 const UNIQUE = new Set(['findUnique', 'findUniqueOrThrow', 'update', 'delete', 'upsert']);
-/** Reads, whose arguments may hold cursors (at the top, or in a relation's include or select). */
-const READING = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany']);
 
 type Args = Record<string, any>;
 
@@ -37,7 +35,10 @@ function uniqueWhere(where: Args, tenant_id: string): Args {
   return { ...rest, tenant_id_id: { tenant_id, id } };
 }
 
-/** `args` with every `cursor: { id }` in it (a connection's page start) turned into the tenant's key. */
+/**
+ * `args` with every `cursor: { id }` in it (a connection's page start: at the top of a read, or in a
+ * relation included or selected by any operation) turned into the tenant's key.
+ */
 function keyedCursors(args: Args, tenant_id: string): Args {
   let out = args;
   if (args.cursor && typeof args.cursor.id === 'string') out = { ...out, cursor: uniqueWhere(args.cursor, tenant_id) };
@@ -56,7 +57,7 @@ function keyedCursors(args: Args, tenant_id: string): Args {
 }
 
 function scopeArgs(operation: string, args: Args, tenant_id: string) {
-  if (READING.has(operation)) args = keyedCursors(args, tenant_id);
+  args = keyedCursors(args, tenant_id);
   if (UNIQUE.has(operation)) {
     const where = uniqueWhere(args.where ?? {}, tenant_id);
     return operation === 'upsert' ? { ...args, where, create: { ...args.create, tenant_id } } : { ...args, where };

@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS_DIR, type SqlRunner } from '../../src/db/migrate.js';
+import { TenantClients } from '../../src/db/tenant-scope.js';
 import { openTestDatabase, POSTGRES_URL, testDatabaseKind } from '../helpers/database.js';
 
 /** The migration that made the keys tenant-first; the one before it is the database "already in use". */
@@ -149,6 +150,38 @@ describe('tenant-first keys', () => {
     } finally {
       await db.sql.script('DROP TABLE probe_reference; DROP TABLE probe_child; DROP TABLE probe_parent;');
     }
+  });
+
+  it('the scoped client names a row by { id } alone: its own organisation\'s key, at the top and in cursors', async () => {
+    const tenants = new TenantClients(db.prisma);
+    const [a, b] = await Promise.all(['A', 'B'].map(async (name) => tenants.for((await db.prisma.tenant.create({ data: { name } })).id)));
+    const tagsOf = (scoped: typeof a, prefix: string) => Promise.all([1, 2, 3].map((n) => scoped.tag.create({ data: { name: `${prefix}${n}`, color: '#000000' } })));
+    const [aTags, bTags] = [await tagsOf(a, 'a'), await tagsOf(b, 'b')];
+
+    expect(await a.tag.findUnique({ where: { id: aTags[0].id } })).toMatchObject({ name: 'a1' });
+    expect(await a.tag.findUnique({ where: { id: bTags[0].id } })).toBeNull();
+    expect(await a.tag.update({ where: { id: aTags[1].id }, data: { color: '#ffffff' } })).toMatchObject({ name: 'a2', color: '#ffffff' });
+    await expect(a.tag.update({ where: { id: bTags[1].id }, data: { color: '#ffffff' } })).rejects.toMatchObject({ code: 'P2025' });
+    await expect(a.tag.delete({ where: { id: bTags[2].id } })).rejects.toMatchObject({ code: 'P2025' });
+    expect(await b.tag.count()).toBe(3);
+
+    // A page after a cursor, at the top and in an included relation (as Pothos plans connections).
+    const byId = { orderBy: { id: 'asc' as const } };
+    const sorted = [...aTags].sort((x, y) => x.id.localeCompare(y.id));
+    expect((await a.tag.findMany({ ...byId, cursor: { id: sorted[0].id }, skip: 1 })).map((t) => t.id)).toEqual(sorted.slice(1).map((t) => t.id));
+    expect(await a.tag.findMany({ ...byId, cursor: { id: bTags[0].id }, skip: 1 })).toEqual([]);
+    const lead = await a.lead.create({ data: { name: 'L', phone: '+5511988887777' } });
+    await a.leadTag.createMany({ data: sorted.map((t) => ({ lead_id: lead.id, tag_id: t.id })) });
+    const withTags = await a.lead.findUniqueOrThrow({
+      where: { id: lead.id },
+      include: { lead_tags: { orderBy: { tag_id: 'asc' }, cursor: { tenant_id_lead_id_tag_id: { tenant_id: a.$tenantId, lead_id: lead.id, tag_id: sorted[1].id } } } },
+    });
+    expect(withTags.lead_tags.map((t) => t.tag_id)).toEqual(sorted.slice(1).map((t) => t.id));
+    const group = await a.pipelineGroup.create({ data: { name: 'G', position: 0 } });
+    const pipelines = await Promise.all([0, 1, 2].map((position) => a.pipeline.create({ data: { group_id: group.id, name: `P${position}`, position, loss_reasons: [] } })));
+    const ordered = [...pipelines].sort((x, y) => x.id.localeCompare(y.id));
+    const page = await a.pipelineGroup.findUniqueOrThrow({ where: { id: group.id }, include: { pipelines: { ...byId, cursor: { id: ordered[0].id }, skip: 1 } } });
+    expect(page.pipelines.map((p) => p.id)).toEqual(ordered.slice(1).map((p) => p.id));
   });
 
   it("the README's Citus list names every table, each after the tables it points to", async () => {
