@@ -7,7 +7,8 @@
 //
 // A tenant table's primary key is (tenant_id, id), so for Prisma `id` alone is not unique. On the
 // scoped client it is: `where: { id }` of findUnique, update, delete and upsert, and a `cursor: { id }`
-// at any depth of a read (Pothos' connections), become the key `{ tenant_id_id: { tenant_id, id } }`.
+// (at the top of a read, or in an included or selected relation: Pothos' connections) become the key
+// `{ tenant_id_id: { tenant_id, id } }`.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { DirectSql } from './direct.js';
 
