@@ -28,8 +28,11 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 export const EVENTS_DISPATCH_QUEUE = 'events.dispatch';
 
-/** The organisation rides along so the handler reads the event by its key (tenant_id, id). */
-export type EventsDispatchPayload = { tenant_id: string; event_id: string };
+/**
+ * The organisation rides along so the handler reads the event by its key (tenant_id, id). Absent only
+ * from jobs queued by a version before it (processes still running it during a rolling deploy).
+ */
+export type EventsDispatchPayload = { tenant_id?: string; event_id: string };
 
 /** An interactive transaction of the tenant-scoped client (which supplies the tenant) or of the unscoped one. */
 export type EmitClient = Pick<TenantTx, 'event' | '$tenantQuery'> | Pick<PrismaClient, 'event' | '$queryRaw'>;

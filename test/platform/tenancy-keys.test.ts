@@ -11,6 +11,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS_DIR, type SqlRunner } from '../../src/db/migrate.js';
 import { TenantClients } from '../../src/db/tenant-scope.js';
+import { DELIVER_QUEUE, dispatchQueue } from '../../src/domains/webhooks/jobs.js';
+import type { JobInfo } from '../../src/jobs/queue.js';
+import type { Config } from '../../src/config.js';
 import { openTestDatabase, POSTGRES_URL, testDatabaseKind } from '../helpers/database.js';
 
 /** The migration that made the keys tenant-first; the one before it is the database "already in use". */
@@ -182,6 +185,16 @@ describe('tenant-first keys', () => {
     const ordered = [...pipelines].sort((x, y) => x.id.localeCompare(y.id));
     const page = await a.pipelineGroup.findUniqueOrThrow({ where: { id: group.id }, include: { pipelines: { ...byId, cursor: { id: ordered[0].id }, skip: 1 } } });
     expect(page.pipelines.map((p) => p.id)).toEqual(ordered.slice(1).map((p) => p.id));
+  });
+
+  it('an event dispatch queued by the previous version (no organisation in it) still reaches the hooks', async () => {
+    const scoped = new TenantClients(db.prisma).for((await db.prisma.tenant.create({ data: { name: 'Hooks' } })).id);
+    const hook = await scoped.webhook.create({ data: { url: 'https://example.com/hook', events: ['deal.created'], active_since: new Date(0), secret: 's' } });
+    const event = await scoped.event.create({ data: { type: 'deal.created', data: {} } });
+    const queue = dispatchQueue({ db, config: { webhookRetrySchedule: [0] } as Config });
+    await queue.handler({ event_id: event.id }, {} as JobInfo);
+    const jobs = await db.prisma.job.findMany({ where: { queue: DELIVER_QUEUE } });
+    expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: scoped.$tenantId, webhook_id: hook.id, event_id: event.id }]);
   });
 
   it("the README's Citus list names every table, each after the tables it points to", async () => {

@@ -34,13 +34,20 @@ export function messageId(eventId: string, webhookId: string): string {
   return `msg_${createHash('sha256').update(`${eventId}:${webhookId}`).digest('base64url').slice(0, 27)}`;
 }
 
+/** A job queued by an older version names only the event: its organisation, by the event's id alone. */
+async function organisationOf(db: QueueDeps['db'], eventId: string): Promise<string | undefined> {
+  return (await db.prisma.event.findFirst({ where: { id: eventId }, select: { tenant_id: true } }))?.tenant_id;
+}
+
 /** The events.dispatch handler: the hooks active and subscribed to the event's type when it was raised. */
 export const dispatchQueue = ({ db, config }: QueueDeps) => {
   const tenants = new TenantClients(db.prisma);
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<EventsDispatchPayload>({
     name: EVENTS_DISPATCH_QUEUE,
-    handler: async ({ tenant_id, event_id }) => {
+    handler: async ({ event_id, ...payload }) => {
+      const tenant_id = payload.tenant_id ?? (await organisationOf(db, event_id));
+      if (!tenant_id) return;
       const scoped = tenants.for(tenant_id);
       const event = await scoped.event.findUnique({ where: { id: event_id }, select: { type: true, created_at: true } });
       if (!event) return;
