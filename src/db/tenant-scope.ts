@@ -10,6 +10,7 @@
 // (at the top of a read, or in an included or selected relation: Pothos' connections) become the key
 // `{ tenant_id_id: { tenant_id, id } }`.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { withCommitHooks } from './after-commit.js';
 import type { DirectSql } from './direct.js';
 
 const FILTERED = new Set([
@@ -193,7 +194,7 @@ export class TenantClients {
   for(tenantId: string): TenantDb {
     let db = this.cache.get(tenantId);
     if (!db) {
-      db = scopeToTenant(this.prisma, tenantId, this.direct) as unknown as TenantDb;
+      db = withCommitHooks(scopeToTenant(this.prisma, tenantId, this.direct) as unknown as TenantDb);
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(tenantId, db);
     }
