@@ -74,7 +74,7 @@ async function main() {
   });
   /** The organisation of a key, for the commands that name only the key. */
   const keyTenant = async (id: string) => {
-    const key = await prisma.apiKey.findUnique({ where: { id }, select: { tenant_id: true } });
+    const key = await prisma.apiKey.findFirst({ where: { id }, select: { tenant_id: true } });
     if (!key) throw new Error('No such key');
     return key.tenant_id;
   };

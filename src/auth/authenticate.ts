@@ -63,7 +63,7 @@ export async function authenticate(
     // since the lookup matches nothing (this request was authorised before it went, so it is served).
     await prisma.$executeRaw`
       UPDATE api_keys SET last_used_at = ${now}
-      WHERE id = ${key.id}::uuid AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})`;
+      WHERE tenant_id = ${key.tenant_id}::uuid AND id = ${key.id}::uuid AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})`;
   }
   return {
     kind: 'user',

@@ -4,6 +4,11 @@
 // says so (create data without tenant_id, no raw SQL but through `$tenantQuery`, which binds the
 // tenant). Relations are safe too: composite (tenant_id, id) foreign keys keep related rows in the
 // same tenant.
+//
+// A tenant table's primary key is (tenant_id, id), so for Prisma `id` alone is not unique. On the
+// scoped client it is: `where: { id }` of findUnique, update, delete and upsert, and a `cursor: { id }`
+// (at the top of a read, or in an included or selected relation: Pothos' connections) become the key
+// `{ tenant_id_id: { tenant_id, id } }`.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { withCommitHooks } from './after-commit.js';
 import type { DirectSql } from './direct.js';
@@ -16,13 +21,54 @@ const CREATING = new Set(['create', 'createMany', 'createManyAndReturn']);
 /** Models that are not tenant-owned (the job queue serves every organisation). */
 const GLOBAL_MODELS = new Set(['Tenant', 'Job']);
 
-function scopeArgs(operation: string, args: Record<string, any>, tenant_id: string) {
+/** Operations whose `where` names one row by a unique key. */
+const UNIQUE = new Set(['findUnique', 'findUniqueOrThrow', 'update', 'delete', 'upsert']);
+
+type Args = Record<string, any>;
+
+/**
+ * A unique `where` on the tenant's key: `{ id, …rest }` becomes `{ tenant_id_id: { tenant_id, id }, …rest }`,
+ * and a (tenant_id, id) key given whole gets this tenant. Anything else is filtered by tenant_id.
+ */
+function uniqueWhere(where: Args, tenant_id: string): Args {
+  if (where.tenant_id_id) return { ...where, tenant_id_id: { ...where.tenant_id_id, tenant_id } };
+  if (typeof where.id !== 'string') return { ...where, tenant_id };
+  const { id, ...rest } = where;
+  return { ...rest, tenant_id_id: { tenant_id, id } };
+}
+
+/**
+ * `args` with every `cursor: { id }` in it (a connection's page start: at the top of a read, or in a
+ * relation included or selected by any operation) turned into the tenant's key.
+ */
+function keyedCursors(args: Args, tenant_id: string): Args {
+  let out = args;
+  if (args.cursor && typeof args.cursor.id === 'string') out = { ...out, cursor: uniqueWhere(args.cursor, tenant_id) };
+  for (const nesting of ['include', 'select'] as const) {
+    const relations = args[nesting];
+    if (!relations || typeof relations !== 'object') continue;
+    let changed: Args | undefined;
+    for (const [name, nested] of Object.entries(relations)) {
+      if (!nested || typeof nested !== 'object') continue;
+      const keyed = keyedCursors(nested as Args, tenant_id);
+      if (keyed !== nested) (changed ??= { ...relations })[name] = keyed;
+    }
+    if (changed) out = { ...out, [nesting]: changed };
+  }
+  return out;
+}
+
+function scopeArgs(operation: string, args: Args, tenant_id: string) {
+  args = keyedCursors(args, tenant_id);
+  if (UNIQUE.has(operation)) {
+    const where = uniqueWhere(args.where ?? {}, tenant_id);
+    return operation === 'upsert' ? { ...args, where, create: { ...args.create, tenant_id } } : { ...args, where };
+  }
   if (FILTERED.has(operation)) return { ...args, where: { ...args.where, tenant_id } };
   if (CREATING.has(operation)) {
     const data = Array.isArray(args.data) ? args.data.map((d: object) => ({ ...d, tenant_id })) : { ...args.data, tenant_id };
     return { ...args, data };
   }
-  if (operation === 'upsert') return { ...args, where: { ...args.where, tenant_id }, create: { ...args.create, tenant_id } };
   throw new Error(`Operation ${operation} is not tenant-scoped; use the scoped client's supported operations`);
 }
 
@@ -43,7 +89,7 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSq
       $allModels: {
         $allOperations({ model, operation, args, query }) {
           if (GLOBAL_MODELS.has(model)) return query(args);
-          return query(scopeArgs(operation, (args ?? {}) as Record<string, any>, tenantId));
+          return query(scopeArgs(operation, (args ?? {}) as Args, tenantId));
         },
       },
     },
@@ -81,13 +127,44 @@ type WithoutTenant<D> = D extends readonly (infer I)[] ? DistributiveOmit<I, 'te
 type ScopedData<A> = Omit<A, 'data'> & { data: WithoutTenant<A extends { data: infer D } ? D : never> };
 type ScopedUpsert<A> = Omit<A, 'create'> & { create: WithoutTenant<A extends { create: infer D } ? D : never> };
 
-type ScopedDelegate<D> = Omit<D, 'create' | 'createMany' | 'createManyAndReturn' | 'upsert'> & {
-  create<A extends ScopedData<Prisma.Args<D, 'create'>>>(args: Prisma.Exact<A, ScopedData<Prisma.Args<D, 'create'>>>): Prisma.PrismaPromise<Prisma.Result<D, A, 'create'>>;
-  createMany<A extends ScopedData<Prisma.Args<D, 'createMany'>>>(args: Prisma.Exact<A, ScopedData<Prisma.Args<D, 'createMany'>>>): Prisma.PrismaPromise<Prisma.BatchPayload>;
-  createManyAndReturn<A extends ScopedData<Prisma.Args<D, 'createManyAndReturn'>>>(
-    args: Prisma.Exact<A, ScopedData<Prisma.Args<D, 'createManyAndReturn'>>>,
-  ): Prisma.PrismaPromise<Prisma.Result<D, A, 'createManyAndReturn'>>;
-  upsert<A extends ScopedUpsert<Prisma.Args<D, 'upsert'>>>(args: Prisma.Exact<A, ScopedUpsert<Prisma.Args<D, 'upsert'>>>): Prisma.PrismaPromise<Prisma.Result<D, A, 'upsert'>>;
+/**
+ * A unique `where` of a tenant table on the scoped client: Prisma's own, or one with `id` (the scope
+ * makes it the (tenant_id, id) key). Tables without an `id` (link tables) keep Prisma's.
+ */
+export type ScopedWhereUnique<W> = 'tenant_id_id' extends keyof W ? W | (Partial<W> & { id: string }) : W;
+/** Arguments whose `cursor` (a connection's page start) may name its row by `id` alone. */
+export type ScopedCursor<A> = A extends { cursor?: infer C } ? Omit<A, 'cursor'> & { cursor?: ScopedWhereUnique<NonNullable<C>> } : A;
+/** Arguments whose included relations may hold such cursors (Pothos plans its connections so). */
+type ScopedInclude<A> = A extends { include?: infer I } ? Omit<A, 'include'> & { include?: { [K in keyof NonNullable<I>]: ScopedCursor<NonNullable<I>[K]> } | null } : A;
+type ScopedWhere<A> = A extends { where: infer W } ? Omit<A, 'where'> & { where: ScopedWhereUnique<W> } : A;
+
+/** Each scoped operation's arguments. */
+interface ScopedArgs<D> {
+  findUnique: ScopedInclude<ScopedWhere<Prisma.Args<D, 'findUnique'>>>;
+  findUniqueOrThrow: ScopedInclude<ScopedWhere<Prisma.Args<D, 'findUniqueOrThrow'>>>;
+  findFirst: ScopedInclude<ScopedCursor<Prisma.Args<D, 'findFirst'>>>;
+  findFirstOrThrow: ScopedInclude<ScopedCursor<Prisma.Args<D, 'findFirstOrThrow'>>>;
+  findMany: ScopedInclude<ScopedCursor<Prisma.Args<D, 'findMany'>>>;
+  update: ScopedInclude<ScopedWhere<Prisma.Args<D, 'update'>>>;
+  delete: ScopedInclude<ScopedWhere<Prisma.Args<D, 'delete'>>>;
+  upsert: ScopedInclude<ScopedWhere<ScopedUpsert<Prisma.Args<D, 'upsert'>>>>;
+  create: ScopedInclude<ScopedData<Prisma.Args<D, 'create'>>>;
+  createMany: ScopedData<Prisma.Args<D, 'createMany'>>;
+  createManyAndReturn: ScopedInclude<ScopedData<Prisma.Args<D, 'createManyAndReturn'>>>;
+}
+
+type ScopedDelegate<D, S extends ScopedArgs<D> = ScopedArgs<D>> = Omit<D, keyof ScopedArgs<D>> & {
+  findUnique<A extends S['findUnique']>(args: Prisma.Exact<A, S['findUnique']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findUnique'>>;
+  findUniqueOrThrow<A extends S['findUniqueOrThrow']>(args: Prisma.Exact<A, S['findUniqueOrThrow']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findUniqueOrThrow'>>;
+  findFirst<A extends S['findFirst']>(args?: Prisma.Exact<A, S['findFirst']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findFirst'>>;
+  findFirstOrThrow<A extends S['findFirstOrThrow']>(args?: Prisma.Exact<A, S['findFirstOrThrow']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findFirstOrThrow'>>;
+  findMany<A extends S['findMany']>(args?: Prisma.Exact<A, S['findMany']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findMany'>>;
+  update<A extends S['update']>(args: Prisma.Exact<A, S['update']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'update'>>;
+  delete<A extends S['delete']>(args: Prisma.Exact<A, S['delete']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'delete'>>;
+  upsert<A extends S['upsert']>(args: Prisma.Exact<A, S['upsert']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'upsert'>>;
+  create<A extends S['create']>(args: Prisma.Exact<A, S['create']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'create'>>;
+  createMany<A extends S['createMany']>(args: Prisma.Exact<A, S['createMany']>): Prisma.PrismaPromise<Prisma.BatchPayload>;
+  createManyAndReturn<A extends S['createManyAndReturn']>(args: Prisma.Exact<A, S['createManyAndReturn']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'createManyAndReturn'>>;
 };
 
 type TenantModel = Uncapitalize<Exclude<Prisma.ModelName, 'Tenant' | 'Job'>>;

@@ -28,7 +28,11 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 export const EVENTS_DISPATCH_QUEUE = 'events.dispatch';
 
-export type EventsDispatchPayload = { event_id: string };
+/**
+ * The organisation rides along so the handler reads the event by its key (tenant_id, id). Absent only
+ * from jobs queued by a version before it (processes still running it during a rolling deploy).
+ */
+export type EventsDispatchPayload = { tenant_id?: string; event_id: string };
 
 /** An interactive transaction of the tenant-scoped client (which supplies the tenant) or of the unscoped one. */
 export type EmitClient = Pick<TenantTx, 'event' | '$tenantQuery'> | Pick<PrismaClient, 'event' | '$queryRaw'>;
@@ -65,7 +69,7 @@ export async function emitMany(tx: EmitClient, events: EventInput[], options: { 
   else if (options.tenantId) created = await tx.event.createManyAndReturn({ data: rows.map((r) => ({ ...r, tenant_id: options.tenantId! })) });
   else throw new Error('emit: the unscoped client needs options.tenantId');
   const byId = new Map(created.map((e) => [e.id, e]));
-  const payloads: EventsDispatchPayload[] = rows.map((r) => ({ event_id: r.id }));
+  const payloads: EventsDispatchPayload[] = rows.map((r) => ({ tenant_id: byId.get(r.id)!.tenant_id, event_id: r.id }));
   await enqueueMany(tx, EVENTS_DISPATCH_QUEUE, payloads);
   return rows.map((r) => byId.get(r.id)!);
 }

@@ -7,9 +7,19 @@ import { DateTimeResolver, JSONObjectResolver, JSONResolver, UUIDResolver } from
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
 import type { Context } from '../context/context.js';
+import type { ScopedCursor, ScopedWhereUnique } from '../db/tenant-scope.js';
+
+/**
+ * The models as Pothos meets them, through the tenant-scoped client (ctx.db): there `{ id }` is a
+ * unique where, and `cursor: 'id'` a connection's cursor, though the key is (tenant_id, id).
+ */
+type ScopedModel<T> = T extends { WhereUnique: infer W; Include: infer I }
+  ? Omit<T, 'WhereUnique' | 'Include'> & { WhereUnique: ScopedWhereUnique<W>; Include: { [K in keyof I]: ScopedCursor<I[K]> } }
+  : T;
+type ScopedPrismaTypes = { [M in keyof PrismaTypes]: ScopedModel<PrismaTypes[M]> };
 
 export const builder = new SchemaBuilder<{
-  PrismaTypes: PrismaTypes;
+  PrismaTypes: ScopedPrismaTypes;
   Context: Context;
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

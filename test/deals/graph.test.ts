@@ -260,7 +260,7 @@ beforeAll(async () => {
       products: [{ name: `L${i}`, price: 10, qty: i + 1 }],
     });
     expect(r.status).toBe(201);
-    await api.db.prisma.deal.update({ where: { id: r.body.id }, data: { created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)) } });
+    await api.db.prisma.deal.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: r.body.id } }, data: { created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)) } });
     (byStage[stage] ??= []).unshift(r.body.number);
   }
 });

@@ -38,7 +38,7 @@ beforeAll(async () => {
     });
     expect(r.status).toBe(201);
     await api.db.prisma.deal.update({
-      where: { id: r.body.id },
+      where: { tenant_id_id: { tenant_id: org.tenantId, id: r.body.id } },
       data: {
         created_at: new Date(now - s.createdDaysAgo * DAY),
         won_at: s.wonDaysAgo ? new Date(now - s.wonDaysAgo * DAY) : undefined,

@@ -49,7 +49,7 @@ describe('stage_entered_at', () => {
     const rows = await api.db.prisma.deal.findMany({ where: { tenant_id: org.tenantId }, select: { id: true, stage_entered_at: true, created_at: true } });
     const entered = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(entered[stayed.id].stage_entered_at).toEqual(entered[stayed.id].created_at);
-    const third = await api.db.prisma.dealEvent.findUniqueOrThrow({ where: { id: events[2].id } });
+    const third = await api.db.prisma.dealEvent.findFirstOrThrow({ where: { id: events[2].id } });
     expect(entered[moved.id].stage_entered_at).toEqual(third.created_at);
   });
 });

@@ -30,7 +30,7 @@ describe('emit', () => {
 
     const { events, jobs } = await eventsAndJobs();
     expect(events).toEqual([{ id: event.id, tenant_id: tenantId, type: 'lead.created', data: { id: 'lead-1', name: 'Ana' }, created_at: expect.any(Date) }]);
-    expect(jobs.map((j) => j.payload)).toEqual([{ event_id: event.id }]);
+    expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: tenantId, event_id: event.id }]);
   });
 
   it('takes the tenant from the options on the unscoped client', async () => {
@@ -61,6 +61,6 @@ describe('emit', () => {
     await t.runner({ queues: [defineQueue({ name: EVENTS_DISPATCH_QUEUE, handler: async (p) => void dispatched.push(p) })] });
     const event = await t.db.prisma.$transaction((tx) => emit(tx, 'deal.stage_changed', { id: 'deal-3' }, { tenantId }));
 
-    await vi.waitFor(() => expect(dispatched).toEqual([{ event_id: event.id }]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(dispatched).toEqual([{ tenant_id: tenantId, event_id: event.id }]), { timeout: 10_000 });
   });
 });

@@ -59,7 +59,7 @@ describe('custom_fields', () => {
       expect(update.body, `update: ${name}`).toEqual(INVALID);
     }
     expect(await api.db.prisma.lead.count({ where: { tenant_id: org.tenantId } })).toBe(1);
-    expect((await api.db.prisma.lead.findUniqueOrThrow({ where: { id: lead.id } })).custom_fields).toEqual({ antes: 1 });
+    expect((await api.db.prisma.lead.findFirstOrThrow({ where: { id: lead.id } })).custom_fields).toEqual({ antes: 1 });
   });
 
   it('refuses the same over GraphQL with INVALID_INPUT', async () => {

@@ -105,7 +105,7 @@ describe('channels', () => {
       const changed = await api.rest('PUT', `/backend/channels/${channel.body.data.id}`, { key: org.key, body: { config: config(url) } });
       expect(changed.status, url).toBe(400);
     }
-    const stored = await api.db.prisma.channel.findUniqueOrThrow({ where: { id: channel.body.data.id } });
+    const stored = await api.db.prisma.channel.findFirstOrThrow({ where: { id: channel.body.data.id } });
     expect((stored.config as { api_url: string }).api_url).toBe('https://93.184.215.14/v21.0');
     expect(await api.db.prisma.channel.count({ where: { tenant_id: org.tenantId } })).toBe(1);
   });

@@ -121,16 +121,16 @@ describe('product catalog', () => {
     expect([line.product_id, line.name, line.price, line.qty, keep.product_id, deal.total]).toEqual([product.id, 'Licença', 100, 2, other.id, 230]);
 
     await api.rest('PUT', `/backend/pipeline/products/${product.id}`, { key: org.key, body: { name: 'Licença 2027', price: 150 } });
-    const afterEdit = await db.dealProduct.findUniqueOrThrow({ where: { id: line.id } });
+    const afterEdit = await db.dealProduct.findFirstOrThrow({ where: { id: line.id } });
     expect([afterEdit.name, Number(afterEdit.price), afterEdit.qty, afterEdit.product_id, afterEdit.custom]).toEqual(['Licença', 100, 2, product.id, false]);
 
     const r = await api.rest('DELETE', `/backend/pipeline/products/${product.id}`, { key: org.key });
     expect(r.status).toBe(200);
-    const afterDelete = await db.dealProduct.findUniqueOrThrow({ where: { id: line.id } });
+    const afterDelete = await db.dealProduct.findFirstOrThrow({ where: { id: line.id } });
     expect([afterDelete.name, Number(afterDelete.price), afterDelete.qty, afterDelete.product_id, afterDelete.custom]).toEqual(['Licença', 100, 2, null, true]);
-    const untouched = await db.dealProduct.findUniqueOrThrow({ where: { id: keep.id } });
+    const untouched = await db.dealProduct.findFirstOrThrow({ where: { id: keep.id } });
     expect([untouched.product_id, untouched.custom]).toEqual([other.id, false]);
-    expect(Number((await db.deal.findUniqueOrThrow({ where: { id: deal.id } })).total)).toBe(230);
+    expect(Number((await db.deal.findFirstOrThrow({ where: { id: deal.id } })).total)).toBe(230);
     expect(await db.product.count({ where: { id: product.id } })).toBe(0);
   });
 });

@@ -97,7 +97,7 @@ describe('transactional save', () => {
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.stages.map((s: any) => s.position)).toEqual([0, 1, 2]);
-    expect(await db.stage.findUnique({ where: { id: entrada.id } })).toBeNull();
+    expect(await db.stage.findFirst({ where: { id: entrada.id } })).toBeNull();
     const deals = await db.deal.findMany({ where: { id: { in: [d1.id, d2.id] } } });
     expect(deals.map((d) => d.stage_id)).toEqual([andamento.id, andamento.id]);
 
@@ -119,7 +119,7 @@ describe('transactional save', () => {
       reallocation_targets: { [andamento.id]: ganho.id },
     });
     expect(r.status).toBe(200);
-    const moved = await db.deal.findUniqueOrThrow({ where: { id: d.id } });
+    const moved = await db.deal.findFirstOrThrow({ where: { id: d.id } });
     expect(moved.stage_id).toBe(ganho.id);
     expect(moved.won_at).toBeInstanceOf(Date);
     expect(moved.lost_at).toBeNull();

@@ -149,7 +149,7 @@ describe('delete stage', () => {
     expect(await snapshot(api, org.tenantId)).toEqual(before);
     const won = await api.rest('DELETE', `/backend/pipeline/stages/${entrada.id}?target_stage_id=${ganho.id}`, { key: org.key });
     expect(won.status).toBe(200);
-    const moved = await db.deal.findUniqueOrThrow({ where: { id: d.id } });
+    const moved = await db.deal.findFirstOrThrow({ where: { id: d.id } });
     expect(moved.stage_id).toBe(ganho.id);
     expect(moved.won_at).toBeInstanceOf(Date);
   });
@@ -182,7 +182,7 @@ describe('delete stage', () => {
     const { org, p, entrada } = await setup();
     // A pipeline reduced to a single regular stage (raw), e.g. data from before won/lost stages existed.
     await api.db.prisma.stage.deleteMany({ where: { pipeline_id: p.id, id: { not: entrada.id } } });
-    await api.db.prisma.stage.update({ where: { id: entrada.id }, data: { position: 0 } });
+    await api.db.prisma.stage.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: entrada.id } }, data: { position: 0 } });
     const before = await snapshot(api, org.tenantId);
     const r = await api.rest('DELETE', `/backend/pipeline/stages/${entrada.id}`, { key: org.key });
     expect(r.status).toBe(400);
@@ -193,7 +193,7 @@ describe('delete stage', () => {
   it('the database itself refuses to delete a stage that has deals', async () => {
     const { org, p, entrada, lead } = await setup();
     await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
-    const error = await api.db.prisma.stage.delete({ where: { id: entrada.id } }).catch((e) => e);
+    const error = await api.db.prisma.stage.delete({ where: { tenant_id_id: { tenant_id: org.tenantId, id: entrada.id } } }).catch((e) => e);
     expect(constraintViolation(error), String(error)).toBe('foreign_key');
     expect(await api.db.prisma.stage.count({ where: { id: entrada.id } })).toBe(1);
   });
@@ -260,7 +260,7 @@ describe('delete stage', () => {
       await client.end();
     }
     expect(await db.stage.count({ where: { id: entrada.id } })).toBe(1);
-    expect((await db.deal.findUniqueOrThrow({ where: { id: deal.id } })).stage_id).toBe(entrada.id);
+    expect((await db.deal.findFirstOrThrow({ where: { id: deal.id } })).stage_id).toBe(entrada.id);
     expectDense((await storedStages(api, p.id)).map((s) => s.position));
   });
 });

@@ -64,7 +64,7 @@ describe('users', () => {
     expect((await api.rest('PUT', `/backend/users/${a.id}`, { key: other.key, body: { name: 'x' } })).status).toBe(404);
     expect((await api.rest('DELETE', `/backend/users/${a.id}`, { key: other.key })).status).toBe(404);
     expect((await api.rest('PUT', `/backend/users/${crypto.randomUUID()}`, { key: org.key, body: { name: 'x' } })).status).toBe(404);
-    expect((await api.db.prisma.user.findUniqueOrThrow({ where: { id: b.id } })).email).toBe(b.email);
+    expect((await api.db.prisma.user.findFirstOrThrow({ where: { id: b.id } })).email).toBe(b.email);
   });
 
   it('deletes a user: 204, its keys stop working, its deals keep it as owner, its e-mail is free again', async () => {
@@ -108,7 +108,7 @@ describe('users', () => {
     await forbidden('DELETE', `/backend/api-keys/${owner2.keyId}`);
     await forbidden('DELETE', `/backend/api-keys/${(await api.rest('GET', '/backend/me', { key: org.key })).body.data.api_key.id}`);
     expect((await api.rest('GET', '/backend/me', { key: owner2.key })).status).toBe(200);
-    expect((await api.db.prisma.user.findUniqueOrThrow({ where: { id: op.id } })).role).toBe('operator');
+    expect((await api.db.prisma.user.findFirstOrThrow({ where: { id: op.id } })).role).toBe('operator');
     // An admin manages admins and operators; an owner manages owners.
     expect((await api.rest('PUT', `/backend/users/${op.id}`, { key: admin.key, body: { role: 'admin' } })).status).toBe(200);
     expect((await api.rest('POST', `/backend/api-keys/${op.keyId}/revoke`, { key: admin.key })).status).toBe(200);

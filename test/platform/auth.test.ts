@@ -34,7 +34,7 @@ describe('401', () => {
     const del = await api.rest('DELETE', `/backend/api-keys/${deleted.body.data.id}`, { key: org.key });
     expect(del.status).toBe(204);
     expect(del.body).toBeUndefined();
-    await api.db.prisma.apiKey.update({ where: { id: expiring.body.data.id }, data: { expires_at: new Date(Date.now() - 1000) } });
+    await api.db.prisma.apiKey.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: expiring.body.data.id } }, data: { expires_at: new Date(Date.now() - 1000) } });
 
     const wellFormedUnknown = generateApiKey();
     const badChecksum = org.key.slice(0, -1) + (org.key.endsWith('A') ? 'B' : 'A');
@@ -144,7 +144,7 @@ describe('API keys', () => {
     expect(listed.revoked_at).toBeNull();
     // Within a few minutes, further use does not write again.
     await api.rest('GET', '/backend/tags', { key: created.body.data.key });
-    const again = await api.db.prisma.apiKey.findUniqueOrThrow({ where: { id: created.body.data.id } });
+    const again = await api.db.prisma.apiKey.findFirstOrThrow({ where: { id: created.body.data.id } });
     expect(again.last_used_at!.toISOString()).toBe(listed.last_used_at);
   });
 

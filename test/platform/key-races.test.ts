@@ -83,7 +83,7 @@ describe('a key raced by its own requests', () => {
       expect(new Set(statuses)).toEqual(new Set([200]));
     });
     expect(writes).toBe(1);
-    const row = await api.db.prisma.apiKey.findUniqueOrThrow({ where: { id } });
+    const row = await api.db.prisma.apiKey.findFirstOrThrow({ where: { id } });
     expect(row.last_used_at).not.toBeNull();
     // Within the resolution, more use writes nothing.
     expect(await countKeyWrites(() => Promise.all(Array.from({ length: 5 }, (_, i) => use(api, key, i))))).toBe(0);

@@ -26,7 +26,7 @@ describe('concurrent replacements of a list', () => {
       const lines = await api.db.prisma.dealProduct.findMany({ where: { deal_id: deal.id }, orderBy: { position: 'asc' } });
       const stored = lines.map((l) => ({ name: l.name, price: Number(l.price), qty: l.qty, custom: l.custom }));
       expect(lists, `round ${round}: ${JSON.stringify(stored)}`).toContainEqual(stored);
-      const { total } = await api.db.prisma.deal.findUniqueOrThrow({ where: { id: deal.id } });
+      const { total } = await api.db.prisma.deal.findFirstOrThrow({ where: { id: deal.id } });
       const sum = stored.reduce((s, l) => s + Math.round(l.price * 100) * l.qty, 0) / 100;
       expect(Number(total), `round ${round}`).toBe(sum);
     }

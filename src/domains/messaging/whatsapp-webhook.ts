@@ -23,7 +23,8 @@ import { tenantDb } from './tenant-db.js';
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
 async function whatsAppChannel(prisma: PrismaClient, id: string): Promise<Channel> {
-  const channel = isUuid(id) ? await prisma.channel.findUnique({ where: { id } }) : null;
+  // The provider's URL names the channel alone: found by its own index on id, across organisations.
+  const channel = isUuid(id) ? await prisma.channel.findFirst({ where: { id } }) : null;
   if (!channel || channel.provider !== 'whatsapp_cloud') throw notFound('Canal');
   return channel;
 }

@@ -76,8 +76,8 @@ function cleanupHours(hours: number | null | undefined): number {
  */
 function expiredBatch(tenantCondition: Prisma.Sql, hours: number, limit: number): Prisma.Sql {
   return Prisma.sql`
-    DELETE FROM uploads WHERE id IN (
-      SELECT id FROM uploads
+    DELETE FROM uploads WHERE (tenant_id, id) IN (
+      SELECT tenant_id, id FROM uploads
       WHERE ${tenantCondition} status = 'PENDING' AND created_at < now() - make_interval(hours => ${hours}::int)
       ORDER BY created_at
       LIMIT ${limit}::int

@@ -34,23 +34,29 @@ export function messageId(eventId: string, webhookId: string): string {
   return `msg_${createHash('sha256').update(`${eventId}:${webhookId}`).digest('base64url').slice(0, 27)}`;
 }
 
+/** A job queued by an older version names only the event: its organisation, by the event's id alone. */
+async function organisationOf(db: QueueDeps['db'], eventId: string): Promise<string | undefined> {
+  return (await db.prisma.event.findFirst({ where: { id: eventId }, select: { tenant_id: true } }))?.tenant_id;
+}
+
 /** The events.dispatch handler: the hooks active and subscribed to the event's type when it was raised. */
 export const dispatchQueue = ({ db, config }: QueueDeps) => {
   const tenants = new TenantClients(db.prisma);
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<EventsDispatchPayload>({
     name: EVENTS_DISPATCH_QUEUE,
-    handler: async ({ event_id }) => {
-      // The payload carries only the event id: read its organisation from the (unscoped) event row.
-      const event = await db.prisma.event.findUnique({ where: { id: event_id }, select: { tenant_id: true, type: true, created_at: true } });
+    handler: async ({ event_id, ...payload }) => {
+      const tenant_id = payload.tenant_id ?? (await organisationOf(db, event_id));
+      if (!tenant_id) return;
+      const scoped = tenants.for(tenant_id);
+      const event = await scoped.event.findUnique({ where: { id: event_id }, select: { type: true, created_at: true } });
       if (!event) return;
-      const scoped = tenants.for(event.tenant_id);
       // active_since <= the event's time: a hook inactive when the event was raised never gets it.
       const hooks = await scoped.webhook.findMany({
         where: { active: true, events: { has: event.type }, active_since: { lte: event.created_at } },
         select: { id: true },
       });
-      const payloads: DeliverPayload[] = hooks.map((h) => ({ tenant_id: event.tenant_id, webhook_id: h.id, event_id }));
+      const payloads: DeliverPayload[] = hooks.map((h) => ({ tenant_id, webhook_id: h.id, event_id }));
       await enqueueMany(scoped, DELIVER_QUEUE, payloads, { delayMs: schedule[0] ?? 0 });
     },
   });
