@@ -1,10 +1,10 @@
-// Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
-// context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
-// and cost limits on every operation; protocol errors with their HTTP status (graphql-protocol.ts);
-// multipart requests with files spooled to disk (graphql-multipart.ts) instead of Yoga's in-memory parser.
+// Yoga on /graphql: GraphiQL for people exploring (graphiql-page.ts: no CDN, the schema fetched again
+// once a key is set), the same context as REST, AppErrors carried in extensions {code, status},
+// everything else masked; depth, alias and cost limits on every operation; protocol errors with their
+// HTTP status (graphql-protocol.ts); multipart requests with files spooled to disk
+// (graphql-multipart.ts) instead of Yoga's in-memory parser.
 import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import type { Viewer } from '../auth/viewer.js';
@@ -20,6 +20,7 @@ import { jsonFieldsPlugin } from './graphql-json.js';
 import { graphqlTracingPlugin } from './graphql-tracing.js';
 import { tracingEnabled } from '../observability/tracing.js';
 import type { RequestFacts } from './request-facts.js';
+import { graphiqlPage } from './graphiql-page.js';
 
 export interface GraphQLServerContext {
   viewer: Viewer | null;
@@ -33,7 +34,7 @@ export interface GraphQLServerContext {
 /** The page embeds all of GraphiQL (~9 MB): rendered once. */
 function localGraphiQL() {
   let page: string | undefined;
-  return (options?: GraphiQLOptions) => (page ??= renderGraphiQL(options));
+  return (options?: GraphiQLOptions) => (page ??= graphiqlPage(options));
 }
 
 export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
