@@ -2,10 +2,11 @@
 // decides them, for every phase (parse, validation, variables, cost, resolvers). A request error (one
 // without a path: nothing ran) also sets the HTTP status, where Yoga would answer 200. In production,
 // "Did you mean …" suggestions (fields, enum values) are hidden: they let a stranger map the schema.
-import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
+import { GraphQLError, type DocumentNode, type GraphQLErrorOptions } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, normalizeError } from '../errors.js';
 import { log } from '../log.js';
+import { literalDetails } from './graphql-literal-paths.js';
 
 export interface ErrorShapeOptions {
   production: boolean;
@@ -14,9 +15,9 @@ export interface ErrorShapeOptions {
 /** Errors already in the client's shape: validation results are cached and shaped again on reuse. */
 const shaped = new WeakSet<GraphQLError>();
 
-export function clientError(error: unknown, { production }: ErrorShapeOptions): GraphQLError {
+export function clientError(error: unknown, { production }: ErrorShapeOptions, document?: DocumentNode): GraphQLError {
   if (error instanceof GraphQLError && shaped.has(error)) return error;
-  const { error: app, internal } = normalizeError(error);
+  const { error: app, internal } = withLiteralDetails(normalizeError(error), error, document);
   if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
   const original = error as GraphQLError;
   const at = { nodes: original.nodes, source: original.source, positions: original.positions };
@@ -24,6 +25,14 @@ export function clientError(error: unknown, { production }: ErrorShapeOptions): 
   const shown = production ? withoutDetailSuggestions(app) : app;
   if (!original.path) return requestError(shown, at, message);
   return new GraphQLError(message, { ...at, path: original.path, extensions: { code: app.kind, status: app.status, ...shown.extra } });
+}
+
+/** A refused argument literal (validation names no variable): `details` from where it sits in the document. */
+function withLiteralDetails(normalized: ReturnType<typeof normalizeError>, error: unknown, document?: DocumentNode) {
+  const { error: app } = normalized;
+  if (!document || app.kind !== 'INVALID_INPUT' || app.extra.details || !(error instanceof GraphQLError)) return normalized;
+  const details = literalDetails(error, document);
+  return details ? { error: new AppError(app.kind, app.message, { ...app.extra, details }) } : normalized;
 }
 
 /** An error refusing the whole request: `{code, status}` in extensions and as the HTTP status. */
@@ -51,8 +60,8 @@ function withoutDetailSuggestions(app: AppError): AppError {
 /** Validation errors skip Yoga's error masking; this gives them the same shape. */
 export function shapeValidationErrors(options: ErrorShapeOptions): Plugin {
   return {
-    onValidate: () => ({ valid, result, setResult }) => {
-      if (!valid) setResult(result.map((e) => clientError(e, options)));
+    onValidate: ({ params }) => ({ valid, result, setResult }) => {
+      if (!valid) setResult(result.map((e) => clientError(e, options, params.documentAST)));
     },
   };
 }

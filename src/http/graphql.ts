@@ -1,11 +1,11 @@
-// Yoga on /graphql: GraphiQL for people exploring (bundled from a local package: no CDN), the same
-// context as REST, AppErrors carried in extensions {code, status}, everything else masked; depth, alias
-// and cost limits on every operation; 503 for a saturated database (graphql-saturation.ts); protocol
-// errors with their HTTP status (graphql-protocol.ts); multipart requests with files spooled to disk
+// Yoga on /graphql: GraphiQL for people exploring (graphiql-page.ts: no CDN, the schema fetched again
+// once a key is set), the same context as REST, AppErrors carried in extensions {code, status},
+// everything else masked; depth, alias and cost limits on every operation; 503 for a saturated database
+// (graphql-saturation.ts); protocol errors with their HTTP status (graphql-protocol.ts); multipart
+// requests with files spooled to disk
 // (graphql-multipart.ts) instead of Yoga's in-memory parser.
 import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import type { Viewer } from '../auth/viewer.js';
@@ -22,6 +22,7 @@ import { jsonFieldsPlugin } from './graphql-json.js';
 import { graphqlTracingPlugin } from './graphql-tracing.js';
 import { tracingEnabled } from '../observability/tracing.js';
 import type { RequestFacts } from './request-facts.js';
+import { graphiqlPage } from './graphiql-page.js';
 
 export interface GraphQLServerContext {
   viewer: Viewer | null;
@@ -35,7 +36,7 @@ export interface GraphQLServerContext {
 /** The page embeds all of GraphiQL (~9 MB): rendered once. */
 function localGraphiQL() {
   let page: string | undefined;
-  return (options?: GraphiQLOptions) => (page ??= renderGraphiQL(options));
+  return (options?: GraphiQLOptions) => (page ??= graphiqlPage(options));
 }
 
 export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {

@@ -1,6 +1,7 @@
 // The explorers in a real browser (Debian's headless Chromium driven by playwright-core) against the
 // real server: GraphiQL and the REST reference load with no request leaving the server, explain a 401,
-// and run a board query / GET /backend/pipelines with a key. Skipped, with the reason, where
+// and run a board query / GET /backend/pipelines with a key; GraphiQL fetches the schema once a key is
+// pasted. Skipped, with the reason, where
 // /usr/bin/chromium is missing (`apt-get install -y chromium`; .ci/run installs it).
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +104,39 @@ describe('explorers in a browser', () => {
           { name: 'Perdido', deals: { totalCount: 0 } },
         ],
       });
+      expect(outside).toEqual([]);
+      await context.close();
+    },
+    120_000,
+  );
+
+  browserIt(
+    'GraphiQL: once a key is pasted into the headers, the docs pane shows the schema with no further click',
+    async () => {
+      const { page, context, outside } = await guardedPage();
+      // The schema requests GraphiQL makes, in order, with their status.
+      const introspections: { authorization: string | undefined; status: number }[] = [];
+      page.on('response', (r) => {
+        if (r.url() === `${server.url}/graphql` && (r.request().postData() ?? '').includes('__schema')) {
+          introspections.push({ authorization: r.request().headers().authorization, status: r.status() });
+        }
+      });
+      await page.goto(`${server.url}/graphql`);
+      const docs = page.locator('section.graphiql-doc-explorer');
+      await page.locator('.graphiql-sidebar button[aria-label="Show Documentation Explorer"]').click();
+      // Opened without a key: the schema requests (GraphiQL tries a second form) are refused.
+      await docs.getByText('Error fetching schema').waitFor({ timeout: 60_000 });
+      const before = introspections.length;
+      expect(before).toBeGreaterThan(0);
+      expect(introspections.every((i) => i.status === 401 && !i.authorization)).toBe(true);
+
+      await typeInto(page, 'section.graphiql-editor-tool', JSON.stringify({ Authorization: `Bearer ${server.key}` }));
+      // Nothing else is clicked or pressed: the paste alone fetches the schema again.
+      await docs.getByText('Root Types').waitFor({ timeout: 30_000 });
+      await docs.getByText('Query', { exact: true }).first().waitFor();
+      expect(await docs.getByText('Error fetching schema').count()).toBe(0);
+      // One request, with the key.
+      expect(introspections.slice(before)).toEqual([{ authorization: `Bearer ${server.key}`, status: 200 }]);
       expect(outside).toEqual([]);
       await context.close();
     },

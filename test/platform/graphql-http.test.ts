@@ -50,8 +50,8 @@ describe('protocol errors', () => {
         expect(r.status, `${name} (${accept})`).toBe(400);
         const json = await r.json();
         expect(json.data, name).toBeUndefined();
-        // A refused variable is named (decisions.md: `extensions.details`).
-        const details = name === 'bad variables' ? { details: [{ field: 'id', message: expect.any(String) }] } : {};
+        // A refused variable or argument literal is named (decisions.md: `extensions.details`).
+        const details = name === 'bad variables' || name === 'a wrong argument type' ? { details: [{ field: 'id', message: expect.any(String) }] } : {};
         expect(json.errors[0].extensions, name).toEqual({ code: 'INVALID_INPUT', status: 400, ...details });
       }
     }
@@ -89,7 +89,8 @@ describe('GraphiQL', () => {
     // No script, stylesheet or icon is loaded from elsewhere.
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?https?:/i);
     expect(html).not.toMatch(/unpkg\.com|jsdelivr|googleapis/);
-    const options = JSON.parse(/renderYogaGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*?\}),\s*\);/s.exec(html)![1]);
+    // Rendered through the wrapper that fetches the schema again once a key is pasted (graphiql-page.ts).
+    const options = JSON.parse(/funilRenderGraphiQL\(\s*window\.document\.querySelector\('#root'\),\s*(\{.*?\}),\s*\);/s.exec(html)![1]);
     expect(JSON.parse(options.headers)).toEqual({ Authorization: '' });
   });
 });

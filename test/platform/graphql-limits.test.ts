@@ -158,7 +158,9 @@ describe('GraphQL request errors', () => {
         const r = await post(api, org.key, query, undefined, accept);
         expect(r.status, `${what}, accept ${accept}`).toBe(400);
         expect(r.data).toBeUndefined();
-        expect(r.errors![0].extensions).toEqual({ code: 'INVALID_INPUT', status: 400 });
+        // A refused argument literal is named (decisions.md: `extensions.details`).
+        const details = what === 'an unknown enum value' ? { details: [{ field: 'sort', message: expect.stringContaining('recnt') }] } : {};
+        expect(r.errors![0].extensions).toEqual({ code: 'INVALID_INPUT', status: 400, ...details });
       }
     });
   }

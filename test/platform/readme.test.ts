@@ -1,7 +1,10 @@
 // The README quickstart works as written: every `curl` block of its "Quickstart" section runs, in order,
 // with bash and curl against the real server, the `# keep:` values of one answer feeding the next steps.
-import { spawnSync } from 'node:child_process';
+// The webhook examples deliver to a real receiver in this process (HOOK_URL, private URLs allowed).
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type StartedServer } from '../helpers/server.js';
 
@@ -41,25 +44,47 @@ function pick(value: unknown, path: string): unknown {
 }
 
 let server: StartedServer;
+let hook: http.Server;
+const hits: { id: string | undefined; type: string }[] = [];
 
 beforeAll(async () => {
-  server = await startServer();
+  hook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hits.push({ id: req.headers['webhook-id'] as string | undefined, type: JSON.parse(body).type });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => hook.listen(0, '127.0.0.1', done));
+  server = await startServer({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 }, 180_000);
 
 afterAll(async () => {
   await server?.stop();
+  hook?.closeAllConnections();
+  await new Promise((done) => hook?.close(done));
 });
 
+/** bash with the step's script; asynchronous, so the receiver in this process can answer meanwhile. */
+function bash(script: string, env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', script], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 describe('README quickstart', () => {
-  it('runs every curl line of the quickstart against a started server', () => {
+  it('runs every curl line of the quickstart against a started server', async () => {
     const steps = quickstartSteps(fs.readFileSync('README.md', 'utf8'));
-    expect(steps.length).toBe(11);
-    const vars: Record<string, string> = { BASE: server.url, KEY: server.key };
+    expect(steps.length).toBe(15);
+    const vars: Record<string, string> = { BASE: server.url, KEY: server.key, HOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook` };
     const answers: unknown[] = [];
     for (const step of steps) {
       // Each curl also prints the HTTP status on a last line; -S shows curl's own errors.
       const script = `curl() { command curl -sS -w '\\n%{http_code}' "$@"; }\n${step.script}`;
-      const run = spawnSync('bash', ['-c', script], { env: { ...process.env, ...vars }, encoding: 'utf8', timeout: 30_000 });
+      const run = await bash(script, vars);
       expect(run.status, `${step.script}\n${run.stderr}`).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
       const status = Number(lines.pop());
@@ -76,7 +101,7 @@ describe('README quickstart', () => {
       }
       answers.push(body);
     }
-    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, eventTypes] = answers as any[];
+    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, timed, eventTypes, webhook, tested, redelivered] = answers as any[];
     expect(lead.data).toMatchObject({ name: 'Ana', company: 'Acme' });
     expect(deal).toMatchObject({ lead_id: vars.LEAD_ID, total: 1500, stage_id: vars.FIRST_STAGE_ID });
     expect(moved.stage_id).toBe(vars.NEXT_STAGE_ID);
@@ -94,6 +119,13 @@ describe('README quickstart', () => {
     expect(invalid.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'name' }] });
     expect(read.stage_entered_at).toEqual(expect.any(String));
     expect(board.stages[1].avg_days_in_stage).toEqual(expect.any(Number));
+    expect(timed.stages.map((s: any) => s.avg_days_in_stage === null)).toEqual([true, false, true, true]);
     expect(eventTypes.data.map((t: any) => t.type)).toContain('deal.stage_changed');
+    // Webhooks: the test event reached the receiver; the redelivery is a new delivery of the same message.
+    expect(webhook.data).toMatchObject({ url: vars.HOOK_URL, secret: expect.stringMatching(/^whsec_/) });
+    expect(tested.data).toMatchObject({ event_type: 'webhook.test', status: 'succeeded', response_status: 204 });
+    expect(redelivered).toEqual({ success: true, delivery_id: expect.any(String) });
+    expect(redelivered.delivery_id).not.toBe(vars.DELIVERY_ID);
+    expect(hits[0]).toMatchObject({ type: 'webhook.test', id: expect.any(String) });
   }, 120_000);
 });

@@ -78,6 +78,27 @@ describe('validation details on GraphQL', () => {
     expect(rule.body.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', details: [detail('email')] });
   });
 
+  it('a literal argument the validation refuses: extensions.details names the argument and the path inside it', async () => {
+    const { org, p, lead } = await makeOrgWithPipeline(api);
+    const literal = await graphql(org.key, 'mutation { createLead(name: 42, phone: "+5511987650004") { id } }');
+    expect(literal.status).toBe(400);
+    expect(literal.body.errors).toHaveLength(1);
+    expect(literal.body.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', details: [detail('name')] });
+    expect(literal.body.errors[0].message.match(/Entrada inválida/g)).toHaveLength(1);
+    const nested = await graphql(
+      org.key,
+      `mutation { createDeal(pipeline_id: "${p.id}", stage_id: "${p.entrada}", lead_id: "${lead.id}", products: [{name: "a", qty: 1}, {name: "b", qty: 1.5}]) { id } }`,
+    );
+    expect(nested.body.errors[0].extensions.details).toEqual([detail('products[1].qty')]);
+    // A scalar's own refusal (UUID), on a root field and on a nested field's argument.
+    expect((await graphql(org.key, '{ lead(id: "nope") { id } }')).body.errors[0].extensions.details).toEqual([detail('id')]);
+    const inner = await graphql(org.key, `{ pipeline(id: "${p.id}") { stages { deals(first: "x") { totalCount } } } }`);
+    expect(inner.status).toBe(400);
+    expect(inner.body.errors[0].extensions.details).toEqual([detail('first')]);
+    // No rows were written by the refused mutations.
+    expect(await api.db.prisma.lead.count({ where: { tenant_id: org.tenantId, phone: '+5511987650004' } })).toBe(0);
+  });
+
   it('a document error is prefixed once (no "Entrada inválida: Entrada inválida:")', async () => {
     const { org } = await makeOrgWithPipeline(api);
     const r = await graphql(org.key, '{ leads { nope } }');

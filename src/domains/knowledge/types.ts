@@ -5,6 +5,7 @@ import type { KnowledgeItem as KnowledgeItemRow } from '../../generated/prisma/c
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
 import { composeContent, NEWEST_FIRST } from './items.js';
 import { visibleTo } from './scope.js';
+import { countIfSelected, visibleItemCounts } from './counts.js';
 import { searchKnowledge, type SearchHit } from './search.js';
 
 export const Assistant = builder.prismaObject('Assistant', {
@@ -77,7 +78,11 @@ builder.prismaObjectFields('Assistant', (t) => ({
     cursor: 'id',
     extensions: GRAPH_ONLY,
     description: 'Items this assistant sees: global items minus its exclusions, plus its exclusive items; newest first.',
-    resolve: (query, assistant, _args, ctx) => ctx.db.knowledgeItem.findMany({ ...query, where: visibleTo(assistant.id), orderBy: NEWEST_FIRST }),
+    totalCount: (assistant, _args, ctx) => visibleItemCounts(ctx).load(assistant.id),
+    resolve: (query, assistant, _args, ctx, info) => {
+      countIfSelected(ctx, assistant.id, info);
+      return ctx.db.knowledgeItem.findMany({ ...query, where: visibleTo(assistant.id), orderBy: NEWEST_FIRST });
+    },
   }),
   search: t.field({
     type: [KnowledgeSearchHit],

@@ -202,6 +202,7 @@ export const Conversation = builder.prismaObject('Conversation', {
       description: 'The messages, oldest first: `last: n` reads the newest n (at most 100 per page).',
       maxSize: 100,
       defaultSize: 20,
+      totalCount: true,
       query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
     }),
   }),

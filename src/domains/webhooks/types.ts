@@ -18,6 +18,7 @@ export const Webhook = builder.prismaObject('Webhook', {
       description: 'The delivery log, newest first: one entry per attempt (at most 100 per page).',
       maxSize: 100,
       defaultSize: 20,
+      totalCount: true,
       query: { orderBy: [{ created_at: 'desc' }, { id: 'desc' }] },
     }),
   }),
