@@ -23,7 +23,7 @@ const DAY = 86_400_000;
 const CARD = `id number pipeline_id stage_id lead_id owner_id value total origin loss_reason note won_at lost_at stage_entered_at created_at updated_at
   lead_name lead_surname lead_company lead_email lead_phone lead_avatar lead_status_id
   products { id product_id name price qty custom total } tags { id name color created_at updated_at } pending_todos overdue_todos`;
-const PAGINATION = 'pagination { current_page total_pages total_count has_next has_prev }';
+const PAGINATION = 'pagination { current_page total_pages total_count has_next has_prev next_cursor }';
 
 async function graphqlText(query: string, variables: Record<string, unknown> = {}, key = org.key) {
   const response = await api.raw('/graphql', {

@@ -11,6 +11,7 @@ import { toNumber } from '../common/money.js';
 import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
+import { openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 
 type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null; avg_days_in_stage: number | null };
 
@@ -45,7 +46,7 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
   };
 }
 
-export interface DealListArgs extends DealFilterArgs {
+export interface DealListArgs extends DealFilterArgs, SyncArgs {
   page?: number | null;
   limit?: number | null;
 }
@@ -89,13 +90,15 @@ function checkHead(head: ListHead | undefined): void {
 function pageInfo(q: ListQuery, totalCount: number | null): PageInfoSource {
   const total = Number(totalCount ?? 0);
   const totalPages = Math.ceil(total / q.limit);
-  return { current_page: q.page, total_pages: totalPages, total_count: total, has_next: q.page < totalPages, has_prev: q.page > 1 };
+  return { current_page: q.page, total_pages: totalPages, total_count: total, has_next: q.page < totalPages, has_prev: q.page > 1, next_cursor: null };
 }
 
 type PageRow = DealRow & ListHead;
 
 export async function pipelineDeals(ctx: Context, pipelineId: string, args: DealListArgs): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
   const q = listQuery(ctx, pipelineId, args);
+  const sync = await openSync(ctx, 'deals', args, q.limit);
+  if (sync) return syncedDeals(ctx, q, sync);
   const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
     const where = dealConditions(tenant, q.filter);
     return Prisma.sql`
@@ -112,6 +115,26 @@ export async function pipelineDeals(ctx: Context, pipelineId: string, args: Deal
   return { data, pagination: pageInfo(q, rows[0].total_count) };
 }
 
+/**
+ * A sync page of the list: the rows after the cursor by (updated_at, id), one more than the page to
+ * know whether another follows; the counts cover the rows from this page on.
+ */
+async function syncedDeals(ctx: Context, q: ListQuery, w: SyncWindow): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
+  const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
+    const where = Prisma.sql`${dealConditions(tenant, q.filter)} AND ${syncSql(w, 'd')}`;
+    return Prisma.sql`
+    SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
+    FROM (SELECT ${headColumns(tenant, q, where)}) c
+    LEFT JOIN LATERAL (SELECT d.* FROM deals d WHERE ${where} ORDER BY d.updated_at, d.id LIMIT ${syncTake(w)}) p ON true`;
+  });
+  checkHead(rows[0]);
+  const found = rows.filter((r) => r.id != null).map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
+  const { rows: data, next } = syncPage(w, found);
+  const total = Number(rows[0].total_count ?? 0);
+  const pagination = { current_page: 1, total_pages: Math.ceil(total / q.limit), total_count: total, has_next: next != null, has_prev: w.after != null, next_cursor: next };
+  return { data, pagination };
+}
+
 /** DealPage as JSON text (jsonField of Query.pipelineDeals): what to build for a selection of it. */
 interface PagePlan {
   /** Response keys in order, each with how its value is written. */
@@ -122,8 +145,8 @@ interface PagePlan {
   counted: boolean;
 }
 
-const PAGINATION_FIELDS = new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', '__typename']);
-const UNCOUNTED = new Set(['current_page', 'has_prev', '__typename']);
+const PAGINATION_FIELDS = new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', 'next_cursor', '__typename']);
+const UNCOUNTED = new Set(['current_page', 'has_prev', 'next_cursor', '__typename']);
 
 /** The plan for a selection of DealPage; null when a part of it is not served as JSON here. */
 export function planDealPage(selection: readonly SelectedField[]): PagePlan | null {
