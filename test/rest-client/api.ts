@@ -3677,6 +3677,8 @@ export interface components {
             name: string;
             /** @description Default unit price. */
             price: number;
+            /** @description Its last change: what `updated_since` compares. */
+            updated_at: components["schemas"]["DateTime"];
         };
         /** @description A queued redelivery. */
         Redelivery: {

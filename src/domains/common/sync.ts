@@ -13,7 +13,7 @@
 // - The cursor names its list and organisation; the rows are read through the organisation's scoped client
 //   anyway, so a cursor can position a page but never widen it.
 import { createHash } from 'node:crypto';
-import { Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { builder } from '../../schema/builder.js';
 import { invalidParameter } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -76,7 +76,7 @@ export async function openSync(ctx: Context, list: SyncList, args: SyncArgs, lim
   const tenantId = tenantOf(ctx);
   const since = args.updated_since == null ? null : parseSince(args.updated_since);
   const after = args.cursor == null ? null : decodeCursor(args.cursor, list, tenantId);
-  return { list, tenantId, since, after, horizon: await syncHorizon(ctx), limit };
+  return { list, tenantId, since, after, horizon: await syncHorizon(ctx.prisma), limit };
 }
 
 /** The Prisma condition of a sync window (every synced model has updated_at and id). */
@@ -157,8 +157,8 @@ export async function syncedArray<T extends { updated_at: Date; id: string }>(
 
 // The horizon: see the header. Only client sessions of this database count (autovacuum does not write
 // these rows); the session's role must see the others' xact_start (the same role, or pg_read_all_stats).
-async function syncHorizon(ctx: Context): Promise<Date> {
-  const [row] = await ctx.prisma.$queryRaw<{ horizon: Date }[]>`
+export async function syncHorizon(prisma: PrismaClient): Promise<Date> {
+  const [row] = await prisma.$queryRaw<{ horizon: Date }[]>`
     SELECT date_trunc('milliseconds', LEAST(statement_timestamp(), min(a.xact_start))) AS horizon
     FROM pg_stat_activity a
     WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'`;

@@ -115,6 +115,8 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       data.status_id = input.status_id || null;
     }
     for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
+    // New tags alone are an edit of the lead too (sync): the database then sets updated_at.
+    if (input.tag_ids != null) data.updated_at = new Date();
     try {
       await db.lead.update({ where: { id }, data });
     } catch (e) {
