@@ -53,7 +53,7 @@ afterAll(async () => {
 describe('README quickstart', () => {
   it('runs every curl line of the quickstart against a started server', () => {
     const steps = quickstartSteps(fs.readFileSync('README.md', 'utf8'));
-    expect(steps.length).toBe(11);
+    expect(steps.length).toBe(12);
     const vars: Record<string, string> = { BASE: server.url, KEY: server.key };
     const answers: unknown[] = [];
     for (const step of steps) {
@@ -76,7 +76,7 @@ describe('README quickstart', () => {
       }
       answers.push(body);
     }
-    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, eventTypes] = answers as any[];
+    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, eventTypes, synced] = answers as any[];
     expect(lead.data).toMatchObject({ name: 'Ana', company: 'Acme' });
     expect(deal).toMatchObject({ lead_id: vars.LEAD_ID, total: 1500, stage_id: vars.FIRST_STAGE_ID });
     expect(moved.stage_id).toBe(vars.NEXT_STAGE_ID);
@@ -95,5 +95,9 @@ describe('README quickstart', () => {
     expect(read.stage_entered_at).toEqual(expect.any(String));
     expect(board.stages[1].avg_days_in_stage).toEqual(expect.any(Number));
     expect(eventTypes.data.map((t: any) => t.type)).toContain('deal.stage_changed');
+    // A sync's first page: leads by (updated_at, id), with the next cursor's place in the pagination.
+    expect(synced.pagination).toHaveProperty('next_cursor');
+    const times = synced.data.map((l: any) => l.updated_at);
+    expect(times).toEqual([...times].sort());
   }, 120_000);
 });
