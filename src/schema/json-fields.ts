@@ -39,15 +39,11 @@ export type JsonFieldRunner = (ctx: Context, args: Record<string, unknown>) => P
 /** A runner for this selection of the field's type, or null to leave it to the resolvers. */
 export type JsonFieldCompiler = (selection: SelectedField[]) => JsonFieldRunner | null;
 
-/** Arguments the JSON path does not serve (the resolvers answer those calls). */
-export type JsonFieldRefusal = (args: Record<string, unknown>) => boolean;
-
-/** Field extensions that mark a root field as served as JSON text by `compile`, unless `refuses` its arguments. */
-export const jsonField = (compile: JsonFieldCompiler, refuses?: JsonFieldRefusal) => ({ jsonField: compile, jsonFieldRefuses: refuses });
+/** Field extensions that mark a root field as served as JSON text by `compile`. */
+export const jsonField = (compile: JsonFieldCompiler) => ({ jsonField: compile });
 
 const jsonCompilerOf = (field: GraphQLField<unknown, unknown> | undefined) =>
   field?.extensions?.jsonField as JsonFieldCompiler | undefined;
-const refusalOf = (field: GraphQLField<unknown, unknown> | undefined) => field?.extensions?.jsonFieldRefuses as JsonFieldRefusal | undefined;
 
 interface Collecting {
   fragments: Record<string, FragmentDefinitionNode>;
@@ -141,7 +137,6 @@ export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode,
     } catch {
       return null;
     }
-    if (refusalOf(field)?.(args)) return null;
     planned.push({ key, run: (ctx) => run(ctx, args) });
   }
   return planned;

@@ -111,7 +111,7 @@ describe('deals list as JSON from PostgreSQL', () => {
   });
 
   it('a sync page (updated_since, cursor): REST answers byte for byte what the resolvers write', async () => {
-    // Wait until the fixture is below the sync horizon (another session's open transaction may hold it back).
+    // The JSON path serves sync pages too. Wait until the fixture is below the sync horizon (another session's open transaction may hold it back).
     const now = Date.now();
     for (let i = 0; i < 3000 && (await syncHorizon(api.db.prisma)).getTime() <= now; i++) await new Promise((r) => setTimeout(r, 10));
     const first = await api.raw(`/backend/pipelines/${p.id}/deals?updated_since=1970-01-01T00:00:00Z&limit=2`, { headers: { authorization: `Bearer ${org.key}` } });

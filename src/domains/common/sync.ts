@@ -114,6 +114,9 @@ export function syncPage<T extends { updated_at: Date; id: string }>(w: SyncWind
   return { rows: page, next: encodeCursor(w.list, w.tenantId, { at: last.updated_at, id: last.id }) };
 }
 
+/** The cursor of the page that ends with this row (raw statements that find the row themselves). */
+export const cursorAfter = (w: SyncWindow, row: { updated_at: Date; id: string }) => encodeCursor(w.list, w.tenantId, { at: row.updated_at, id: row.id });
+
 const nextCursorKey = {};
 
 const nextCursors = (ctx: Context) => perRequest(ctx, nextCursorKey, () => new Map<SyncList, string | null>());

@@ -1,6 +1,6 @@
 // Root queries and mutations of deals: thin, the rules live in service.ts, board.ts, activities.ts
 // and history.ts.
-import { isSync, syncArgs } from '../common/sync.js';
+import { syncArgs } from '../common/sync.js';
 import { idArg } from '../common/args.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
@@ -59,9 +59,9 @@ builder.queryField('pipelineDeals', (t) =>
     type: DealPage,
     description:
       'A page of a pipeline’s deals under the board filters; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`page` and `sort` are ignored).',
-    // Most selections are built as JSON by PostgreSQL in one statement; the resolvers answer the rest
-    // (sync pages among them).
-    extensions: jsonField(dealPageJson, isSync),
+    // Most selections are built as JSON by PostgreSQL in one statement (sync pages too); the resolvers
+    // answer the rest.
+    extensions: jsonField(dealPageJson),
     args: {
       ...idArg('The pipeline.'),
       ...syncArgs,
