@@ -11,6 +11,7 @@
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
+//   sync      a sync page (updated_since, a cursor halfway) beside the first page: leads and deals, REST
 //   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
@@ -44,6 +45,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./pglite.js')).pgliteLine,
     (await import('./metrics.js')).metricsLine,
     (await import('./fairness.js')).fairnessLine,
+    (await import('./sync.js')).syncLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!only) return all;

@@ -22,7 +22,7 @@ export function withCors(request: Request, response: Response, origins: readonly
   response.headers.append('vary', 'Origin');
   if (origin && origins.includes(origin)) {
     response.headers.set('access-control-allow-origin', origin);
-    response.headers.set('access-control-expose-headers', 'x-request-id, idempotent-replayed');
+    response.headers.set('access-control-expose-headers', 'x-request-id, idempotent-replayed, x-next-cursor');
   }
   return response;
 }

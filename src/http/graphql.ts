@@ -19,6 +19,7 @@ import { graphqlMultipartPlugin } from './graphql-multipart.js';
 import { graphqlProtocolPlugin, methodNotAllowed } from './graphql-protocol.js';
 import type { FileSpool } from '../storage/file-spool.js';
 import { jsonFieldsPlugin } from './graphql-json.js';
+import { nextCursorPlugin } from './graphql-next-cursor.js';
 import { graphqlTracingPlugin } from './graphql-tracing.js';
 import { tracingEnabled } from '../observability/tracing.js';
 import type { RequestFacts } from './request-facts.js';
@@ -71,6 +72,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       answerSizePlugin(),
       saturationStatusPlugin(),
       shapeValidationErrors(deps.config),
+      nextCursorPlugin(),
       // Last: it replaces execution for the queries it serves, after every check above.
       jsonFieldsPlugin(),
       // Wraps whichever execution runs; absent unless tracing is on.

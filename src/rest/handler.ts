@@ -26,6 +26,7 @@ import { operationIdOf } from './openapi/document.js';
 import { BASE_PATH, type RouteTable } from './route-table.js';
 import { createSofaRouter, restOperation, restSchema, type RestCall } from './sofa.js';
 import { planJsonOperation } from '../schema/json-fields.js';
+import { nextCursorOf } from '../domains/common/sync.js';
 import { restVariables, type RestInput } from './variables.js';
 
 const notFoundRoute = () => new AppError('NOT_FOUND', 'Rota não encontrada');
@@ -92,20 +93,20 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       const run = () => json[0].run(context);
       const text = tracingEnabled() ? await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), run) : await run();
       if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw answerTooLarge();
-      return { ok: true, status: 200, text };
+      return { ok: true, status: 200, text, context };
     }
     const restCall: RestCall = { variables, context };
     // sofa matches the route by method and path; the variables come from restCall.
     const inner = new Request(new URL(url.pathname.replace(/\/+$/, '') || '/', url), { method: request.method });
     const response = await sofa.fetch(inner, { restCall });
-    return { ok: response.ok, status: response.status, text: await response.text() };
+    return { ok: response.ok, status: response.status, text: await response.text(), context };
   }
 
   async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
     // A form's files wait on disk while the field runs and are removed once it has, whatever the outcome.
     const spool = new FileSpool(deps.config.uploadTempDir);
-    const { ok, status, text } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => spool.dispose());
-    if (ok) return successResponse(route, text);
+    const { ok, status, text, context } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => spool.dispose());
+    if (ok) return withNextCursor(successResponse(route, text), nextCursorOf(context));
     const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
     throw new AppError(neutral.kind ?? (status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
   }
@@ -148,6 +149,12 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       return answer(style, requestId, () => Promise.reject(e));
     }
   };
+}
+
+/** A plain-array list's sync page names the next page in a header (the answer has no room for it). */
+function withNextCursor(response: Response, next: string | null): Response {
+  if (next) response.headers.set('X-Next-Cursor', next);
+  return response;
 }
 
 /** The route's answer, errors included, in its style. */

@@ -54,7 +54,7 @@ describe('deals list', () => {
     const r = await list();
     expect(r.status).toBe(200);
     expect(numbers(r.body)).toEqual([deals.mariana, deals.marcos, deals.joao, deals.pedro, deals.lucia].map((d) => d.number));
-    expect(r.body.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 5, has_next: false, has_prev: false });
+    expect(r.body.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 5, has_next: false, has_prev: false, next_cursor: null });
     expect(r.body.data[0]).toMatchObject({ lead_name: 'Mariana Souza', lead_company: 'Alfa Ltda', total: 100, products: [], tags: [] });
   });
 
@@ -69,14 +69,14 @@ describe('deals list', () => {
   it('paginates: page, limit, has_next/has_prev, page past the end', async () => {
     const p1 = await list('?limit=2');
     expect(numbers(p1.body)).toEqual([deals.mariana.number, deals.marcos.number]);
-    expect(p1.body.pagination).toEqual({ current_page: 1, total_pages: 3, total_count: 5, has_next: true, has_prev: false });
+    expect(p1.body.pagination).toEqual({ current_page: 1, total_pages: 3, total_count: 5, has_next: true, has_prev: false, next_cursor: null });
     const p3 = await list('?limit=2&page=3');
     expect(numbers(p3.body)).toEqual([deals.lucia.number]);
-    expect(p3.body.pagination).toEqual({ current_page: 3, total_pages: 3, total_count: 5, has_next: false, has_prev: true });
+    expect(p3.body.pagination).toEqual({ current_page: 3, total_pages: 3, total_count: 5, has_next: false, has_prev: true, next_cursor: null });
     const past = await list('?limit=2&page=9');
     expect(past.status).toBe(200);
     expect(past.body.data).toEqual([]);
-    expect(past.body.pagination).toEqual({ current_page: 9, total_pages: 3, total_count: 5, has_next: false, has_prev: true });
+    expect(past.body.pagination).toEqual({ current_page: 9, total_pages: 3, total_count: 5, has_next: false, has_prev: true, next_cursor: null });
   });
 
   it('limit outside 1..100 falls back to 20; page below 1 is 1; non-numbers are 400', async () => {

@@ -103,10 +103,10 @@ describe('lead reads and changes', () => {
     expect(page.status).toBe(200);
     expect(page.body.success).toBe(true);
     expect(page.body.data.map((l: any) => l.name)).toEqual(['Lead 3', 'Lead 2']);
-    expect(page.body.pagination).toEqual({ total: 5, limit: 2, offset: 1, has_more: true });
+    expect(page.body.pagination).toEqual({ total: 5, limit: 2, offset: 1, has_more: true, next_cursor: null });
     const search = await api.rest('GET', '/backend/leads?search=globex', { key: org.key });
     expect(search.body.data).toHaveLength(2);
-    expect(search.body.pagination).toEqual({ total: 2, limit: 20, offset: 0, has_more: false });
+    expect(search.body.pagination).toEqual({ total: 2, limit: 20, offset: 0, has_more: false, next_cursor: null });
     const fallback = await api.rest('GET', '/backend/leads?limit=500', { key: org.key });
     expect(fallback.body.pagination.limit).toBe(20);
   });

@@ -15,7 +15,7 @@ describe('conversations', () => {
     const r = await api.rest('GET', '/backend/conversations', { key: org.key });
     expect(r.status).toBe(200);
     expect(r.body.success).toBe(true);
-    expect(r.body.pagination).toEqual({ total: 2, limit: 20, offset: 0, has_more: false });
+    expect(r.body.pagination).toEqual({ total: 2, limit: 20, offset: 0, has_more: false, next_cursor: null });
     expect(r.body.data.map((c: { id: string }) => c.id)).toEqual([a.conversation.id, b.conversation.id]);
     expect(r.body.data[0]).toMatchObject({
       id: a.conversation.id,
@@ -29,7 +29,7 @@ describe('conversations', () => {
     expect(r.body.data[0].lead).toEqual({ id: a.lead.id, name: 'Ana', phone: a.lead.phone });
 
     const page = await api.rest('GET', '/backend/conversations?limit=1&offset=1', { key: org.key });
-    expect(page.body.pagination).toEqual({ total: 2, limit: 1, offset: 1, has_more: false });
+    expect(page.body.pagination).toEqual({ total: 2, limit: 1, offset: 1, has_more: false, next_cursor: null });
     expect(page.body.data.map((c: { id: string }) => c.id)).toEqual([b.conversation.id]);
     expect((await api.rest('GET', '/backend/conversations?limit=1', { key: org.key })).body.pagination.has_more).toBe(true);
     // Out of range falls back to 20; 100 is the maximum.

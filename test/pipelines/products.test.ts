@@ -22,9 +22,9 @@ describe('product catalog', () => {
     const org = await api.newOrg();
     const a = await api.rest('POST', '/backend/pipeline/products', { key: org.key, body: { name: 'Plano Pro', price: 199.9 } });
     expect(a.status).toBe(201);
-    expect(a.body).toEqual({ id: expect.any(String), name: 'Plano Pro', price: 199.9 });
+    expect(a.body).toEqual({ id: expect.any(String), name: 'Plano Pro', price: 199.9, updated_at: expect.any(String) });
     const b = await api.rest('POST', '/backend/pipeline/products', { key: org.key, body: { name: 'Consultoria' } });
-    expect(b.body).toEqual({ id: expect.any(String), name: 'Consultoria', price: 0 });
+    expect(b.body).toEqual({ id: expect.any(String), name: 'Consultoria', price: 0, updated_at: expect.any(String) });
 
     const list = await api.rest('GET', '/backend/pipeline/products', { key: org.key });
     expect(list.status).toBe(200);
@@ -32,7 +32,9 @@ describe('product catalog', () => {
 
     const up = await api.rest('PUT', `/backend/pipeline/products/${a.body.id}`, { key: org.key, body: { name: 'Plano Pro+', price: 249.5 } });
     expect(up.status).toBe(200);
-    expect(up.body).toEqual({ id: a.body.id, name: 'Plano Pro+', price: 249.5 });
+    expect(up.body).toEqual({ id: a.body.id, name: 'Plano Pro+', price: 249.5, updated_at: expect.any(String) });
+    // An edit is a change a sync sees.
+    expect(Date.parse(up.body.updated_at)).toBeGreaterThan(Date.parse(a.body.updated_at));
     const keepPrice = await api.rest('PUT', `/backend/pipeline/products/${a.body.id}`, { key: org.key, body: { name: 'Plano' } });
     expect(keepPrice.body.price).toBe(249.5);
 

@@ -78,7 +78,7 @@ function bash(script: string, env: Record<string, string>): Promise<{ status: nu
 describe('README quickstart', () => {
   it('runs every curl line of the quickstart against a started server', async () => {
     const steps = quickstartSteps(fs.readFileSync('README.md', 'utf8'));
-    expect(steps.length).toBe(15);
+    expect(steps.length).toBe(16);
     const vars: Record<string, string> = { BASE: server.url, KEY: server.key, HOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook` };
     const answers: unknown[] = [];
     for (const step of steps) {
@@ -101,7 +101,7 @@ describe('README quickstart', () => {
       }
       answers.push(body);
     }
-    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, timed, eventTypes, webhook, tested, redelivered] = answers as any[];
+    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, timed, eventTypes, webhook, tested, redelivered, synced] = answers as any[];
     expect(lead.data).toMatchObject({ name: 'Ana', company: 'Acme' });
     expect(deal).toMatchObject({ lead_id: vars.LEAD_ID, total: 1500, stage_id: vars.FIRST_STAGE_ID });
     expect(moved.stage_id).toBe(vars.NEXT_STAGE_ID);
@@ -127,5 +127,9 @@ describe('README quickstart', () => {
     expect(redelivered).toEqual({ success: true, delivery_id: expect.any(String) });
     expect(redelivered.delivery_id).not.toBe(vars.DELIVERY_ID);
     expect(hits[0]).toMatchObject({ type: 'webhook.test', id: expect.any(String) });
+    // A sync's first page: leads by (updated_at, id), with the next cursor's place in the pagination.
+    expect(synced.pagination).toHaveProperty('next_cursor');
+    const times = synced.data.map((l: any) => l.updated_at);
+    expect(times).toEqual([...times].sort());
   }, 120_000);
 });

@@ -346,7 +346,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Conversations the caller can see, latest activity first.
+         * @description Conversations the caller can see, latest activity first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored).
          *
          *     Permission: `messages.view`.
          */
@@ -524,7 +524,7 @@ export interface paths {
         };
         /**
          * List knowledge items
-         * @description Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view).
+         * @description Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.
          *
          *     Permission: `knowledge.view`.
          */
@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * List leads
-         * @description Leads, newest first. `search` matches name, company, email or phone.
+         * @description Leads, newest first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored). `search` matches name, company, email or phone.
          *
          *     Permission: `leads.view`.
          */
@@ -1076,7 +1076,7 @@ export interface paths {
         };
         /**
          * List catalog products
-         * @description The organisation’s product catalog, by name (pipeline.view).
+         * @description The organisation’s product catalog, by name (pipeline.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.
          *
          *     Permission: `pipeline.view`.
          */
@@ -1266,7 +1266,7 @@ export interface paths {
         };
         /**
          * Paginated list of deals
-         * @description A page of a pipeline’s deals under the board filters.
+         * @description A page of a pipeline’s deals under the board filters; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`page` and `sort` are ignored).
          *
          *     Permission: `pipeline.view`.
          */
@@ -1310,7 +1310,7 @@ export interface paths {
         };
         /**
          * List tags
-         * @description The organisation’s tag catalog, by name.
+         * @description The organisation’s tag catalog, by name; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.
          *
          *     Permission: any of `leads.view`, `pipeline.view`.
          */
@@ -1366,7 +1366,7 @@ export interface paths {
         };
         /**
          * List templates
-         * @description Templates of the organisation, by name and language; every filter given must match.
+         * @description Templates of the organisation, by name and language; every filter given must match. With `updated_since` or `cursor`, a sync page: by updated_at, id ascending.
          *
          *     Permission: `templates.view`.
          */
@@ -2492,6 +2492,8 @@ export interface components {
             total_count: number;
             has_next: boolean;
             has_prev: boolean;
+            /** @description Sync: the `cursor` of the next page; null on the last page and outside a sync. */
+            next_cursor: string | null;
         };
         /** @description A product line of a deal: name and price copied when the line was added. */
         DealProduct: {
@@ -2751,6 +2753,8 @@ export interface components {
             name: string;
             /** @description Default unit price. */
             price: number;
+            /** @description Its last change: what `updated_since` compares. */
+            updated_at: components["schemas"]["DateTime"];
         };
         /** @description A queued redelivery. */
         Redelivery: {
@@ -2789,6 +2793,24 @@ export interface components {
         Success: {
             success: boolean;
         };
+        /** @description Offset pagination of a list that also syncs: with `updated_since` or `cursor`, the counts cover the rows from this page on and `next_cursor` leads to the next page. */
+        SyncPagination: {
+            /**
+             * Format: int32
+             * @description Items matching the filters (in a sync: from this page on).
+             */
+            total: number;
+            /** Format: int32 */
+            limit: number;
+            /**
+             * Format: int32
+             * @description 0 in a sync.
+             */
+            offset: number;
+            has_more: boolean;
+            /** @description Sync: the `cursor` of the next page; null on the last page and outside a sync. */
+            next_cursor: string | null;
+        };
         /** @description A label for leads and deals: one catalog per organisation. */
         Tag: {
             id: components["schemas"]["UUID"];
@@ -2817,6 +2839,8 @@ export interface components {
             components: components["schemas"]["JSONObject"][];
             /** @description When a sync last created or updated it. */
             last_synced_at: components["schemas"]["DateTime"];
+            /** @description Its last change (a sync, an edit): what `updated_since` compares. */
+            updated_at: components["schemas"]["DateTime"];
         };
         /**
          * @description Template category: MARKETING, UTILITY or AUTHENTICATION.
@@ -4741,6 +4765,10 @@ export interface operations {
     conversations: {
         parameters: {
             query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
                 /** @description 1 to 100, default 20 (out of range: 20). */
                 limit?: number;
                 /** @description Default 0. */
@@ -4790,7 +4818,8 @@ export interface operations {
                      *         "total": 1500,
                      *         "limit": 1,
                      *         "offset": 1,
-                     *         "has_more": true
+                     *         "has_more": true,
+                     *         "next_cursor": "next cursor"
                      *       }
                      *     }
                      */
@@ -4798,7 +4827,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["Conversation"][];
-                        pagination: components["schemas"]["OffsetPagination"];
+                        pagination: components["schemas"]["SyncPagination"];
                     };
                 };
             };
@@ -5306,7 +5335,14 @@ export interface operations {
     };
     knowledgeItems: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
+                /** @description Sync page size: 1 to 100, default 100 (out of range: 100). Only with `updated_since` or `cursor`; the next page’s cursor is the X-Next-Cursor header. */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5975,6 +6011,10 @@ export interface operations {
     leads: {
         parameters: {
             query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
                 search?: string;
                 /** @description 1 to 100, default 20. */
                 limit?: number;
@@ -6030,7 +6070,8 @@ export interface operations {
                      *         "total": 1500,
                      *         "limit": 1,
                      *         "offset": 1,
-                     *         "has_more": true
+                     *         "has_more": true,
+                     *         "next_cursor": "next cursor"
                      *       }
                      *     }
                      */
@@ -6038,7 +6079,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["Lead"][];
-                        pagination: components["schemas"]["OffsetPagination"];
+                        pagination: components["schemas"]["SyncPagination"];
                     };
                 };
             };
@@ -7573,7 +7614,14 @@ export interface operations {
     };
     products: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
+                /** @description Sync page size: 1 to 100, default 100 (out of range: 100). Only with `updated_since` or `cursor`; the next page’s cursor is the X-Next-Cursor header. */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7591,7 +7639,8 @@ export interface operations {
                      *       {
                      *         "id": "7c9e6679-7425-40de-944b-00000000002d",
                      *         "name": "Plano anual",
-                     *         "price": 1500
+                     *         "price": 1500,
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     ]
                      */
@@ -7642,7 +7691,8 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000002e",
                      *       "name": "Plano anual",
-                     *       "price": 1500
+                     *       "price": 1500,
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -7696,7 +7746,8 @@ export interface operations {
                      * @example {
                      *       "id": "7c9e6679-7425-40de-944b-00000000002f",
                      *       "name": "Plano anual",
-                     *       "price": 1500
+                     *       "price": 1500,
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
@@ -8330,6 +8381,10 @@ export interface operations {
     pipelineDeals: {
         parameters: {
             query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
                 /** @description A deal number, or text matched in the lead’s name or company (case-insensitive). */
                 search?: string;
                 /** @description Restricts to one stage of the pipeline. */
@@ -8420,7 +8475,8 @@ export interface operations {
                      *         "total_pages": 1,
                      *         "total_count": 1,
                      *         "has_next": true,
-                     *         "has_prev": true
+                     *         "has_prev": true,
+                     *         "next_cursor": "next cursor"
                      *       }
                      *     }
                      */
@@ -8501,7 +8557,14 @@ export interface operations {
     };
     tags: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
+                /** @description Sync page size: 1 to 100, default 100 (out of range: 100). Only with `updated_since` or `cursor`; the next page’s cursor is the X-Next-Cursor header. */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8708,6 +8771,12 @@ export interface operations {
     templates: {
         parameters: {
             query?: {
+                /** @description Sync: only rows changed after this time (RFC 3339, e.g. 2026-11-25T10:00:00.000Z); orders by updated_at, id ascending. */
+                updated_since?: string;
+                /** @description Sync: the page after this cursor (a previous sync page’s); orders by updated_at, id ascending. */
+                cursor?: string;
+                /** @description Sync page size: 1 to 100, default 100 (out of range: 100). Only with `updated_since` or `cursor`; the next page’s cursor is the X-Next-Cursor header. */
+                limit?: number;
                 /** @description Only templates of this provider app. */
                 provider_app_id?: string;
                 /** @description Only templates with this status. */
@@ -8743,7 +8812,8 @@ export interface operations {
                      *         "components": [
                      *           {}
                      *         ],
-                     *         "last_synced_at": "2026-01-15T13:45:00.000Z"
+                     *         "last_synced_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     ]
                      */
@@ -9131,7 +9201,8 @@ export interface operations {
                      *       "components": [
                      *         {}
                      *       ],
-                     *       "last_synced_at": "2026-01-15T13:45:00.000Z"
+                     *       "last_synced_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Template"];

@@ -1,5 +1,6 @@
 // A deal's todos (decisions.md: GET/POST /backend/pipeline/deals/{id}/activities,
 // PUT/DELETE /backend/pipeline/activities/{id}). They feed pending_todos and overdue_todos.
+import { touchDeal } from './service.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -35,7 +36,12 @@ export async function createActivity(ctx: Context, dealId: string, input: Activi
   const title = requiredText('title', input.title, 500);
   const due = dueAt(input.due_at) ?? null;
   await assertDeal(ctx, dealId);
-  return ctx.db.activity.create({ ...query, data: { deal_id: dealId, title, due_at: due, done: input.done ?? false } });
+  // The deal shows its pending todos: a change of them is a change of the deal (sync).
+  return ctx.db.$transaction(async (tx) => {
+    const activity = await tx.activity.create({ ...query, data: { deal_id: dealId, title, due_at: due, done: input.done ?? false } });
+    await touchDeal(tx, dealId);
+    return activity;
+  });
 }
 
 export async function updateActivity(ctx: Context, id: string, input: ActivityInput, query: Selection = {}) {
@@ -43,12 +49,20 @@ export async function updateActivity(ctx: Context, id: string, input: ActivityIn
   if (input.title != null) data.title = requiredText('title', input.title, 500);
   if (input.due_at !== undefined) data.due_at = dueAt(input.due_at);
   if (input.done != null) data.done = input.done;
-  const { count } = await ctx.db.activity.updateMany({ where: { id }, data });
-  if (count === 0) throw notFound('Atividade');
-  return ctx.db.activity.findUniqueOrThrow({ ...query, where: { id } });
+  return ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.activity.updateMany({ where: { id }, data });
+    if (count === 0) throw notFound('Atividade');
+    const { deal_id } = await tx.activity.findUniqueOrThrow({ where: { id }, select: { deal_id: true } });
+    await touchDeal(tx, deal_id);
+    return tx.activity.findUniqueOrThrow({ ...query, where: { id } });
+  });
 }
 
 export async function deleteActivity(ctx: Context, id: string) {
-  const { count } = await ctx.db.activity.deleteMany({ where: { id } });
-  if (count === 0) throw notFound('Atividade');
+  await ctx.db.$transaction(async (tx) => {
+    const [activity] = await tx.activity.findMany({ where: { id }, select: { deal_id: true } });
+    const { count } = await tx.activity.deleteMany({ where: { id } });
+    if (count === 0 || !activity) throw notFound('Atividade');
+    await touchDeal(tx, activity.deal_id);
+  });
 }

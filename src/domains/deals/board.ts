@@ -11,6 +11,7 @@ import { toNumber } from '../common/money.js';
 import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
+import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 
 type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null; avg_days_in_stage: number | null };
 
@@ -45,7 +46,7 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
   };
 }
 
-export interface DealListArgs extends DealFilterArgs {
+export interface DealListArgs extends DealFilterArgs, SyncArgs {
   page?: number | null;
   limit?: number | null;
 }
@@ -89,13 +90,15 @@ function checkHead(head: ListHead | undefined): void {
 function pageInfo(q: ListQuery, totalCount: number | null): PageInfoSource {
   const total = Number(totalCount ?? 0);
   const totalPages = Math.ceil(total / q.limit);
-  return { current_page: q.page, total_pages: totalPages, total_count: total, has_next: q.page < totalPages, has_prev: q.page > 1 };
+  return { current_page: q.page, total_pages: totalPages, total_count: total, has_next: q.page < totalPages, has_prev: q.page > 1, next_cursor: null };
 }
 
 type PageRow = DealRow & ListHead;
 
 export async function pipelineDeals(ctx: Context, pipelineId: string, args: DealListArgs): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
   const q = listQuery(ctx, pipelineId, args);
+  const sync = await openSync(ctx, 'deals', args, q.limit);
+  if (sync) return syncedDeals(ctx, q, sync);
   const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
     const where = dealConditions(tenant, q.filter);
     return Prisma.sql`
@@ -112,6 +115,30 @@ export async function pipelineDeals(ctx: Context, pipelineId: string, args: Deal
   return { data, pagination: pageInfo(q, rows[0].total_count) };
 }
 
+/**
+ * A sync page of the list: the rows after the cursor by (updated_at, id), one more than the page to
+ * know whether another follows; the counts cover the rows from this page on.
+ */
+async function syncedDeals(ctx: Context, q: ListQuery, w: SyncWindow): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
+  const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
+    const where = Prisma.sql`${dealConditions(tenant, q.filter)} AND ${syncSql(w, 'd')}`;
+    return Prisma.sql`
+    SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
+    FROM (SELECT ${headColumns(tenant, q, where)}) c
+    LEFT JOIN LATERAL (SELECT d.* FROM deals d WHERE ${where} ORDER BY d.updated_at, d.id LIMIT ${syncTake(w)}) p ON true`;
+  });
+  checkHead(rows[0]);
+  const found = rows.filter((r) => r.id != null).map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
+  const { rows: data, next } = syncPage(w, found);
+  return { data, pagination: syncPageInfo(q, w, rows[0].total_count, next) };
+}
+
+/** A sync page's pagination: its counts cover the rows from this page on. */
+function syncPageInfo(q: ListQuery, w: SyncWindow, totalCount: number | null, next: string | null): PageInfoSource {
+  const total = Number(totalCount ?? 0);
+  return { current_page: 1, total_pages: Math.ceil(total / q.limit), total_count: total, has_next: next != null, has_prev: w.after != null, next_cursor: next };
+}
+
 /** DealPage as JSON text (jsonField of Query.pipelineDeals): what to build for a selection of it. */
 interface PagePlan {
   /** Response keys in order, each with how its value is written. */
@@ -122,8 +149,8 @@ interface PagePlan {
   counted: boolean;
 }
 
-const PAGINATION_FIELDS = new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', '__typename']);
-const UNCOUNTED = new Set(['current_page', 'has_prev', '__typename']);
+const PAGINATION_FIELDS = new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', 'next_cursor', '__typename']);
+const UNCOUNTED = new Set(['current_page', 'has_prev', 'next_cursor', '__typename']);
 
 /** The plan for a selection of DealPage; null when a part of it is not served as JSON here. */
 export function planDealPage(selection: readonly SelectedField[]): PagePlan | null {
@@ -154,16 +181,24 @@ const jsonObject = (entries: [string, string][]) => `{${entries.map(([key, json]
  */
 export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: DealListArgs, plan: PagePlan): Promise<string> {
   const q = listQuery(ctx, pipelineId, args);
+  const sync = await openSync(ctx, 'deals', args, q.limit);
   const card = plan.card;
-  const [head] = await ctx.db.$tenantQueryDirect<ListHead & { data: string | null }>((tenant) => {
-    const where = dealConditions(tenant, q.filter);
-    const order = dealOrder(q.filter);
-    const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit})`;
+  const [head] = await ctx.db.$tenantQueryDirect<ListHead & { data: string | null; last_at: Date | null; last_id: string | null; more: boolean }>((tenant) => {
+    const filter = dealConditions(tenant, q.filter);
+    const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'd')}` : filter;
+    const order = sync ? Prisma.sql`d.updated_at ASC, d.id ASC` : dealOrder(q.filter);
+    const offset = sync ? 0 : (q.page - 1) * q.limit;
+    const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${offset})`;
     const data = card ? dealCardsSql(card, page, order) : Prisma.sql`NULL::text`;
-    return Prisma.sql`SELECT ${headColumns(tenant, q, where, plan.counted)}, ${data} AS data`;
+    // A sync page's next cursor: its last row, when a row follows it.
+    const next = sync
+      ? Prisma.sql`, l.updated_at AS last_at, l.id AS last_id, EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${q.limit} LIMIT 1) AS more
+        FROM (SELECT NULL) one LEFT JOIN LATERAL (SELECT d.updated_at, d.id FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${q.limit - 1} LIMIT 1) l ON true`
+      : Prisma.empty;
+    return Prisma.sql`SELECT ${headColumns(tenant, q, where, plan.counted)}, ${data} AS data ${next}`;
   });
   checkHead(head);
-  const info = pageInfo(q, head.total_count) as unknown as Record<string, unknown>;
+  const info = (sync ? syncPageInfo(q, sync, head.total_count, head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null) : pageInfo(q, head.total_count)) as unknown as Record<string, unknown>;
   return jsonObject(
     plan.keys.map(({ key, kind, fields }) => {
       if (kind === 'typename') return [key, '"DealPage"'];

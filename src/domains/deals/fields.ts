@@ -1,5 +1,6 @@
 // Root queries and mutations of deals: thin, the rules live in service.ts, board.ts, activities.ts
 // and history.ts.
+import { syncArgs } from '../common/sync.js';
 import { idArg } from '../common/args.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
@@ -57,11 +58,14 @@ builder.queryField('pipelineBoard', (t) =>
 builder.queryField('pipelineDeals', (t) =>
   t.field({
     type: DealPage,
-    description: 'A page of a pipeline’s deals under the board filters.',
-    // Most selections are built as JSON by PostgreSQL in one statement; the resolvers answer the rest.
+    description:
+      'A page of a pipeline’s deals under the board filters; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`page` and `sort` are ignored).',
+    // Most selections are built as JSON by PostgreSQL in one statement (sync pages too); the resolvers
+    // answer the rest.
     extensions: jsonField(dealPageJson),
     args: {
       ...idArg('The pipeline.'),
+      ...syncArgs,
       ...filterArgs,
       page: t.arg.int({ description: 'Default 1.' }),
       limit: t.arg.int({ description: '1 to 100; any other value means 20.' }),

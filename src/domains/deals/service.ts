@@ -231,6 +231,11 @@ async function dealAndTag(db: TenantTx, id: string, tagId: string) {
   if (!tag) throw notFound('Tag');
 }
 
+/** A change the deal shows (its tags, its todos) is an edit of it: a sync gives it again (the database sets updated_at). */
+export async function touchDeal(tx: TenantTx, id: string): Promise<void> {
+  await tx.deal.updateMany({ where: { id }, data: { updated_at: new Date() } });
+}
+
 /** Tag changes are edits of the deal: an `updated` entry (fields ['tags']) and `deal.updated`, when something changed. */
 const TAGS_CHANGED: DealEventInput = { type: 'updated', data: { fields: ['tags'] } };
 
@@ -243,7 +248,10 @@ export async function addDealTag(ctx: Context, id: string, tagId: string): Promi
     const tags = await tx.dealTag.findMany({ where: { deal_id: id }, select: { tag_id: true } });
     if (tags.length >= MAX_TAGS && !tags.some((t) => t.tag_id === tagId)) throw invalidInput(`Um negócio aceita no máximo ${MAX_TAGS} tags`);
     const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
-    if (count) await recordDealChange(tx, ctx, id, [TAGS_CHANGED]);
+    if (count) {
+      await touchDeal(tx, id);
+      await recordDealChange(tx, ctx, id, [TAGS_CHANGED]);
+    }
   });
 }
 
@@ -252,7 +260,10 @@ export async function removeDealTag(ctx: Context, id: string, tagId: string): Pr
   await ctx.db.$transaction(async (tx) => {
     await dealAndTag(tx, id, tagId);
     const { count } = await tx.dealTag.deleteMany({ where: { deal_id: id, tag_id: tagId } });
-    if (count) await recordDealChange(tx, ctx, id, [TAGS_CHANGED]);
+    if (count) {
+      await touchDeal(tx, id);
+      await recordDealChange(tx, ctx, id, [TAGS_CHANGED]);
+    }
   });
 }
 

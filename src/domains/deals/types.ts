@@ -209,6 +209,7 @@ export interface PageInfoSource {
   total_count: number;
   has_next: boolean;
   has_prev: boolean;
+  next_cursor: string | null;
 }
 
 export const DealPagination = builder.objectRef<PageInfoSource>('DealPagination').implement({
@@ -219,6 +220,7 @@ export const DealPagination = builder.objectRef<PageInfoSource>('DealPagination'
     total_count: t.exposeInt('total_count', { description: 'Deals matching the filters.' }),
     has_next: t.exposeBoolean('has_next'),
     has_prev: t.exposeBoolean('has_prev'),
+    next_cursor: t.exposeString('next_cursor', { nullable: true, description: 'Sync: the `cursor` of the next page; null on the last page and outside a sync.' }),
   }),
 });
 

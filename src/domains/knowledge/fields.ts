@@ -1,5 +1,6 @@
 // Root fields of the knowledge base: assistants, items, exclusions and search. Reads need knowledge.view;
 // item and exclusion writes knowledge.manage; assistant writes assistants.manage.
+import { syncArrayArgs } from '../common/sync.js';
 import { idArg } from '../common/args.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
@@ -83,8 +84,9 @@ builder.queryField('knowledgeItems', (t) =>
     type: [KnowledgeItem],
     extensions: listCount('knowledge_items'),
     
-    description: 'Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view).',
-    resolve: (query, _root, _args, ctx) => items.listItems(ctx, query),
+    description: 'Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
+    args: syncArrayArgs,
+    resolve: (query, _root, args, ctx) => items.listItems(ctx, args, query),
   }),
 );
 

@@ -1,6 +1,7 @@
 // Knowledge items: create and partial update (JSON or multipart with a file), read, list, delete.
 // An item's `content` is its typed text followed by the text extracted from its file; the two parts are
 // stored apart, so new typed text keeps the file's text and a new file replaces only the extracted part.
+import { syncedArray, withSyncKeys, SYNC_ORDER, type SyncArrayArgs } from '../common/sync.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { constraintViolation, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -121,8 +122,14 @@ export async function getItem(ctx: Context, id: string, query: Selection = {}) {
 export const NEWEST_FIRST = [{ created_at: 'desc' as const }, { id: 'desc' as const }];
 
 /** Every item of the organisation, global and exclusive, newest first. */
-export function listItems(ctx: Context, query: Selection = {}) {
-  return ctx.db.knowledgeItem.findMany({ ...query, orderBy: NEWEST_FIRST });
+export function listItems(ctx: Context, args: SyncArrayArgs, query: Selection = {}) {
+  return syncedArray(
+    ctx,
+    'knowledge_items',
+    args,
+    () => ctx.db.knowledgeItem.findMany({ ...query, orderBy: NEWEST_FIRST }),
+    (where, take) => ctx.db.knowledgeItem.findMany({ ...withSyncKeys(query), where, orderBy: SYNC_ORDER, take }),
+  );
 }
 
 /** What one assistant sees: global items minus its exclusions, plus its exclusive items. */

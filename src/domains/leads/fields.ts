@@ -1,4 +1,5 @@
 import { idArg } from '../common/args.js';
+import { syncArgs, syncArrayArgs } from '../common/sync.js';
 import { builder } from '../../schema/builder.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { SUCCESS, Success } from '../common/types.js';
@@ -22,8 +23,8 @@ const leadArgs = (create: boolean) =>
 builder.queryField('leads', (t) =>
   t.field({
     type: LeadPage,
-    description: 'Leads, newest first. `search` matches name, company, email or phone.',
-    args: { search: t.arg.string(), limit: t.arg.int({ description: '1 to 100, default 20.' }), offset: t.arg.int({ description: 'Default 0.' }) },
+    description: 'Leads, newest first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored). `search` matches name, company, email or phone.',
+    args: { ...syncArgs, search: t.arg.string(), limit: t.arg.int({ description: '1 to 100, default 20.' }), offset: t.arg.int({ description: 'Default 0.' }) },
     resolve: (_, args, ctx) => leads.leadPage(ctx, args),
   }),
 );
@@ -73,7 +74,13 @@ builder.mutationField('createLeadStatus', (t) =>
 );
 
 builder.queryField('tags', (t) =>
-  t.prismaField({ type: [Tag], extensions: listCount('tags'), description: 'The organisation’s tag catalog, by name.', resolve: (query, _, __, ctx) => leads.listTags(ctx, query) }),
+  t.prismaField({
+    type: [Tag],
+    extensions: listCount('tags'),
+    description: 'The organisation’s tag catalog, by name; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
+    args: syncArrayArgs,
+    resolve: (query, _, args, ctx) => leads.listTags(ctx, args, query),
+  }),
 );
 
 builder.mutationField('createTag', (t) =>

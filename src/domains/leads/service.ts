@@ -13,6 +13,8 @@ import { customFields } from '../common/custom-fields.js';
 import { escapeLike } from '../common/like.js';
 import { settleLeadTags } from './loaders.js';
 import type { Selection } from '../common/types.js';
+import { openSync, syncedArray, withSyncKeys, SyncedPage, SYNC_ORDER, type SyncArgs, type SyncArrayArgs } from '../common/sync.js';
+import type { LeadPageSource } from './types.js';
 
 export interface LeadInput {
   name?: string | null;
@@ -113,6 +115,8 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
       data.status_id = input.status_id || null;
     }
     for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
+    // New tags alone are an edit of the lead too (sync): the database then sets updated_at.
+    if (input.tag_ids != null) data.updated_at = new Date();
     try {
       await db.lead.update({ where: { id }, data });
     } catch (e) {
@@ -136,7 +140,7 @@ export async function getLead(ctx: Context, id: string, query: Selection = {}) {
   return lead;
 }
 
-export function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null }) {
+export async function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null } & SyncArgs): Promise<LeadPageSource> {
   const search = args.search?.trim();
   const text = search && escapeLike(search);
   const where: Prisma.LeadWhereInput = search
@@ -149,7 +153,11 @@ export function leadPage(ctx: Context, args: { search?: string | null; limit?: n
         ],
       }
     : {};
-  return { where, ...offsetWindow(args.limit, args.offset) };
+  const window = offsetWindow(args.limit, args.offset);
+  const sync = await openSync(ctx, 'leads', args, window.limit);
+  if (!sync) return { where, ...window };
+  const read = (w: object, take: number | undefined, query: Selection) => ctx.db.lead.findMany({ ...query, where: { AND: [where, w] }, orderBy: SYNC_ORDER, take });
+  return { where, limit: window.limit, offset: 0, sync: new SyncedPage(sync, read) };
 }
 
 export async function deleteLead(ctx: Context, id: string) {
@@ -174,8 +182,14 @@ export function createLeadStatus(ctx: Context, input: { name: string; color: str
 
 // Tags
 
-export function listTags(ctx: Context, query: Selection = {}) {
-  return ctx.db.tag.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+export function listTags(ctx: Context, args: SyncArrayArgs, query: Selection = {}) {
+  return syncedArray(
+    ctx,
+    'tags',
+    args,
+    () => ctx.db.tag.findMany({ ...query, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    (where, take) => ctx.db.tag.findMany({ ...withSyncKeys(query), where, orderBy: SYNC_ORDER, take }),
+  );
 }
 
 export function createTag(ctx: Context, input: { name: string; color: string }, query: Selection = {}) {
@@ -186,12 +200,24 @@ export async function updateTag(ctx: Context, id: string, input: { name?: string
   const data: { name?: string; color?: string } = {};
   if (input.name != null) data.name = requiredText('name', input.name, 100);
   if (input.color != null) data.color = hexColor(input.color);
-  const { count } = await ctx.db.tag.updateMany({ where: { id }, data });
-  if (count === 0) throw notFound('Tag');
-  return ctx.db.tag.findUniqueOrThrow({ ...query, where: { id } });
+  return ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.tag.updateMany({ where: { id }, data });
+    if (count === 0) throw notFound('Tag');
+    if (data.name !== undefined || data.color !== undefined) await touchTagged(tx, id);
+    return tx.tag.findUniqueOrThrow({ ...query, where: { id } });
+  });
 }
 
 export async function deleteTag(ctx: Context, id: string) {
-  const { count } = await ctx.db.tag.deleteMany({ where: { id } });
-  if (count === 0) throw notFound('Tag');
+  await ctx.db.$transaction(async (tx) => {
+    await touchTagged(tx, id);
+    const { count } = await tx.tag.deleteMany({ where: { id } });
+    if (count === 0) throw notFound('Tag');
+  });
+}
+
+/** The leads and deals that show a tag change with it: a sync gives them again (updated_at is set by the database). */
+async function touchTagged(tx: TenantTx, tagId: string) {
+  await tx.lead.updateMany({ where: { lead_tags: { some: { tag_id: tagId } } }, data: { updated_at: new Date() } });
+  await tx.deal.updateMany({ where: { deal_tags: { some: { tag_id: tagId } } }, data: { updated_at: new Date() } });
 }

@@ -1,6 +1,8 @@
 import { builder } from '../../schema/builder.js';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { OffsetPagination, offsetPagination } from '../common/types.js';
+import { SyncPagination, offsetPagination } from '../common/types.js';
+import { syncWhere, type SyncedPage } from '../common/sync.js';
+import type { Lead as LeadRow } from '../../generated/prisma/client.js';
 import { MAX_TAGS } from './service.js';
 import { tagsByLead } from './loaders.js';
 import { firstOfCapArg, listCap, takeOfFirst } from '../../schema/list-bounds.js';
@@ -61,6 +63,8 @@ export interface LeadPageSource {
   where: Prisma.LeadWhereInput;
   limit: number;
   offset: number;
+  /** A sync page (`updated_since`/`cursor`): rows by (updated_at, id). */
+  sync?: SyncedPage<LeadRow>;
 }
 
 export const LeadPage = builder.objectRef<LeadPageSource>('LeadPage').implement({
@@ -69,11 +73,17 @@ export const LeadPage = builder.objectRef<LeadPageSource>('LeadPage').implement(
     data: t.prismaField({
       type: [Lead],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.lead.findMany({ ...query, where: page.where, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+        page.sync
+          ? page.sync.rows(query)
+          : ctx.db.lead.findMany({ ...query, where: page.where, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
     }),
     pagination: t.field({
-      type: OffsetPagination,
-      resolve: async (page, _args, ctx) => offsetPagination(await ctx.db.lead.count({ where: page.where }), page),
+      type: SyncPagination,
+      resolve: async (page, _args, ctx) => {
+        if (!page.sync) return { ...offsetPagination(await ctx.db.lead.count({ where: page.where }), page), next_cursor: null };
+        const [total, next] = await Promise.all([ctx.db.lead.count({ where: { AND: [page.where, syncWhere(page.sync.window)] } }), page.sync.next()]);
+        return { total, limit: page.limit, offset: 0, has_more: next != null, next_cursor: next };
+      },
     }),
   }),
 });

@@ -4,7 +4,8 @@
 // count are columns), never the messages.
 import type { Context } from '../../context/context.js';
 import { AppError, constraintViolation, notFound, invalidField } from '../../errors.js';
-import type { ConversationStatus, Prisma } from '../../generated/prisma/client.js';
+import type { Conversation as ConversationRow, ConversationStatus, Prisma } from '../../generated/prisma/client.js';
+import { openSync, SyncedPage, SYNC_ORDER, type SyncArgs } from '../common/sync.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { announceConversation, type ConversationChangeKind } from './live.js';
 import { conversationData } from './shapes.js';
@@ -19,15 +20,26 @@ export interface PageSource<W> {
   offset: number;
 }
 
-export function conversationPage(
+export interface ConversationPageSource extends PageSource<Prisma.ConversationWhereInput> {
+  /** A sync page (`updated_since`/`cursor`): rows by (updated_at, id). */
+  sync?: SyncedPage<ConversationRow>;
+}
+
+export async function conversationPage(
   ctx: Context,
-  args: { limit?: number | null; offset?: number | null; lead_id?: string | null; status?: ConversationStatus | null },
-): PageSource<Prisma.ConversationWhereInput> {
+  args: { limit?: number | null; offset?: number | null; lead_id?: string | null; status?: ConversationStatus | null } & SyncArgs,
+): Promise<ConversationPageSource> {
   const visible = conversationWhere(audienceOf(ctx.viewer));
   const filters: Prisma.ConversationWhereInput = {};
   if (args.lead_id) filters.lead_id = args.lead_id;
   if (args.status) filters.status = args.status;
-  return { where: { AND: [visible, filters] }, ...offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT) };
+  const where: Prisma.ConversationWhereInput = { AND: [visible, filters] };
+  const window = offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT);
+  const sync = await openSync(ctx, 'conversations', args, window.limit);
+  if (!sync) return { where, ...window };
+  const read = (w: object, take: number | undefined, query: Selection) =>
+    ctx.db.conversation.findMany({ ...query, where: { AND: [where, w as Prisma.ConversationWhereInput] }, orderBy: SYNC_ORDER, take });
+  return { where, limit: window.limit, offset: 0, sync: new SyncedPage(sync, read) };
 }
 
 export async function getConversation(ctx: Context, id: string, query: Selection = {}) {

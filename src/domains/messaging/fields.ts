@@ -1,4 +1,5 @@
 // Root fields of messaging. REST routes (./index.ts) run these same fields.
+import { syncArgs } from '../common/sync.js';
 import { MAX_FILE_BYTES } from '../../http/body.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
@@ -178,8 +179,9 @@ builder.mutationField('receiveInboundMessage', (t) =>
 builder.queryField('conversations', (t) =>
   t.field({
     type: ConversationPage,
-    description: 'Conversations the caller can see, latest activity first.',
+    description: 'Conversations the caller can see, latest activity first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored).',
     args: {
+      ...syncArgs,
       limit: t.arg.int({ description: `1 to ${conversations.CONVERSATIONS_MAX_LIMIT}, default 20 (out of range: 20).` }),
       offset: t.arg.int({ description: 'Default 0.' }),
       lead_id: t.arg({ type: 'UUID', description: 'Only this lead’s conversations.' }),

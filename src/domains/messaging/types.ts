@@ -3,9 +3,10 @@
 import type { Prisma } from '../../generated/prisma/client.js';
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
 import { listCap, listCount } from '../../schema/list-bounds.js';
-import { OffsetPagination, offsetPagination } from '../common/types.js';
+import { OffsetPagination, offsetPagination, SyncPagination } from '../common/types.js';
+import { syncWhere } from '../common/sync.js';
 import { Lead } from '../leads/types.js';
-import type { PageSource } from './conversations.js';
+import type { ConversationPageSource, PageSource } from './conversations.js';
 import { MEMBERS_MAX, type DepartmentListSource } from './departments.js';
 import type { InboundResult } from './inbound.js';
 import type { ConversationChange, ConversationSnapshot } from './live.js';
@@ -220,17 +221,24 @@ builder.prismaObjectField('Lead', 'conversations', (t) =>
   }),
 );
 
-export const ConversationPage = builder.objectRef<PageSource<Prisma.ConversationWhereInput>>('ConversationPage').implement({
-  description: 'A page of conversations, latest activity first.',
+export const ConversationPage = builder.objectRef<ConversationPageSource>('ConversationPage').implement({
+  description: 'A page of conversations, latest activity first (a sync page: by updated_at, id ascending).',
   fields: (t) => ({
     data: t.prismaField({
       type: [Conversation],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.conversation.findMany({ ...query, where: page.where, orderBy: [{ updated_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+        page.sync
+          ? page.sync.rows(query)
+          : ctx.db.conversation.findMany({ ...query, where: page.where, orderBy: [{ updated_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
     }),
     pagination: t.field({
-      type: OffsetPagination,
-      resolve: async (page, _args, ctx) => offsetPagination(await ctx.db.conversation.count({ where: page.where }), page),
+      type: SyncPagination,
+      resolve: async (page, _args, ctx) => {
+        if (!page.sync) return { ...offsetPagination(await ctx.db.conversation.count({ where: page.where }), page), next_cursor: null };
+        const where = { AND: [page.where, syncWhere(page.sync.window) as Prisma.ConversationWhereInput] };
+        const [total, next] = await Promise.all([ctx.db.conversation.count({ where }), page.sync.next()]);
+        return { total, limit: page.limit, offset: 0, has_more: next != null, next_cursor: next };
+      },
     }),
   }),
 });

@@ -1,4 +1,5 @@
 // Root fields of the product catalog.
+import { syncArrayArgs } from '../common/sync.js';
 import { idArg } from '../common/args.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
@@ -12,8 +13,9 @@ builder.queryField('products', (t) =>
     type: [Product],
     extensions: listCount('products'),
     
-    description: 'The organisation’s product catalog, by name (pipeline.view).',
-    resolve: (query, _root, _args, ctx) => products.listProducts(ctx, query),
+    description: 'The organisation’s product catalog, by name (pipeline.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
+    args: syncArrayArgs,
+    resolve: (query, _root, args, ctx) => products.listProducts(ctx, args, query),
   }),
 );
 

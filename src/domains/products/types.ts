@@ -7,5 +7,6 @@ export const Product = builder.prismaObject('Product', {
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
     price: t.float({ description: 'Default unit price.', select: { price: true }, resolve: (p) => Number(p.price) }),
+    updated_at: t.expose('updated_at', { type: 'DateTime', description: 'Its last change: what `updated_since` compares.' }),
   }),
 });

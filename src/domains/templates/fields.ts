@@ -1,5 +1,6 @@
 // Root fields of templates, cadences and cadence associations: thin; the rules live in sync.ts,
 // templates.ts, cadences.ts, associations.ts, mapping.ts and render.ts.
+import { syncArrayArgs } from '../common/sync.js';
 import { idArg } from '../common/args.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
@@ -15,8 +16,9 @@ builder.queryField('templates', (t) =>
     type: [Template],
     extensions: listCount('templates'),
     
-    description: 'Templates of the organisation, by name and language; every filter given must match.',
+    description: 'Templates of the organisation, by name and language; every filter given must match. With `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
     args: {
+      ...syncArrayArgs,
       provider_app_id: t.arg.string({ description: 'Only templates of this provider app.' }),
       status: t.arg({ type: TemplateStatus, description: 'Only templates with this status.' }),
       category: t.arg({ type: TemplateCategory, description: 'Only templates of this category.' }),

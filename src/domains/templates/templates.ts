@@ -1,4 +1,5 @@
 // Reading and deleting synchronised templates. Operators read; owner/admin delete.
+import { syncedArray, withSyncKeys, SYNC_ORDER, type SyncArrayArgs } from '../common/sync.js';
 import type { Prisma, TemplateCategory, TemplateStatus } from '../../generated/prisma/client.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
@@ -12,13 +13,19 @@ export interface TemplateFilters {
 }
 
 /** Templates matching every given filter, by name and language. Each filter has its index. */
-export function listTemplates(ctx: Context, filters: TemplateFilters, query: Selection = {}) {
+export function listTemplates(ctx: Context, filters: TemplateFilters & SyncArrayArgs, query: Selection = {}) {
   const where: Prisma.TemplateWhereInput = {};
   if (filters.provider_app_id != null) where.provider_app_id = filters.provider_app_id;
   if (filters.status != null) where.status = filters.status;
   if (filters.category != null) where.category = filters.category;
   if (filters.language != null) where.language = filters.language;
-  return ctx.db.template.findMany({ ...query, where, orderBy: [{ template_name: 'asc' }, { language: 'asc' }, { id: 'asc' }] });
+  return syncedArray(
+    ctx,
+    'templates',
+    filters,
+    () => ctx.db.template.findMany({ ...query, where, orderBy: [{ template_name: 'asc' }, { language: 'asc' }, { id: 'asc' }] }),
+    (sync, take) => ctx.db.template.findMany({ ...withSyncKeys(query), where: { AND: [where, sync as Prisma.TemplateWhereInput] }, orderBy: SYNC_ORDER, take }),
+  );
 }
 
 export async function getTemplate(ctx: Context, id: string, query: Selection = {}) {

@@ -35,6 +35,7 @@ export const Template = builder.prismaObject('Template', {
       resolve: (template) => template.components as Record<string, unknown>[],
     }),
     last_synced_at: t.expose('last_synced_at', { type: 'DateTime', description: 'When a sync last created or updated it.' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime', description: 'Its last change (a sync, an edit): what `updated_since` compares.' }),
     associations: t.relatedConnection('associations', {
       cursor: 'id',
       extensions: GRAPH_ONLY,
