@@ -160,7 +160,9 @@ export async function benchUploads(opts: {
 }
 
 /** The same rows with STORAGE=s3: a second app on the same database, storing in a bucket of s3rver. */
-async function benchS3Uploads(env: BenchEnv, key: string, tenantId: string): Promise<UploadBenchRow[]> {
+async function benchS3Uploads(env: BenchEnv): Promise<UploadBenchRow[]> {
+  // An organisation of its own: the size check counts only this run's uploads.
+  const { key, tenantId } = await env.organisation('Bench uploads s3');
   const { cleanupExpiredUploads } = await import('../src/domains/uploads/service.js');
   const { createApp } = await import('../src/app.js');
   const { listen } = await import('../src/http/server.js');
@@ -215,7 +217,7 @@ export const uploadsLine: BenchLine = {
       cleanup: () => cleanupExpiredUploads(env.db.prisma, env.app.deps.storage, 0).then(() => undefined),
       log: env.log,
     });
-    if (process.env.BENCH_S3 !== '0') rows.push(...(await benchS3Uploads(env, key, tenantId)));
+    if (process.env.BENCH_S3 !== '0') rows.push(...(await benchS3Uploads(env)));
     return { report: uploadReport(rows) };
   },
 };
