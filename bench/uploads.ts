@@ -199,9 +199,9 @@ async function benchS3Uploads(env: BenchEnv): Promise<UploadBenchRow[]> {
 
 function uploadReport(rows: UploadBenchRow[]): string[] {
   return [
-    `| ${pad('uploads', 28)} | ${pad('Funil', 10)} | ${pad('baseline', 10)} | ratio | errors |`,
-    `| ${'-'.repeat(28)} | ${'-'.repeat(10)} | ${'-'.repeat(10)} | ----- | ------ |`,
-    ...rows.map((r) => `| ${pad(r.measure, 28)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`),
+    `| ${pad('uploads', 30)} | ${pad('Funil', 10)} | ${pad('baseline', 10)} | ratio | errors |`,
+    `| ${'-'.repeat(30)} | ${'-'.repeat(10)} | ${'-'.repeat(10)} | ----- | ------ |`,
+    ...rows.map((r) => `| ${pad(r.measure, 30)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`),
   ];
 }
 
