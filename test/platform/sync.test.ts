@@ -134,7 +134,7 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
             data: { tenant_id: org.tenantId, provider_app_id: 'app', template_name: `modelo_${i}`, template_id: `t${i}`, language: 'pt_BR', status: 'APPROVED', category: 'UTILITY' },
           })
         ).id,
-      edit: async (id) => void (await api.db.prisma.template.update({ where: { id }, data: { status: 'REJECTED' } })),
+      edit: async (id) => void (await api.db.prisma.template.updateMany({ where: { id }, data: { status: 'REJECTED' } })),
     }),
   },
 ];
@@ -338,8 +338,8 @@ describe('writes that change what a row shows move it in the sync', () => {
   it('updated_at is the database’s: a write that sends an old time still moves the row', async () => {
     const org = await api.newOrg();
     const lead = await makeLead(api, org);
-    await api.db.prisma.lead.update({ where: { id: lead.id }, data: { name: 'Antiga', updated_at: new Date('2001-01-01T00:00:00Z') } });
-    const row = await api.db.prisma.lead.findUniqueOrThrow({ where: { id: lead.id } });
+    await api.db.prisma.lead.updateMany({ where: { id: lead.id }, data: { name: 'Antiga', updated_at: new Date('2001-01-01T00:00:00Z') } });
+    const row = await api.db.prisma.lead.findFirstOrThrow({ where: { id: lead.id } });
     expect(row.updated_at.getTime()).toBeGreaterThan(Date.parse('2020-01-01T00:00:00Z'));
   });
 });
