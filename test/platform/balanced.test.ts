@@ -22,6 +22,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Per key and minute: each flow below uses a key of its own, well under it, but the rate-limit flow. */
 const RATE_LIMIT = 100;
 const OWNER_KEY = generateApiKey();
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_lb${randomBytes(3).toString('hex')}`;
 
 let balancer: Balancer;
@@ -91,6 +92,15 @@ async function limited<T>(width: number, tasks: Array<() => Promise<T>>): Promis
 
 const servedBy = (answers: Answer[]) => new Set(answers.map((a) => a.upstream));
 
+/** funil_webhook_delivery_attempts_total of one process, by outcome. */
+async function deliveryAttempts(upstream: number): Promise<Record<string, number>> {
+  const r = await fetch(`${balancer.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}`, [UPSTREAM_HEADER]: String(upstream) } });
+  expect(r.status).toBe(200);
+  const counts: Record<string, number> = { succeeded: 0, retrying: 0, failed: 0 };
+  for (const [, outcome, n] of (await r.text()).matchAll(/^funil_webhook_delivery_attempts_total\{outcome="(\w+)"\} (\d+)$/gm)) counts[outcome] = Number(n);
+  return counts;
+}
+
 /** messageAdded over server-sent events through the balancer, pinned to one process: the contents received. */
 async function subscribe(key: string, upstream: number) {
   const controller = new AbortController();
@@ -150,6 +160,7 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,300,300',
       DATABASE_POOL_SIZE: '5',
+      METRICS_TOKEN,
     };
     // Started together: migrations and the first organisation are decided under one advisory lock.
     const started = await Promise.all([spawnServer(env), spawnServer(env)]);
@@ -226,6 +237,9 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
     for (const d of log.body.data) attempts.set(d.event_id, [...(attempts.get(d.event_id) ?? []), d.attempt].sort());
     expect(attempts.size).toBe(names.length);
     expect([...attempts.values()].every((list) => list.join() === '1' || list.join() === '1,2')).toBe(true);
+    // Every attempt the receiver saw was made by one of the processes' runners, and counted by it alone.
+    const made = await Promise.all([0, 1].map((upstream) => deliveryAttempts(upstream)));
+    expect({ succeeded: made[0].succeeded + made[1].succeeded, retrying: made[0].retrying + made[1].retrying }).toEqual({ succeeded: names.length, retrying: names.filter((n) => expectedCount(n) === 2).length });
   });
 
   it('idempotency keys: the same key sent to both processes at once runs once; the other gets the replay or 409', { timeout: 60_000 }, async () => {
