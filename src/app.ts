@@ -28,7 +28,7 @@ import { provideEventSchemas } from './domains/webhooks/event-types.js';
 import { buildRouteTable } from './rest/route-table.js';
 import { FileSpool } from './storage/file-spool.js';
 import { isMultipartForm } from './storage/multipart-form.js';
-import { createDirectoryStorage } from './storage/storage.js';
+import { createStorage } from './storage/create.js';
 
 /**
  * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
@@ -62,7 +62,7 @@ export function createApp(config: Config, db: Database): App {
     direct: db.direct,
     tenants: new TenantClients(db.prisma, db.direct),
     config,
-    storage: createDirectoryStorage(config.storageDir),
+    storage: createStorage(config),
   };
   const yoga = createGraphQLServer(schema, deps);
   const table = buildRouteTable(domains);

@@ -14,7 +14,7 @@ import './domains/index.js';
 import { isUuid } from './domains/common/validate.js';
 import type { Context } from './context/context.js';
 import { setLogLevel } from './log.js';
-import { createDirectoryStorage } from './storage/storage.js';
+import { createStorage } from './storage/create.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -68,7 +68,7 @@ async function main() {
   };
   // The platform operator acting inside one organisation: the API's account services and their checks.
   const tenants = new TenantClients(prisma);
-  const storage = createDirectoryStorage(config.storageDir);
+  const storage = createStorage(config);
   const operatorIn = (tenantId: string): Context => ({
     viewer: { kind: 'admin', tenantId }, db: tenants.for(tenantId), prisma, config, storage, requestId: 'cli', perRequest: new Map(),
   });
@@ -137,6 +137,12 @@ async function backupOrRestore(command: 'backup' | 'restore', positionals: strin
     throw new Error(
       `DATABASE_URL is set: ${command} is for the embedded database. With PostgreSQL use pg_dump / pg_restore, ` +
         `and copy STORAGE_DIR (${config.storageDir}) with the files (README: "Backups").`,
+    );
+  }
+  if (config.storage.kind === 's3') {
+    throw new Error(
+      `STORAGE=s3: ${command} copies the embedded database together with STORAGE_DIR, and the files are in the bucket ` +
+        `${config.storage.bucket}. Stop the server, copy DATA_DIR/db, and copy the bucket with an S3 tool (README: "Backups").`,
     );
   }
   const where = { dataDir: config.dataDir, dbDir: path.join(config.dataDir, 'db'), storageDir: config.storageDir };

@@ -11,6 +11,8 @@ export interface Config {
   /** Embedded mode: PGlite in a worker thread of its own (PGLITE_WORKER), or on the main thread. */
   pgliteWorker: boolean;
   storageDir: string;
+  /** Where stored files live: STORAGE_DIR on disk (default), or an S3-compatible bucket (STORAGE=s3, S3_*). */
+  storage: StorageConfig;
   /** Where files sent as `File` arguments wait on disk while their request runs (UPLOAD_TEMP_DIR). */
   uploadTempDir: string;
   publicBaseUrl: string;
@@ -56,7 +58,39 @@ export interface Config {
   extractWaitMs: number;
 }
 
+export type StorageConfig = { kind: 'disk' } | ({ kind: 's3' } & S3Settings);
+
+export interface S3Settings {
+  bucket: string;
+  /** Unset: AWS S3 itself; else the URL of an S3-compatible service (MinIO, R2, s3rver…). */
+  endpoint?: string;
+  region: string;
+  /** Unset: the AWS SDK's default credential chain (instance role, AWS_* variables, profiles). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** `http://endpoint/bucket/key` instead of `http://bucket.endpoint/key` (most self-hosted services need it). */
+  forcePathStyle: boolean;
+}
+
 export class ConfigError extends Error {}
+
+function storageConfig(env: NodeJS.ProcessEnv, problems: string[]): StorageConfig {
+  const kind = env.STORAGE || 'disk';
+  if (kind === 'disk') return { kind };
+  if (kind !== 's3') {
+    problems.push(`STORAGE must be disk or s3, got "${kind}"`);
+    return { kind: 'disk' };
+  }
+  const bucket = env.S3_BUCKET || '';
+  if (!bucket) problems.push('STORAGE=s3 needs S3_BUCKET');
+  const endpoint = env.S3_ENDPOINT || undefined;
+  if (endpoint && !/^https?:\/\/[^/]/.test(endpoint)) problems.push('S3_ENDPOINT must be an http:// or https:// URL');
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  const forcePathStyle = bool('S3_FORCE_PATH_STYLE', env.S3_FORCE_PATH_STYLE, false);
+  return { kind, bucket, endpoint, region: env.S3_REGION || 'us-east-1', accessKeyId, secretAccessKey, forcePathStyle };
+}
 
 function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
@@ -111,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (otlpEndpoint && !/^https?:\/\/[^/]/.test(otlpEndpoint)) problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
   let result: Config | undefined;
   try {
+    const storage = storageConfig(env, problems);
     result = {
       port,
       host,
@@ -118,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       databaseUrl,
       pgliteWorker: bool('PGLITE_WORKER', env.PGLITE_WORKER, true),
       storageDir: path.resolve(env.STORAGE_DIR || path.join(dataDir, 'files')),
+      storage,
       uploadTempDir: path.resolve(env.UPLOAD_TEMP_DIR || os.tmpdir()),
       publicBaseUrl: (env.PUBLIC_BASE_URL || `${tlsCertFile ? 'https' : 'http'}://${host}:${port}`).replace(/\/$/, ''),
       adminToken: env.ADMIN_TOKEN || undefined,

@@ -1,11 +1,8 @@
-// Where uploaded files live: one small interface and its directory implementation (STORAGE_DIR). A file is
-// written to a partial file and renamed into place only when complete, so a stored key always names a
-// whole file. Keys are random and carry nothing of the tenant or the original name; the database maps
-// records to keys. Several server processes can share one directory.
+// Where uploaded files live: one small interface with two implementations, a directory (disk-storage.ts,
+// STORAGE_DIR, the default) and an S3-compatible bucket (s3-storage.ts, STORAGE=s3). Keys are random and
+// carry nothing of the tenant or the original name; the database maps records to keys. A stored key
+// always names a whole file, and several server processes can share one store.
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, type Dirent } from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { AppError } from '../errors.js';
 
 /** How many leading bytes put() keeps for content sniffing (file-type's reasonable detection size). */
@@ -13,8 +10,6 @@ export const HEAD_BYTES = 4100;
 
 /** 24 random bytes, lower-case hex: 192 bits, one spelling per key (no case folding surprises). */
 const KEY_PATTERN = /^[0-9a-f]{48}$/;
-const PARTIAL_DIR = '.partial';
-const READ_CHUNK = 64 * 1024;
 
 export interface StoredFile {
   key: string;
@@ -31,210 +26,69 @@ export interface ByteRange {
   end: number;
 }
 
-/** A stored file held open: its size and mtime are those of the bytes it streams, even if it is deleted meanwhile. */
+/** A stored file ready to be served: its size and mtime are those of the bytes it streams. */
 export interface OpenedFile {
   readonly key: string;
   readonly size: number;
   readonly mtime: Date;
   /**
-   * The bytes of `range` (default: the whole file), read from disk as the consumer pulls them. The file is
-   * closed when the stream ends, is cancelled or `signal` aborts. Call once; call close() instead when
-   * no body is needed.
+   * The bytes of `range` (default: the whole file), read as the consumer pulls them. Whatever the file
+   * holds is released when the stream ends, is cancelled or `signal` aborts. Call once; call close()
+   * instead when no body is needed.
    */
   stream(range?: ByteRange, signal?: AbortSignal): ReadableStream<Uint8Array>;
   close(): Promise<void>;
 }
 
+export type FileSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
 export interface FileStorage {
   /** Streams `source` into a new file; past `maxBytes` (or on any failure) nothing is left behind. */
-  put(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StoredFile>;
-  /** The stored file under `key`, or null for anything that is not one (see resolveKey). */
+  put(source: FileSource, options: { maxBytes: number }): Promise<StoredFile>;
+  /** The stored file under `key`, or null for anything that is not one (not a key this store generates, or absent). */
   open(key: string): Promise<OpenedFile | null>;
   /** Removes the file; false when there was none. */
   delete(key: string): Promise<boolean>;
   /** Every stored key with its mtime, for an orphan sweep against the database. */
   list(): AsyncIterable<{ key: string; mtime: Date }>;
-  /** Removes partial files older than `before` (left by a process that died mid-upload); returns how many. */
+  /** Removes partial uploads older than `before` (left by a process that died mid-upload); returns how many. */
   removeStalePartials(before: Date): Promise<number>;
-  /**
-   * The path of the stored file `untrusted` names, or null unless it is exactly a key this store generates
-   * and that key is a regular file (not a symlink) whose real path lies under the root.
-   */
-  resolveKey(untrusted: string): Promise<string | null>;
 }
 
 export function isStorageKey(value: unknown): value is string {
   return typeof value === 'string' && KEY_PATTERN.test(value);
 }
 
-export function createDirectoryStorage(root: string): FileStorage {
-  root = path.resolve(root);
-  const partialDir = path.join(root, PARTIAL_DIR);
-  /** Two levels of fan-out keep directories small: ab/cd/abcd…. */
-  const pathOf = (key: string) => path.join(root, key.slice(0, 2), key.slice(2, 4), key);
-
-  async function put(source: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, { maxBytes }: { maxBytes: number }): Promise<StoredFile> {
-    const key = randomBytes(24).toString('hex');
-    const target = pathOf(key);
-    const partial = path.join(partialDir, key);
-    await fs.mkdir(partialDir, { recursive: true });
-    const handle = await fs.open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o640);
-    const hash = createHash('sha256');
-    const head = new Uint8Array(HEAD_BYTES);
-    let headLength = 0;
-    let size = 0;
-    try {
-      // for-await cancels a web stream (or returns an iterator) when the loop throws: the sender stops.
-      for await (const chunk of source as AsyncIterable<Uint8Array>) {
-        size += chunk.byteLength;
-        if (size > maxBytes) throw fileTooLarge(maxBytes);
-        if (headLength < HEAD_BYTES) {
-          const take = chunk.subarray(0, HEAD_BYTES - headLength);
-          head.set(take, headLength);
-          headLength += take.byteLength;
-        }
-        hash.update(chunk);
-        for (let written = 0; written < chunk.byteLength; ) written += (await handle.write(chunk, written)).bytesWritten;
-      }
-      await handle.datasync();
-      await handle.close();
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.rename(partial, target);
-    } catch (error) {
-      await handle.close().catch(() => {});
-      await fs.rm(partial, { force: true });
-      throw error;
-    }
-    return { key, size, sha256: hash.digest('hex'), head: head.slice(0, headLength) };
-  }
-
-  let realRoot: string | undefined;
-  async function resolveKey(untrusted: string): Promise<string | null> {
-    // The shape check alone refuses `..`, encodings, separators, NUL and overlong names.
-    if (!isStorageKey(untrusted)) return null;
-    const file = pathOf(untrusted);
-    try {
-      if (!(await fs.lstat(file)).isFile()) return null;
-      realRoot ??= await fs.realpath(root);
-      // A fan-out directory replaced by a symlink would lead elsewhere: the real path must be the expected one.
-      const expected = path.join(realRoot, path.relative(root, file));
-      return (await fs.realpath(file)) === expected ? file : null;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-  }
-
-  async function open(key: string): Promise<OpenedFile | null> {
-    const file = await resolveKey(key);
-    if (!file) return null;
-    let handle: fs.FileHandle;
-    try {
-      // O_NOFOLLOW: a symlink swapped in after resolveKey is refused too.
-      handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch (error) {
-      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ELOOP') return null;
-      throw error;
-    }
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      await handle.close();
-      return null;
-    }
-    return openedFile(key, handle, stats.size, stats.mtime);
-  }
-
-  async function remove(key: string): Promise<boolean> {
-    const file = await resolveKey(key);
-    if (!file) return false;
-    try {
-      await fs.unlink(file);
-      return true;
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
-  }
-
-  async function* list(): AsyncIterable<{ key: string; mtime: Date }> {
-    for (const first of await directories(root)) {
-      for (const second of await directories(path.join(root, first))) {
-        const dir = path.join(root, first, second);
-        for (const entry of await entries(dir)) {
-          // Only regular files named like a key in their own fan-out directory are stored files.
-          if (!entry.isFile() || !isStorageKey(entry.name) || entry.name.slice(0, 4) !== first + second) continue;
-          try {
-            yield { key: entry.name, mtime: (await fs.lstat(path.join(dir, entry.name))).mtime };
-          } catch (error) {
-            if (!isMissing(error)) throw error; // deleted while listing
-          }
-        }
-      }
-    }
-  }
-
-  async function removeStalePartials(before: Date): Promise<number> {
-    let removed = 0;
-    for (const entry of await entries(partialDir)) {
-      const file = path.join(partialDir, entry.name);
-      try {
-        if ((await fs.lstat(file)).mtime < before) {
-          await fs.rm(file, { force: true });
-          removed++;
-        }
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
-    return removed;
-  }
-
-  return { put, open, delete: remove, list, removeStalePartials, resolveKey };
+export function newStorageKey(): string {
+  return randomBytes(24).toString('hex');
 }
 
-function openedFile(key: string, handle: fs.FileHandle, size: number, mtime: Date): OpenedFile {
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= handle.close().catch(() => {}));
-  return {
-    key,
-    size,
-    mtime,
-    close,
-    stream(range = { start: 0, end: size - 1 }, signal) {
-      let position = range.start;
-      const abort = () => void close();
-      signal?.addEventListener('abort', abort, { once: true });
-      const finish = () => {
-        signal?.removeEventListener('abort', abort);
-        return close();
-      };
-      return new ReadableStream<Uint8Array>(
-        {
-          async pull(controller) {
-            const length = Math.min(READ_CHUNK, range.end + 1 - position);
-            if (length <= 0 || signal?.aborted) {
-              await finish();
-              controller.close();
-              return;
-            }
-            try {
-              const buffer = new Uint8Array(length);
-              const { bytesRead } = await handle.read(buffer, 0, length, position);
-              // Stored files never change; a short read means the disk lied, not that the file shrank legitimately.
-              if (bytesRead === 0) throw new Error(`Arquivo ${key} terminou antes do esperado`);
-              position += bytesRead;
-              controller.enqueue(buffer.subarray(0, bytesRead));
-            } catch (error) {
-              await finish();
-              controller.error(error);
-            }
-          },
-          cancel: () => finish(),
-        },
-        { highWaterMark: 0 },
-      );
-    },
-  };
+/**
+ * What put() learns of the bytes on their way through, the same for every store: size (413 past the
+ * limit, thrown by take() before the chunk is written), SHA-256 and the head for sniffing.
+ */
+export class FileMeter {
+  private size = 0;
+  private readonly hash = createHash('sha256');
+  private readonly head = new Uint8Array(HEAD_BYTES);
+  private headLength = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  take(chunk: Uint8Array): void {
+    this.size += chunk.byteLength;
+    if (this.size > this.maxBytes) throw fileTooLarge(this.maxBytes);
+    if (this.headLength < HEAD_BYTES) {
+      const take = chunk.subarray(0, HEAD_BYTES - this.headLength);
+      this.head.set(take, this.headLength);
+      this.headLength += take.byteLength;
+    }
+    this.hash.update(chunk);
+  }
+
+  stored(key: string): StoredFile {
+    return { key, size: this.size, sha256: this.hash.digest('hex'), head: this.head.slice(0, this.headLength) };
+  }
 }
 
 function fileTooLarge(maxBytes: number): AppError {
@@ -242,21 +96,7 @@ function fileTooLarge(maxBytes: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `Arquivo excede o limite de ${Number.isInteger(mb) ? `${mb} MB` : `${maxBytes} bytes`}`);
 }
 
-async function entries(dir: string): Promise<Dirent[]> {
-  try {
-    return await fs.readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
-}
-
-/** Fan-out directories only (two hex characters, real directories, not symlinks). */
-async function directories(dir: string): Promise<string[]> {
-  return (await entries(dir)).filter((e) => e.isDirectory() && /^[0-9a-f]{2}$/.test(e.name)).map((e) => e.name);
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+/** The answer when the store itself cannot be reached (503, never a 500 with the driver's message). */
+export function storageUnavailable(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'O armazenamento de arquivos está indisponível; tente novamente em instantes');
 }

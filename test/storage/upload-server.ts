@@ -9,7 +9,8 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { normalizeError } from '../../src/errors.js';
 import { readMultipartUpload, type MultipartOptions } from '../../src/storage/multipart-stream.js';
 import { serveFile } from '../../src/storage/serve.js';
-import { createDirectoryStorage, type FileStorage } from '../../src/storage/storage.js';
+import { createDirectoryStorage } from '../../src/storage/disk-storage.js';
+import type { FileStorage } from '../../src/storage/storage.js';
 
 export interface UploadServer {
   url: string;
@@ -21,8 +22,9 @@ export interface UploadServer {
   close(): Promise<void>;
 }
 
-export async function startUploadServer(root: string, options?: MultipartOptions): Promise<UploadServer> {
-  const storage = createDirectoryStorage(root);
+/** `store`: a FileStorage, or the root of a directory store. */
+export async function startUploadServer(store: FileStorage | string, options?: MultipartOptions): Promise<UploadServer> {
+  const storage = typeof store === 'string' ? createDirectoryStorage(store) : store;
   let onHandled: ((status: number) => void)[] = [];
   const handled = (status: number) => {
     for (const resolve of onHandled) resolve(status);

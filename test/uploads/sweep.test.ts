@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sweepOrphanFiles } from '../../src/domains/uploads/sweep.js';
-import { createDirectoryStorage } from '../../src/storage/storage.js';
+import { createDirectoryStorage } from '../../src/storage/disk-storage.js';
 import { keyOf, pathOfKey, PNG, storedFiles, upload, useUploadApp } from './helpers.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 

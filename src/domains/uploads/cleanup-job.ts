@@ -6,7 +6,8 @@ import { defineQueue } from '../../jobs/queue.js';
 import { schedulePeriodicRun } from '../../jobs/periodic.js';
 import type { QueueDeps } from '../../jobs/registry.js';
 import { log } from '../../log.js';
-import { createDirectoryStorage, type FileStorage } from '../../storage/storage.js';
+import { createStorage } from '../../storage/create.js';
+import type { FileStorage } from '../../storage/storage.js';
 import { cleanupExpiredUploads, DEFAULT_CLEANUP_HOURS } from './service.js';
 import { sweepOrphanFiles } from './sweep.js';
 
@@ -19,7 +20,7 @@ export function scheduleUploadCleanup(prisma: PrismaClient, options: { delayMs?:
 }
 
 export const uploadCleanupQueue = ({ db, config }: QueueDeps) => {
-  const storage = createDirectoryStorage(config.storageDir);
+  const storage = createStorage(config);
   return defineQueue({
     name: CLEANUP_QUEUE,
     concurrency: 1,
