@@ -1,19 +1,17 @@
-// Two real server processes on one PostgreSQL schema, with Redis, behind a round-robin balancer (issue
-// 19): what must hold whichever process a request lands on. Deal numbers stay distinct and consecutive
-// under concurrent creates on both; each webhook attempt is delivered once while both job runners run;
-// a file uploaded through one process is served (ranges, ETag) by the other; a subscription open on one
-// process hears a message stored through the other; one rate-limit budget per key, counted by both;
-// one Idempotency-Key sent to both at once runs once.
+// Two real server processes on one PostgreSQL schema, with Redis and one S3 bucket (s3rver), behind a
+// round-robin balancer (issue 19): what must hold whichever process a request lands on. Deal numbers
+// stay distinct and consecutive under concurrent creates on both; each webhook attempt is delivered once
+// while both job runners run; a file uploaded through one process is served (ranges, ETag) by the other
+// from the bucket; a subscription open on one process hears a message stored through the other; one
+// rate-limit budget per key, counted by both; one Idempotency-Key sent to both at once runs once.
 // PostgreSQL only: PGlite is one process per data directory.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/keys.js';
 import { startBalancer, UPSTREAM_HEADER, type Balancer } from '../helpers/balancer.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
 import { spawnServer, type ServerProcess } from '../helpers/server-process.js';
 import { receiver, waitFor } from '../webhooks/helpers.js';
 
@@ -26,7 +24,7 @@ const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_lb${randomBytes(3).toString('hex')}`;
 
 let balancer: Balancer;
-let storageDir = '';
+let s3: TestS3 | undefined;
 let servers: ServerProcess[] = [];
 
 interface Answer {
@@ -148,12 +146,12 @@ async function subscribe(key: string, upstream: number) {
 describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer (PostgreSQL only: PGlite is one process per data directory)', () => {
   beforeAll(async () => {
     balancer = await startBalancer();
-    storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-balanced-'));
+    s3 = await startS3();
     const env = {
       DATABASE_URL: `${POSTGRES_URL}?schema=${schema}`,
       BOOTSTRAP_API_KEY: OWNER_KEY,
       REDIS_URL,
-      STORAGE_DIR: storageDir,
+      ...s3.env, // STORAGE=s3: one bucket for both
       // file_url values point at the balancer, as PUBLIC_BASE_URL would at a real one.
       PUBLIC_BASE_URL: balancer.url,
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
@@ -173,7 +171,7 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
     for (const s of servers) s.proc.kill('SIGTERM');
     const codes = await Promise.all(servers.map((s) => s.exited));
     await inSchema((c) => c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
-    if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
+    await s3?.stop();
     expect(codes).toEqual(servers.map(() => 0));
   }, 60_000);
 
@@ -288,6 +286,8 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
     const stored = await call('POST', '/backend/uploads', { key, body: form, upstream: 0 });
     expect(stored.status, JSON.stringify(stored.body)).toBe(200);
     const fileUrl = new URL(stored.body.file_url);
+    const storageKey = fileUrl.pathname.split('/').pop()!;
+    expect(await s3!.objectKeys()).toContain(storageKey);
     expect(fileUrl.origin).toBe(balancer.url);
     const proxied = (upstream: number, headers: Record<string, string> = {}, method = 'GET') =>
       fetch(fileUrl, { method, headers: { ...headers, [UPSTREAM_HEADER]: String(upstream) } });
@@ -314,6 +314,7 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
     // Deleted through the process that did not write it: gone for both.
     expect((await call('DELETE', `/backend/uploads/${stored.body.id}`, { key, upstream: 1 })).status).toBe(200);
     for (const upstream of [0, 1]) expect((await proxied(upstream)).status).toBe(404);
+    expect(await s3!.objectKeys()).not.toContain(storageKey);
   });
 
   it('subscriptions: messageAdded open on one process receives a message stored through the other', { timeout: 60_000 }, async () => {
