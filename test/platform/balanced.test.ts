@@ -99,13 +99,16 @@ async function deliveryAttempts(upstream: number): Promise<Record<string, number
   return counts;
 }
 
-/** messageAdded over server-sent events through the balancer, pinned to one process: the contents received. */
-async function subscribe(key: string, upstream: number) {
+/**
+ * A subscription over server-sent events through the balancer, pinned to one process; each event is
+ * kept as the label `name` gives its data (messageAdded: the message's content).
+ */
+async function subscribe(key: string, upstream: number, query = 'subscription { messageAdded { content } }', name = (data: any): string => data.messageAdded.content) {
   const controller = new AbortController();
   const response = await fetch(`${balancer.url}/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream', [UPSTREAM_HEADER]: String(upstream) },
-    body: JSON.stringify({ query: 'subscription { messageAdded { content } }' }),
+    body: JSON.stringify({ query }),
     signal: controller.signal,
   });
   expect(response.status).toBe(200);
@@ -127,7 +130,7 @@ async function subscribe(key: string, upstream: number) {
         if (!data || data.length <= 6) continue;
         const payload = JSON.parse(data.slice(5));
         if (payload.errors) errors.push(...payload.errors);
-        if (payload.data?.messageAdded) received.push(payload.data.messageAdded.content);
+        if (payload.data) received.push(name(payload.data));
       }
     }
   })().catch(() => {});
