@@ -4,6 +4,11 @@
 // fs.createReadStream piped into the response (proxy). autocannon drives both from its own process.
 // The uploads of a run are deleted after it (record and file), so disk use stays bounded.
 //
+// The same rows again on STORAGE=s3: a second app on the same database storing in a bucket of s3rver
+// (test/helpers/s3.ts, on loopback, files on this disk), beside a baseline that pipes the body into the
+// bucket with the SDK's multipart Upload and pipes GetObject into the response. s3rver is a fake: the
+// rows show Funil's cost on top of the S3 protocol, not what AWS S3 or MinIO would do. BENCH_S3=0 skips them.
+//
 // Alone: `BENCH_ONLY=uploads npm run bench`. BENCH_UPLOAD_REQUESTS scales the request counts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,8 +17,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import { pipeline } from 'node:stream/promises';
 import { autocannon, pad, type LoadResult } from './autocannon.js';
-import type { BenchLine } from './line.js';
+import type { BenchEnv, BenchLine } from './line.js';
 
 const MB = 1024 * 1024;
 const SCALE = Number(process.env.BENCH_UPLOAD_REQUESTS ?? 1);
@@ -41,17 +47,38 @@ function multipartBody(dir: string, size: number): { file: string; contentType: 
   return { file, contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-/** The baselines: POST writes the raw body to a new file; GET streams one file with fs.createReadStream. */
-async function startBaseline(dir: string, served: { file: string; size: number }): Promise<{ url: string; close(): Promise<void> }> {
+/** Where a baseline writes an uploaded body and reads the served file from: this disk, or a bucket. */
+export interface BaselineStore {
+  write(body: http.IncomingMessage, name: string): Promise<void>;
+  /** Prepares the served file (`bytes`) and returns how to stream it. */
+  serve(bytes: Buffer): Promise<() => Promise<NodeJS.ReadableStream>>;
+}
+
+function diskBaseline(dir: string): BaselineStore {
+  return {
+    write: (body, name) => pipeline(body, fs.createWriteStream(path.join(dir, name))),
+    async serve(bytes) {
+      const file = path.join(dir, 'served.bin');
+      fs.writeFileSync(file, bytes);
+      return async () => fs.createReadStream(file);
+    },
+  };
+}
+
+/** The baselines: POST writes the raw body to a new file (or object); GET streams one file (or object). */
+async function startBaseline(store: BaselineStore, served: Buffer): Promise<{ url: string; close(): Promise<void> }> {
   let n = 0;
+  const read = await store.serve(served);
   const server = http.createServer((req, res) => {
     if (req.method === 'POST') {
-      const out = fs.createWriteStream(path.join(dir, `upload-${n++}`));
-      req.pipe(out).on('finish', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      store.write(req, `upload-${n++}`).then(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+        () => res.writeHead(500).end(),
+      );
       return;
     }
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': served.size, 'cache-control': 'public, max-age=86400' });
-    fs.createReadStream(served.file).pipe(res);
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': served.byteLength, 'cache-control': 'public, max-age=86400' });
+    read().then((stream) => stream.pipe(res), () => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -74,8 +101,21 @@ async function expectStoredSizes(opts: { appUrl: string; key: string; tenantId: 
  * Runs the uploads benchmark against a running app (`appUrl`, an organisation and its API key) and a
  * baseline it starts itself. `cleanup` removes the uploads made so far (records and files).
  */
-export async function benchUploads(opts: { appUrl: string; key: string; tenantId: string; connections?: number; duration?: number; cleanup: () => Promise<void>; log: (s: string) => void }): Promise<UploadBenchRow[]> {
+export async function benchUploads(opts: {
+  appUrl: string;
+  key: string;
+  tenantId: string;
+  connections?: number;
+  duration?: number;
+  cleanup: () => Promise<void>;
+  log: (s: string) => void;
+  /** Where the baseline stores (default: files in a temporary directory). */
+  baseline?: BaselineStore;
+  /** Prefix of the rows' names, e.g. `s3 `. */
+  label?: string;
+}): Promise<UploadBenchRow[]> {
   const connections = opts.connections ?? 4;
+  const label = opts.label ?? '';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-uploads-'));
   const auth = { authorization: `Bearer ${opts.key}` };
   const rows: UploadBenchRow[] = [];
@@ -88,9 +128,7 @@ export async function benchUploads(opts: { appUrl: string; key: string; tenantId
     // ASSOCIATED: the cleanups between runs keep it.
     await fetch(`${opts.appUrl}/backend/uploads/${proxiedUpload.id}/status`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: '{"status":"ASSOCIATED"}' });
     const proxyPath = new URL(proxiedUpload.file_url).pathname;
-    const servedFile = path.join(dir, 'served.bin');
-    fs.writeFileSync(servedFile, randomBytes(100 * 1024));
-    const baseline = await startBaseline(dir, { file: servedFile, size: 100 * 1024 });
+    const baseline = await startBaseline(opts.baseline ?? diskBaseline(dir), randomBytes(100 * 1024));
 
     for (const [size, amount] of [
       [1 * MB, Math.round(200 * SCALE)],
@@ -104,21 +142,57 @@ export async function benchUploads(opts: { appUrl: string; key: string; tenantId
       const plain = await autocannon(`${baseline.url}/upload`, upload);
       for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
       const mbps = (r: LoadResult) => (r.requests * size) / MB / r.seconds;
-      rows.push({ measure: `upload ${size / MB} MB (${amount} requests)`, unit: 'MB/s', funil: mbps(funil), baseline: mbps(plain), errors: funil.errors + plain.errors });
-      opts.log(`uploads: ${size / MB} MB done`);
+      rows.push({ measure: `${label}upload ${size / MB} MB (${amount} requests)`, unit: 'MB/s', funil: mbps(funil), baseline: mbps(plain), errors: funil.errors + plain.errors });
+      opts.log(`uploads: ${label}${size / MB} MB done`);
     }
 
     const duration = opts.duration ?? 5;
     const funil = await autocannon(`${opts.appUrl}${proxyPath}`, { method: 'GET', headers: {}, duration, connections: 10 });
     const plain = await autocannon(`${baseline.url}/file`, { method: 'GET', headers: {}, duration, connections: 10 });
-    rows.push({ measure: 'proxy 100 KB file', unit: 'req/s', funil: funil.requests / funil.seconds, baseline: plain.requests / plain.seconds, errors: funil.errors + plain.errors });
-    opts.log('uploads: proxy done');
+    rows.push({ measure: `${label}proxy 100 KB file`, unit: 'req/s', funil: funil.requests / funil.seconds, baseline: plain.requests / plain.seconds, errors: funil.errors + plain.errors });
+    opts.log(`uploads: ${label}proxy done`);
     await baseline.close();
     await opts.cleanup();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   return rows;
+}
+
+/** The same rows with STORAGE=s3: a second app on the same database, storing in a bucket of s3rver. */
+async function benchS3Uploads(env: BenchEnv, key: string, tenantId: string): Promise<UploadBenchRow[]> {
+  const { cleanupExpiredUploads } = await import('../src/domains/uploads/service.js');
+  const { createApp } = await import('../src/app.js');
+  const { listen } = await import('../src/http/server.js');
+  const { startS3 } = await import('../test/helpers/s3.js');
+  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+  const { Upload } = await import('@aws-sdk/lib-storage');
+  const s3 = await startS3({ bucket: 'funil-bench' });
+  const config = { ...env.config, storage: { kind: 's3' as const, ...s3.settings } };
+  const app = createApp(config, env.db);
+  const server = await listen(app, config);
+  const Bucket = s3.bucket;
+  const baseline: BaselineStore = {
+    write: (body, name) => new Upload({ client: s3.client, params: { Bucket, Key: name, Body: body }, partSize: 5 * MB, queueSize: 1 }).done().then(() => undefined),
+    async serve(bytes) {
+      await new Upload({ client: s3.client, params: { Bucket, Key: 'served', Body: bytes } }).done();
+      return async () => (await s3.client.send(new GetObjectCommand({ Bucket, Key: 'served' }))).Body as NodeJS.ReadableStream;
+    },
+  };
+  try {
+    return await benchUploads({
+      appUrl: server.url,
+      key,
+      tenantId,
+      cleanup: () => cleanupExpiredUploads(env.db.prisma, app.deps.storage, 0).then(() => undefined),
+      log: env.log,
+      baseline,
+      label: 's3 ',
+    });
+  } finally {
+    await server.close();
+    await s3.stop();
+  }
 }
 
 function uploadReport(rows: UploadBenchRow[]): string[] {
@@ -141,6 +215,7 @@ export const uploadsLine: BenchLine = {
       cleanup: () => cleanupExpiredUploads(env.db.prisma, env.app.deps.storage, 0).then(() => undefined),
       log: env.log,
     });
+    if (process.env.BENCH_S3 !== '0') rows.push(...(await benchS3Uploads(env, key, tenantId)));
     return { report: uploadReport(rows) };
   },
 };

@@ -6,11 +6,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FileMeter, isStorageKey, newStorageKey, type FileSource, type FileStorage, type OpenedFile, type StoredFile } from './storage.js';
 
-/** How many leading bytes put() keeps for content sniffing (file-type's reasonable detection size). */
 const PARTIAL_DIR = '.partial';
 const READ_CHUNK = 64 * 1024;
 
-/** The directory store also answers where a key's file is (tests and the backup command read it). */
+/** The directory store also answers where a key's file is (open and delete go through it; tests look at the file). */
 export interface DirectoryStorage extends FileStorage {
   /**
    * The path of the stored file `untrusted` names, or null unless it is exactly a key this store generates

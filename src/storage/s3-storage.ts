@@ -20,7 +20,7 @@ import { log } from '../log.js';
 import { FileMeter, isStorageKey, newStorageKey, storageUnavailable, type ByteRange, type FileSource, type FileStorage, type OpenedFile, type StoredFile } from './storage.js';
 
 /** S3's smallest part: what one upload holds in memory at most. */
-const PART_BYTES = 5 * 1024 * 1024;
+export const PART_BYTES = 5 * 1024 * 1024;
 
 export function createS3Client(settings: S3Settings): S3Client {
   return new S3Client({

@@ -98,12 +98,15 @@ export class TestClient {
   }
 }
 
-/** Registers beforeAll/afterAll for a file-wide app and returns a handle filled in before the tests run. */
-export function useTestApp(env: Record<string, string> = {}): TestClient {
+/**
+ * Registers beforeAll/afterAll for a file-wide app and returns a handle filled in before the tests run.
+ * `env` may be a function, read in beforeAll (after the hooks registered before, e.g. a bucket's start).
+ */
+export function useTestApp(env: Record<string, string> | (() => Record<string, string>) = {}): TestClient {
   const handle = {} as { client: TestClient; db: Database };
   beforeAll(async () => {
     const db = await openTestDatabase();
-    const config = loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: BASE, ...env });
+    const config = loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: BASE, ...(typeof env === 'function' ? env() : env) });
     handle.db = db;
     handle.client = new TestClient(createApp(config, db), db, config);
   });

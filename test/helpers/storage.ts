@@ -32,6 +32,8 @@ export interface TestStore {
   contents(): Promise<string[]>;
   /** The bytes stored under `key`, or null. */
   read(key: string): Promise<Buffer | null>;
+  /** Whether a file is stored under `key`. */
+  has(key: string): Promise<boolean>;
   /** Moves the stored file's modification time `ms` into the past. */
   age(key: string, ms: number): void;
   /** The bucket, on s3. */
@@ -39,8 +41,8 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-export async function openTestStore(kind: StorageKind = testStorageKind()): Promise<TestStore> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-store-'));
+/** `root`: STORAGE_DIR (default a new temporary directory). */
+export async function openTestStore(kind: StorageKind = testStorageKind(), root = newRoot()): Promise<TestStore> {
   const tempDir = `${root}-tmp`;
   const removeDirs = () => {
     for (const dir of [root, tempDir]) fs.rmSync(dir, { recursive: true, force: true });
@@ -55,6 +57,7 @@ export async function openTestStore(kind: StorageKind = testStorageKind()): Prom
       tempDir,
       contents: async () => filesUnder(root).sort(),
       read: async (key) => (fs.existsSync(pathOf(key)) ? fs.readFileSync(pathOf(key)) : null),
+      has: async (key) => fs.existsSync(pathOf(key)),
       age(key, ms) {
         const past = new Date(Date.now() - ms);
         fs.utimesSync(pathOf(key), past, past);
@@ -76,6 +79,7 @@ export async function openTestStore(kind: StorageKind = testStorageKind()): Prom
       const opened = await storage.open(key);
       return opened && Buffer.from(await new Response(opened.stream()).arrayBuffer());
     },
+    has: async (key) => (await s3.objectKeys()).includes(key),
     age: (key, ms) => s3.age(key, ms),
     async close() {
       await s3.stop();
@@ -84,11 +88,15 @@ export async function openTestStore(kind: StorageKind = testStorageKind()): Prom
   };
 }
 
+function newRoot(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'funil-store-'));
+}
+
 /** Registers beforeAll/afterAll for a file-wide store (before anything registered after it) and returns it once open. */
-export function useTestStore(kind?: StorageKind): TestStore {
+export function useTestStore(kind?: StorageKind, root?: string): TestStore {
   const handle: { store?: TestStore } = {};
   beforeAll(async () => {
-    handle.store = await openTestStore(kind);
+    handle.store = await openTestStore(kind, root);
   });
   afterAll(async () => {
     await handle.store?.close();

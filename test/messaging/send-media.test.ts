@@ -15,12 +15,15 @@ import { sweepOrphanFiles } from '../../src/domains/uploads/sweep.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { graphql } from '../gql/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { filesUnder, patternBytes } from '../storage/files.js';
-import { KEY_URL, keyOf, pathOfKey, PNG } from '../uploads/helpers.js';
+import { patternBytes } from '../storage/files.js';
+import { KEY_URL, keyOf, PNG } from '../uploads/helpers.js';
+import { useTestStore } from '../helpers/storage.js';
 import { addMember, eventTypes, inbound, makeChannel, makeDepartment, makeUser, nextMobile, waitForMessage } from './helpers.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-send-media-'));
-const api = useTestApp({ STORAGE_DIR: root, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+// The run's store: this directory, or a bucket (TEST_STORAGE=s3).
+const store = useTestStore(undefined, root);
+const api = useTestApp(() => ({ ...store.env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }));
 const TOKEN = 'EAAGm0PX4ZCpsBAKZC-media-token';
 
 /** An Ogg Opus voice note's first page (what content sniffing reads). */
@@ -99,10 +102,10 @@ async function counts(tenantId: string) {
 
 /** Runs `fn` and checks that it left storage and the organisation's rows exactly as they were. */
 async function leavesNothing(org: Org, fn: () => Promise<unknown>) {
-  const files = filesUnder(root);
+  const files = await store.contents();
   const before = await counts(org.tenantId);
   await fn();
-  expect(filesUnder(root)).toEqual(files);
+  expect(await store.contents()).toEqual(files);
   expect(await counts(org.tenantId)).toEqual(before);
 }
 
@@ -137,7 +140,7 @@ describe('POST /backend/messages/send-media', () => {
       },
     });
     const message = r.body.data;
-    expect(fs.readFileSync(pathOfKey(root, keyOf(message.media_url)))).toEqual(Buffer.from(PNG));
+    expect(await store.read(keyOf(message.media_url))).toEqual(Buffer.from(PNG));
     // The lead was created from the phone, with a conversation in the channel's department.
     const lead = (await api.rest('GET', `/backend/leads/${message.lead_id}`, { key: org.key })).body.data;
     expect(lead).toMatchObject({ phone, name: phone });
@@ -340,17 +343,17 @@ describe('POST /backend/messages/send-media', () => {
     const org = await api.newOrg();
     const channel = await makeChannel(api, org);
     const r = await sendMedia(org.key, { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'image' });
-    const file = pathOfKey(root, keyOf(r.body.data.media_url));
+    const file = keyOf(r.body.data.media_url);
     const storage = api.app.deps.storage;
     // A zero grace period: everything stored is old enough to be swept if unrecorded.
     await sweepOrphanFiles(api.db.prisma, storage, { graceMs: -1000 });
-    expect(fs.existsSync(file)).toBe(true);
+    expect(await store.has(file)).toBe(true);
     expect((await proxied(r.body.data.media_url)).status).toBe(200);
 
     expect((await api.rest('DELETE', `/backend/leads/${r.body.data.lead_id}`, { key: org.key })).status).toBe(200);
     expect((await proxied(r.body.data.media_url)).status).toBe(404);
     expect((await sweepOrphanFiles(api.db.prisma, storage, { graceMs: -1000 })).orphans).toBeGreaterThanOrEqual(1);
-    expect(fs.existsSync(file)).toBe(false);
+    expect(await store.has(file)).toBe(false);
   });
 });
 

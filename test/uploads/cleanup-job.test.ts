@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CLEANUP_QUEUE, scheduleUploadCleanup, startUploadsUpkeep, uploadCleanupQueue } from '../../src/domains/uploads/cleanup-job.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
-import { ageUpload, keyOf, pathOfKey, upload, useUploadApp } from './helpers.js';
+import { ageUpload, keyOf, upload, useUploadApp } from './helpers.js';
 
-const { api, root } = useUploadApp();
+const { api, root, store } = useUploadApp();
 const runners: JobRunner[] = [];
 afterEach(async () => {
   await Promise.all(runners.splice(0).map((r) => r.stop({ timeoutMs: 2_000 })));
@@ -46,12 +46,12 @@ describe('the scheduled uploads cleanup', () => {
     runners.push(await runJobs(api.db, { queues: [uploadCleanupQueue({ db: api.db, config: api.config })], pollMs: 60_000 }));
     await scheduleUploadCleanup(api.db.prisma);
     // The files go right after their records.
-    const expiredFiles = [expiredA, expiredB].map((u) => pathOfKey(root, keyOf(u.file_url)));
-    await expect.poll(() => expiredFiles.filter((f) => fs.existsSync(f)).length, { timeout: 30_000 }).toBe(0);
+    const expiredKeys = [expiredA, expiredB].map((u) => keyOf(u.file_url));
+    await expect.poll(async () => (await store.contents()).filter((f) => expiredKeys.some((key) => f.endsWith(key))).length, { timeout: 30_000 }).toBe(0);
     expect(await api.db.prisma.upload.count({ where: { id: { in: [expiredA.id, expiredB.id] } } })).toBe(0);
     for (const kept of [associated, recent]) {
       expect(await api.db.prisma.upload.count({ where: { id: kept.id } })).toBe(1);
-      expect(fs.existsSync(pathOfKey(root, keyOf(kept.file_url)))).toBe(true);
+      expect((await store.has(keyOf(kept.file_url)))).toBe(true);
     }
     // The run is finished (its row deleted) and exactly one successor waits about an hour.
     await expect.poll(async () => (await pendingRuns()).length, { timeout: 10_000 }).toBe(1);
@@ -62,9 +62,9 @@ describe('the scheduled uploads cleanup', () => {
 
   it('the start-up upkeep sweeps storage and schedules the cleanup', async () => {
     const orphan = (await api.app.deps.storage.put(new Blob(['órfão']).stream(), { maxBytes: 100 })).key;
-    fs.utimesSync(pathOfKey(root, orphan), new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    store.age(orphan, 3600_000);
     await startUploadsUpkeep(api.db.prisma, api.app.deps.storage);
-    expect(fs.existsSync(pathOfKey(root, orphan))).toBe(false);
+    expect((await store.has(orphan))).toBe(false);
     const runs = await pendingRuns();
     expect(runs).toHaveLength(1);
     expect(runs[0].delay_s).toBeLessThan(5);

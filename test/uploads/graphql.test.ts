@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertCleanInput } from '../../src/schema/clean-input.js';
 import { graphql } from '../gql/index.js';
 import type { Org } from '../helpers/app.js';
-import { keyOf, KEY_URL, pathOfKey, patternBytes, PNG, sameBytes, storedFiles, upload, wav } from './helpers.js';
+import { keyOf, KEY_URL, patternBytes, PNG, sameBytes, upload, wav } from './helpers.js';
 import { useUploadApp } from './helpers.js';
 
-const { api, root, tempDir } = useUploadApp();
+const { api, root, tempDir, store } = useUploadApp();
 let org: Org;
 let operator: string;
 beforeAll(async () => {
@@ -94,7 +94,7 @@ describe('uploads on /graphql', () => {
     const created = r.data.uploadFile;
     expect(created).toMatchObject({ tenant_id: org.tenantId, filename: 'recado.de.voz', file_type: 'audio', mime_type: 'audio/wav', size: wav().byteLength, status: 'PENDING', folder: 'atendimento' });
     expect(created.file_url).toMatch(KEY_URL);
-    expect(fs.existsSync(pathOfKey(root, keyOf(created.file_url)))).toBe(true);
+    expect((await store.has(keyOf(created.file_url)))).toBe(true);
     // The REST read answers the same object.
     expect((await api.rest('GET', `/backend/uploads/${created.id}`, { key: operator })).body).toEqual(created);
   });
@@ -104,11 +104,11 @@ describe('uploads on /graphql', () => {
     const r = await uploadFile(operator, { bytes: exact, name: 'exato.bin' });
     expect(r.errors).toBeUndefined();
     expect(r.data.uploadFile.size).toBe(exact.byteLength);
-    expect(sameBytes(fs.readFileSync(pathOfKey(root, keyOf(r.data.uploadFile.file_url))), exact)).toBe(true);
+    expect(sameBytes((await store.read(keyOf(r.data.uploadFile.file_url)))!, exact)).toBe(true);
   });
 
   it('refuses what REST refuses, with the same codes, leaving nothing behind', async () => {
-    const files = storedFiles(root);
+    const files = (await store.contents());
     const badFolder = await uploadFile(operator, { bytes: PNG, name: 'a.png' }, { folder: '../x' });
     expect(badFolder.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
     const notAudio = await uploadFile(operator, { bytes: PNG, name: 'a.png' }, { type: 'audio' });
@@ -117,7 +117,7 @@ describe('uploads on /graphql', () => {
     expect(badType.errors[0].extensions.code).toBe('INVALID_INPUT');
     const tooLarge = await uploadFile(operator, { bytes: patternBytes(10 * 1024 * 1024 + 1), name: 'grande.bin' });
     expect(tooLarge.errors[0].extensions).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
-    expect(storedFiles(root)).toEqual(files);
+    expect((await store.contents())).toEqual(files);
   });
 
   it('reads, re-labels, deletes and cleans up; another organisation is not found; cleanup is for owner and admin', async () => {
@@ -140,7 +140,7 @@ describe('uploads on /graphql', () => {
     expect((await api.gql(UploadsGql, { id: u.id }, org.key)).data?.upload.status).toBe('ASSOCIATED'); // kept
 
     expect((await api.gql(DeleteGql, { id: u.id }, operator)).data?.deleteUpload.success).toBe(true);
-    expect(fs.existsSync(pathOfKey(root, keyOf(u.file_url)))).toBe(false);
+    expect((await store.has(keyOf(u.file_url)))).toBe(false);
     expect((await api.gql(DeleteGql, { id: u.id }, operator)).errors?.[0].extensions.code).toBe('NOT_FOUND');
   });
 });

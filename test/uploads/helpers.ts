@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { useTestApp, type TestClient } from '../helpers/app.js';
+import { useTestStore, type TestStore } from '../helpers/storage.js';
 import { filesUnder } from '../storage/files.js';
 
 export { filesUnder, patternBytes, sameBytes, streamedForm } from '../storage/files.js';
@@ -36,17 +37,19 @@ export const KEY_URL = /^http:\/\/funil\.test\/media\/proxy\/([0-9a-f]{48})$/;
 
 export interface UploadApp {
   api: TestClient;
-  /** STORAGE_DIR of this file's app. */
+  /** Where this file's app stores files: a new directory, or a bucket (TEST_STORAGE=s3, test/helpers/storage.ts). */
+  store: TestStore;
+  /** STORAGE_DIR of this file's app (on a bucket, a directory nothing uses). */
   root: string;
   /** UPLOAD_TEMP_DIR of this file's app (`<root>-tmp`, made at the first file it spools). */
   tempDir: string;
 }
 
-/** useTestApp with STORAGE_DIR in a new temporary directory, and UPLOAD_TEMP_DIR beside it. */
+/** useTestApp on the run's store (STORAGE_DIR in a new temporary directory, or a bucket), UPLOAD_TEMP_DIR beside it. */
 export function useUploadApp(): UploadApp {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-'));
-  const tempDir = `${root}-tmp`;
-  return { api: useTestApp({ STORAGE_DIR: root, UPLOAD_TEMP_DIR: tempDir }), root, tempDir };
+  const store = useTestStore(undefined, root);
+  return { api: useTestApp(() => store.env), store, root, tempDir: `${root}-tmp` };
 }
 
 export function uploadForm(file: { bytes: Uint8Array<ArrayBuffer>; name?: string; type?: string } | null, fields: Record<string, string> = {}): FormData {
@@ -88,14 +91,16 @@ export interface MeasuredApp {
 }
 
 /**
- * The app in its own process (app-server.ts) on the same kind of database as `api`, so that a test can
- * measure the memory the server alone holds while it takes requests.
+ * The app in its own process (app-server.ts) on the same kind of database as `api` (and on `store`'s
+ * bucket, if it is one), so that a test can measure the memory the server alone holds while it takes requests.
  */
-export async function startMeasuredApp(api: TestClient): Promise<MeasuredApp> {
+export async function startMeasuredApp(api: TestClient, store?: TestStore): Promise<MeasuredApp> {
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-mem-'));
   const databaseUrl = (api.db as { url?: string }).url ?? '';
+  // On a bucket, the app stores its files there (its STORAGE and S3_* settings; the directory stays empty).
+  const { STORAGE_DIR: _dir, UPLOAD_TEMP_DIR: _temp, ...bucket } = store?.env ?? {};
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/uploads/app-server.ts', storageDir, databaseUrl], {
-    env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '16384' },
+    env: { ...process.env, ...bucket, MALLOC_MMAP_THRESHOLD_: '16384' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -1,6 +1,7 @@
 // The public media proxy over the real HTTP server: headers (type, cache, CORS, nosniff), conditional
 // requests, ranges, HEAD, active content as attachments, and every path that is not a live upload's
-// key answered 404, sent as raw request targets (no client-side normalisation).
+// key answered 404, sent as raw request targets (no client-side normalisation). On the run's store: a
+// directory, or a bucket (TEST_STORAGE=s3).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import type { Org } from '../helpers/app.js';
+import { testStorageKind } from '../helpers/storage.js';
 import { keyOf, pathOfKey, patternBytes, PNG, sameBytes, upload, useUploadApp } from './helpers.js';
 
 const { api, root } = useUploadApp();
@@ -109,15 +111,18 @@ describe('GET /media/proxy/{path}', () => {
 
     // A symlink planted in storage under a key that has a record, pointing outside storage.
     const linked = randomBytes(24).toString('hex');
-    fs.mkdirSync(path.dirname(pathOfKey(root, linked)), { recursive: true });
-    fs.symlinkSync(secret, pathOfKey(root, linked));
     // A fan-out directory replaced by a symlink to a directory outside storage that holds the "file".
     const viaDir = `ee${randomBytes(23).toString('hex')}`;
-    const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-outside-dir-'));
-    fs.mkdirSync(path.join(outsideDir, viaDir.slice(2, 4)));
-    fs.writeFileSync(path.join(outsideDir, viaDir.slice(2, 4), viaDir), 'SEGREDO');
-    fs.rmSync(path.join(root, 'ee'), { recursive: true, force: true });
-    fs.symlinkSync(outsideDir, path.join(root, 'ee'));
+    if (testStorageKind() === 'disk') {
+      fs.mkdirSync(path.dirname(pathOfKey(root, linked)), { recursive: true });
+      fs.symlinkSync(secret, pathOfKey(root, linked));
+      const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-outside-dir-'));
+      fs.mkdirSync(path.join(outsideDir, viaDir.slice(2, 4)));
+      fs.writeFileSync(path.join(outsideDir, viaDir.slice(2, 4), viaDir), 'SEGREDO');
+      fs.rmSync(path.join(root, 'ee'), { recursive: true, force: true });
+      fs.symlinkSync(outsideDir, path.join(root, 'ee'));
+    }
+    // (On a bucket these two are records whose file is missing.)
     for (const storage_key of [linked, viaDir]) {
       await api.db.prisma.upload.create({ data: { tenant_id: org.tenantId, storage_key, filename: 'plantado', file_type: 'media', mime_type: 'text/plain', size: 7 } });
     }

@@ -1,6 +1,6 @@
 // The start-up sweep: stored files without a record and partial files left by dead uploads, older than
 // the grace period, are removed; recorded files, recent files and anything that is not a stored file
-// stay. `npm start` runs it.
+// stay. `npm start` runs it. On the run's store: a directory, or a bucket.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,11 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sweepOrphanFiles } from '../../src/domains/uploads/sweep.js';
-import { createDirectoryStorage } from '../../src/storage/disk-storage.js';
-import { keyOf, pathOfKey, PNG, storedFiles, upload, useUploadApp } from './helpers.js';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { openTestStore, testStorageKind } from '../helpers/storage.js';
+import { keyOf, PNG, upload, useUploadApp } from './helpers.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 
-const { api, root } = useUploadApp();
+const { api, root, store } = useUploadApp();
+const onDisk = testStorageKind() === 'disk';
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -30,32 +32,44 @@ describe('sweepOrphanFiles', () => {
     const recorded = keyOf((await upload(api, org.key)).file_url);
     const oldOrphan = (await storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
     const newOrphan = (await storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
-    age(pathOfKey(root, recorded));
-    age(pathOfKey(root, oldOrphan));
+    store.age(recorded, 3600_000);
+    store.age(oldOrphan, 3600_000);
+    // Not a stored file (wrong name for its place): the sweep only touches what storage wrote.
+    const foreign = 'ab/cd/nota.txt';
+    // Partial files of dead uploads: on disk only (s3rver keeps no listable multipart uploads).
     const stalePartial = path.join(root, '.partial', randomBytes(24).toString('hex'));
     const freshPartial = path.join(root, '.partial', randomBytes(24).toString('hex'));
-    fs.writeFileSync(stalePartial, 'meio arquivo');
-    fs.writeFileSync(freshPartial, 'meio arquivo');
-    age(stalePartial);
-    // Not a stored file (wrong name for its directory): the sweep only touches what storage wrote.
-    const foreign = path.join(root, 'ab', 'cd', 'nota.txt');
-    fs.mkdirSync(path.dirname(foreign), { recursive: true });
-    fs.writeFileSync(foreign, 'nota');
-    age(foreign);
+    if (onDisk) {
+      fs.writeFileSync(stalePartial, 'meio arquivo');
+      fs.writeFileSync(freshPartial, 'meio arquivo');
+      age(stalePartial);
+      fs.mkdirSync(path.join(root, 'ab', 'cd'), { recursive: true });
+      fs.writeFileSync(path.join(root, foreign), 'nota');
+      age(path.join(root, foreign));
+    } else {
+      await store.s3!.client.send(new PutObjectCommand({ Bucket: store.s3!.bucket, Key: foreign, Body: 'nota' }));
+      store.age(foreign, 3600_000);
+    }
+    const partials = onDisk ? 1 : 0;
 
-    expect(await sweepOrphanFiles(api.db.prisma, storage)).toEqual({ orphans: 1, partials: 1 });
-    expect(fs.existsSync(pathOfKey(root, oldOrphan))).toBe(false);
-    expect(fs.existsSync(stalePartial)).toBe(false);
-    for (const kept of [pathOfKey(root, recorded), pathOfKey(root, newOrphan), freshPartial, foreign]) expect(fs.existsSync(kept), kept).toBe(true);
+    expect(await sweepOrphanFiles(api.db.prisma, storage)).toEqual({ orphans: 1, partials });
+    expect(await store.has(oldOrphan)).toBe(false);
+    for (const kept of [recorded, newOrphan]) expect(await store.has(kept), kept).toBe(true);
+    expect((await store.contents()).some((name) => name.endsWith('nota.txt'))).toBe(true);
+    if (onDisk) {
+      expect(fs.existsSync(stalePartial)).toBe(false);
+      expect(fs.existsSync(freshPartial)).toBe(true);
+    }
     // A zero grace period takes the recent orphan and partial too, never the recorded file.
-    expect(await sweepOrphanFiles(api.db.prisma, storage, { graceMs: -1000 })).toEqual({ orphans: 1, partials: 1 });
-    expect(fs.existsSync(pathOfKey(root, recorded))).toBe(true);
+    expect(await sweepOrphanFiles(api.db.prisma, storage, { graceMs: -1000 })).toEqual({ orphans: 1, partials });
+    expect(await store.has(recorded)).toBe(true);
   });
 
   it('runs when the server starts', async () => {
-    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-sweep-start-'));
-    const orphan = (await createDirectoryStorage(storageDir).put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
-    age(pathOfKey(storageDir, orphan));
+    // A store of its own: with PGlite the server has a database of its own, where no file is recorded.
+    const own = await openTestStore();
+    const orphan = (await own.storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
+    own.age(orphan, 3600_000);
     const databaseUrl = (api.db as { url?: string }).url;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-sweep-data-'));
     const port = await new Promise<number>((resolve) => {
@@ -67,10 +81,10 @@ describe('sweepOrphanFiles', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: {
         ...process.env,
+        ...own.env,
         NODE_ENV: 'development',
         LOG_LEVEL: 'info',
         PORT: String(port),
-        STORAGE_DIR: storageDir,
         BOOTSTRAP_API_KEY: generateApiKey(),
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir }),
       },
@@ -81,10 +95,11 @@ describe('sweepOrphanFiles', () => {
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
     await expect.poll(() => output, { timeout: 90_000, interval: 200 }).toContain('storage sweep done');
-    expect(storedFiles(storageDir)).toEqual([]);
+    expect(await own.contents()).toEqual([]);
     expect(JSON.parse(output.split('\n').find((l) => l.includes('storage sweep done'))!)).toMatchObject({ orphans: 1, partials: 0 });
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
-    for (const dir of [storageDir, dataDir]) fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await own.close();
   }, 120_000);
 });

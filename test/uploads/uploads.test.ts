@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupExpiredUploads } from '../../src/domains/uploads/service.js';
 import type { Org } from '../helpers/app.js';
-import { ageUpload, keyOf, KEY_URL, pathOfKey, PNG, storedFiles, upload, uploadForm, useUploadApp, wav } from './helpers.js';
+import { ageUpload, keyOf, KEY_URL, PNG, upload, uploadForm, useUploadApp, wav } from './helpers.js';
 
-const { api, root } = useUploadApp();
+const { api, root, store } = useUploadApp();
 let org: Org;
 let operator: string;
 beforeAll(async () => {
@@ -27,10 +27,10 @@ const recordCount = () => api.db.prisma.upload.count();
 
 /** Runs `fn` and checks it left storage and the uploads table exactly as they were. */
 async function leavesNothing(fn: () => Promise<unknown>) {
-  const files = storedFiles(root);
+  const files = (await store.contents());
   const records = await recordCount();
   await fn();
-  expect(storedFiles(root)).toEqual(files);
+  expect((await store.contents())).toEqual(files);
   expect(await recordCount()).toBe(records);
 }
 
@@ -52,7 +52,7 @@ describe('POST /backend/uploads', () => {
       updated_at: expect.any(String),
     });
     const key = keyOf(r.body.file_url);
-    expect(fs.readFileSync(pathOfKey(root, key))).toEqual(Buffer.from(PNG));
+    expect((await store.read(key))!).toEqual(Buffer.from(PNG));
     // The proxy path is the key alone: nothing of the tenant, the name or the folder.
     expect(r.body.file_url).not.toContain(org.tenantId);
     const read = await api.rest('GET', `/backend/uploads/${r.body.id}`, { key: operator });
@@ -189,12 +189,12 @@ describe('reading, status and delete', () => {
 
   it('deletes the record and the file; the file_url answers 404 from then on', async () => {
     const u = await upload(api, operator);
-    const file = pathOfKey(root, keyOf(u.file_url));
-    expect(fs.existsSync(file)).toBe(true);
+    const key = keyOf(u.file_url);
+    expect(await store.has(key)).toBe(true);
     expect(await proxyStatus(u.file_url)).toBe(200);
     const r = await api.rest('DELETE', `/backend/uploads/${u.id}`, { key: operator });
     expect(r).toMatchObject({ status: 200, body: { success: true } });
-    expect(fs.existsSync(file)).toBe(false);
+    expect(await store.has(key)).toBe(false);
     expect((await api.rest('GET', `/backend/uploads/${u.id}`, { key: operator })).status).toBe(404);
     expect(await proxyStatus(u.file_url)).toBe(404);
     expect((await api.rest('DELETE', `/backend/uploads/${u.id}`, { key: operator })).status).toBe(404);
@@ -219,12 +219,12 @@ describe('cleanup', () => {
 
     const r = await api.rest('POST', '/backend/uploads/cleanup', { key: admin });
     expect(r).toMatchObject({ status: 200, body: { deleted_count: 1 } });
-    expect(fs.existsSync(pathOfKey(root, keyOf(oldPending.file_url)))).toBe(false);
+    expect((await store.has(keyOf(oldPending.file_url)))).toBe(false);
     expect((await api.rest('GET', `/backend/uploads/${oldPending.id}`, { key: shop.key })).status).toBe(404);
     expect(await proxyStatus(oldPending.file_url)).toBe(404);
     for (const kept of [oldAssociated, recentPending, twoHours]) {
       expect((await api.rest('GET', `/backend/uploads/${kept.id}`, { key: shop.key })).status).toBe(200);
-      expect(fs.existsSync(pathOfKey(root, keyOf(kept.file_url)))).toBe(true);
+      expect((await store.has(keyOf(kept.file_url)))).toBe(true);
     }
     expect((await api.rest('GET', `/backend/uploads/${elsewhere.id}`, { key: operator })).status).toBe(200);
 
@@ -255,7 +255,7 @@ describe('cleanup', () => {
     await ageUpload(api, oldB.id, 30);
     const before = await api.db.prisma.upload.count({ where: { status: 'PENDING', created_at: { lt: new Date(Date.now() - 24 * 3600_000) } } });
     expect(await cleanupExpiredUploads(api.db.prisma, api.app.deps.storage)).toBe(before);
-    for (const gone of [oldA, oldB]) expect(fs.existsSync(pathOfKey(root, keyOf(gone.file_url)))).toBe(false);
+    for (const gone of [oldA, oldB]) expect((await store.has(keyOf(gone.file_url)))).toBe(false);
     expect((await api.rest('GET', `/backend/uploads/${keptB.id}`, { key: b.key })).status).toBe(200);
     expect(await cleanupExpiredUploads(api.db.prisma, api.app.deps.storage)).toBe(0);
   });
@@ -274,7 +274,7 @@ describe('tenant isolation and permissions', () => {
     expect((await api.rest('GET', `/backend/uploads/tenant/${other.tenantId}`, { key: other.key })).body).toEqual([]);
     const still = await api.rest('GET', `/backend/uploads/${mine.id}`, { key: org.key });
     expect(still.body).toMatchObject({ status: 'PENDING' });
-    expect(fs.existsSync(pathOfKey(root, keyOf(mine.file_url)))).toBe(true);
+    expect((await store.has(keyOf(mine.file_url)))).toBe(true);
   });
 
   it('every role, and a key narrowed to one permission, may upload, read, re-label and delete; cleanup and the listing need uploads.manage', async () => {
