@@ -69,7 +69,7 @@ export function createApp(config: Config, db: Database): App {
   const limits = new RateLimits(config);
   const rest = createRestHandler(schema, table, deps, limits);
   let openApi: OpenApiDocument | undefined;
-  const openApiDocument = () => (openApi ??= buildOpenApiDocument(schema, domains));
+  const openApiDocument = () => (openApi ??= buildOpenApiDocument(schema, domains, { serverUrl: config.publicBaseUrl }));
   const reference = createApiReference(openApiDocument);
   // The webhook event schemas come from the REST layer's document (domains do not import it).
   let eventSchemas: ReturnType<typeof eventSchemasOf> | undefined;

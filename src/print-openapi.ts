@@ -1,5 +1,6 @@
 // `npm run openapi:print` (part of `npm run schema:print`): writes openapi.json, the OpenAPI document the
-// server publishes at /backend/openapi.json, and test/rest-client/api.ts, the TypeScript types
+// server publishes at /backend/openapi.json (where `servers` names the server's PUBLIC_BASE_URL; here, a
+// local `npm start`), and test/rest-client/api.ts, the TypeScript types
 // openapi-typescript generates from it (what a front end's typed client uses). test/platform/openapi.test.ts
 // fails when either is stale.
 import fs from 'node:fs';

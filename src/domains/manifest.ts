@@ -34,6 +34,11 @@ export type JsonSchema = Record<string, unknown>;
 export interface RouteDocs {
   /** Default: the field name; for a handler, derived from the method and path. */
   operationId?: string;
+  /**
+   * A handler that is the REST form of a root field (the upload streamed by a handler, `Mutation.uploadFile`
+   * on GraphQL): documented with that field's arguments as its body and its type as its answer.
+   */
+  like?: `${'Query' | 'Mutation'}.${string}`;
   description?: string;
   /** OpenAPI parameter objects beyond the path parameters (a handler's query or header parameters). */
   parameters?: readonly Record<string, unknown>[];
@@ -108,6 +113,8 @@ export interface PermissionSpec {
 
 export interface DomainManifest {
   name: string;
+  /** One or two sentences for the API reference (the tag of the domain's routes). */
+  description?: string;
   routes: readonly RouteSpec[];
   /** The access of root fields no route serves (graph-only fields, subscriptions); a route's field takes the route's. */
   fields?: Readonly<Record<RootField, Access>>;

@@ -115,8 +115,11 @@ describe('explorers in a browser', () => {
       const { page, context, outside } = await guardedPage();
       await page.goto(`${server.url}/backend/docs`);
       await page.locator('.opblock-tag').first().waitFor({ timeout: 60_000 });
-      // One tag per domain, in the order of the list of domains.
-      expect(await page.locator('.opblock-tag').allInnerTexts()).toEqual(domains.map((d) => d.name));
+      // One tag per domain, in the order of the list of domains, with the domain's description.
+      expect(await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((t) => t.getAttribute('data-tag')))).toEqual(domains.map((d) => d.name));
+      expect((await page.locator('.opblock-tag').allInnerTexts()).map((text) => text.split('\n').filter(Boolean).slice(0, 2))).toEqual(
+        domains.map((d) => [d.name, d.description?.replaceAll('`', '')]), // Markdown: code spans lose their backticks
+      );
       expect(await page.locator('.opblock-tag-section').filter({ has: page.locator('#operations-tag-deals') }).locator('.opblock').count()).toBeGreaterThan(10);
 
       await page.locator('button.authorize').first().click();

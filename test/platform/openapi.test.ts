@@ -3,14 +3,17 @@
 // truthful: bodies, parameters, answer shapes, errors and security are the ones the server applies. A
 // typed client (openapi-fetch) runs against the server. Every REST answer of the suite is also checked
 // against the document by the test helper (test/helpers/openapi-check.ts).
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { domains } from '../../src/domains/index.js';
 import { defineDomain } from '../../src/domains/manifest.js';
 import { OPENAPI_FILE, OPENAPI_TYPES_FILE, openApiTypes } from '../../src/print-openapi.js';
-import { buildOpenApiDocument, openApiPath, type OpenApiDocument } from '../../src/rest/openapi/document.js';
+import { buildOpenApiDocument, LOCAL_SERVER_URL, openApiPath, type OpenApiDocument } from '../../src/rest/openapi/document.js';
 import { buildRouteTable } from '../../src/rest/route-table.js';
 import { useTestApp } from '../helpers/app.js';
 import { OpenApiCheck } from '../helpers/openapi-check.js';
@@ -38,13 +41,19 @@ describe('the OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
     expect(refs.length).toBeGreaterThan(50);
-    for (const scalar of ['UUID', 'DateTime', 'JSON', 'JSONObject', 'File']) expect((doc.components as Json).schemas[scalar], scalar).toBeDefined();
+    for (const scalar of ['UUID', 'DateTime', 'JSONObject', 'BinaryFile']) expect((doc.components as Json).schemas[scalar], scalar).toBeDefined();
+    // Named like a DOM global, a component becomes a type that shadows it (@hey-api: `type File = Blob | File`).
+    expect((doc.components as Json).schemas.File).toBeUndefined();
   });
 
   it('is the committed openapi.json, and openapi-typescript generates the committed client types (`npm run openapi:print`)', async () => {
     const doc = await liveDocument();
-    expect(JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'))).toEqual(doc);
-    expect(fs.readFileSync(OPENAPI_TYPES_FILE, 'utf8')).toBe(await openApiTypes(doc));
+    const printed = JSON.parse(fs.readFileSync(OPENAPI_FILE, 'utf8'));
+    // The one difference: a server names itself (PUBLIC_BASE_URL); the printed copy names a local one.
+    expect(doc.servers).toEqual([{ url: api.config.publicBaseUrl, description: expect.any(String) }]);
+    expect(printed.servers).toEqual([{ url: LOCAL_SERVER_URL, description: expect.any(String) }]);
+    expect(printed).toEqual({ ...doc, servers: printed.servers });
+    expect(fs.readFileSync(OPENAPI_TYPES_FILE, 'utf8')).toBe(await openApiTypes(printed));
   });
 
   it('documents every route of the table once, with operationId, summary, its domain as tag and its security', async () => {
@@ -64,7 +73,7 @@ describe('the OpenAPI document', () => {
       expect(op.tags).toEqual([domain]);
       if (route.access === 'platform') expect(op.security).toEqual([{ adminToken: [] }]);
       else if (route.access === 'public') expect(op.security).toEqual([]);
-      else expect(op.security).toBeUndefined(); // the document's default: the API key
+      else expect(op.security).toEqual([{ apiKey: [] }]);
       // What the operation needs, as declared in its manifest: machine-readable and in the description.
       expect(op['x-permissions'], `${route.method} ${path}`).toEqual(permissionsOf(route.access));
       for (const p of permissionsOf(route.access)) expect(op.description).toContain(`\`${p}\``);
@@ -174,8 +183,8 @@ describe('the OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
     const upload = doc.paths['/backend/uploads'].post as Json;
     expect(Object.keys(upload.requestBody.content)).toEqual(['multipart/form-data']); // a required file cannot travel in JSON
-    expect(upload.requestBody.content['multipart/form-data'].schema).toMatchObject({ required: ['file'], properties: { file: { $ref: '#/components/schemas/File' } } });
-    expect((doc.components as Json).schemas.File).toMatchObject({ type: 'string', format: 'binary' });
+    expect(upload.requestBody.content['multipart/form-data'].schema).toMatchObject({ required: ['file'], properties: { file: { $ref: '#/components/schemas/BinaryFile' } } });
+    expect((doc.components as Json).schemas.BinaryFile).toMatchObject({ type: 'string', format: 'binary' });
     const proxy = doc.paths['/media/proxy/{path}'].get as Json;
     expect(proxy).toMatchObject({ operationId: 'getMediaProxy', security: [], tags: ['uploads'] });
     expect(proxy.parameters).toEqual([expect.objectContaining({ name: 'path', in: 'path', required: true })]);
@@ -184,6 +193,138 @@ describe('the OpenAPI document', () => {
     const cleanup = doc.paths['/backend/uploads/cleanup'].post as Json;
     expect(cleanup.operationId).toBe('cleanupUploads');
     expect(resolve(doc, cleanup.responses['200']).content['application/json'].schema).toEqual({ type: 'object', properties: { deleted_count: { type: 'integer' } } });
+  });
+});
+
+/** `redocly lint` (the CLI, with the repository's redocly.yaml: the recommended rules) on a document. */
+async function redoclyLint(doc: OpenApiDocument): Promise<{ ruleId: string; severity: 'error' | 'warn'; message: string }[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-redocly-'));
+  const file = path.join(dir, 'openapi.json');
+  fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+  try {
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--config', 'redocly.yaml', '--format', 'json'],
+        // Nothing leaves the machine: no usage report, no update check.
+        { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1' }, maxBuffer: 16 * 1024 * 1024 },
+        // Exit 1 when there are errors: the report on stdout says which.
+        (error, out) => (out.trim().startsWith('{') ? resolve(out) : reject(error ?? new Error(`redocly printed no report: ${out}`))),
+      ),
+    );
+    return JSON.parse(stdout).problems;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every operation of the paths and of the webhooks section. */
+const allOperations = (doc: OpenApiDocument) => [
+  ...operations(doc).map((o) => ({ ...o, base: `#/paths/${o.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${o.method}` })),
+  ...Object.entries((doc as Json).webhooks as Json).map(([name, item]) => ({ path: name, method: 'post', op: item.post as Json, base: `#/webhooks/${name}/post` })),
+];
+
+describe('a document generated clients can rely on', () => {
+  it('has no error under Redocly’s recommended rules (`npx redocly lint`); its warnings are reported', async () => {
+    const problems = await redoclyLint(await liveDocument());
+    const warnings = problems.filter((p) => p.severity !== 'error');
+    if (warnings.length) console.log(`redocly lint: ${warnings.length} warning(s):\n${warnings.map((w) => `  ${w.ruleId}: ${w.message}`).join('\n')}`);
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+  });
+
+  it('names this server, and every operation has an operationId, summary, tags, security and documented errors', async () => {
+    const doc = await liveDocument();
+    expect(doc.servers).toEqual([{ url: 'http://funil.test', description: expect.any(String) }]);
+    for (const { path, method, op } of allOperations(doc)) {
+      const where = `${method} ${path}`;
+      expect(op.operationId, where).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);
+      expect(op.summary, where).toBeTruthy();
+      expect(op.tags, where).toHaveLength(1);
+      expect(Array.isArray(op.security), where).toBe(true);
+      if (!path.startsWith('/')) continue; // a webhook: the consumer answers it
+      expect(Object.keys(op.responses).filter((s) => s >= '400').length, where).toBeGreaterThan(1);
+    }
+    const tags = (doc.tags as Json[]).filter((t) => !t.description);
+    expect(tags).toEqual([]);
+  });
+
+  it('has an example on every JSON and multipart body, request and answer, valid against its schema', async () => {
+    const doc = await liveDocument();
+    const check = new OpenApiCheck(doc as never);
+    let count = 0;
+    for (const { path, method, op, base } of allOperations(doc)) {
+      const bodies: [string, Json][] = [];
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) bodies.push([`${base}/requestBody/content/${type.replace('/', '~1')}`, media]);
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const media = response.content?.['application/json'];
+        if (media) bodies.push([`${base}/responses/${status}/content/application~1json`, media]);
+      }
+      for (const [location, media] of bodies) {
+        expect(media.example, `${method} ${path}: ${location}`).toBeDefined();
+        check.assertMatches(`${location}/schema`, media.example, `${method} ${path}: the example at ${location}`);
+        count++;
+      }
+    }
+    for (const [name, response] of Object.entries((doc.components as Json).responses as Json)) {
+      const media = response.content['application/json'];
+      check.assertMatches(`#/components/responses/${name}/content/application~1json/schema`, media.example, name);
+    }
+    expect(count).toBeGreaterThan(150);
+    // The checker refuses an example that does not match.
+    expect(() => check.assertMatches('#/components/schemas/Tag', { id: 'x' })).toThrow(/does not match/);
+  });
+
+  it('documents the upload as multipart with its fields and its real answer, and the media proxy as binary', async () => {
+    const doc = await liveDocument();
+    const upload = doc.paths['/backend/uploads'].post as Json;
+    expect(Object.keys(upload.requestBody.content)).toEqual(['multipart/form-data']);
+    const form = upload.requestBody.content['multipart/form-data'].schema;
+    expect(Object.keys(form.properties)).toEqual(['file', 'type', 'folder']);
+    expect(form.required).toEqual(['file']);
+    expect(resolve(doc, form.properties.file)).toMatchObject({ type: 'string', format: 'binary' });
+    expect(resolve(doc, form.properties.type.anyOf[0]).enum).toContain('media');
+    expect(successSchema(doc, '/backend/uploads', 'post')).toEqual({ $ref: '#/components/schemas/Upload' });
+    // Idempotency-Key is refused on multipart bodies: not offered where only multipart is taken.
+    expect(upload.parameters).toBeUndefined();
+    expect((doc.paths['/backend/messages/send-media'].post as Json).parameters).toBeUndefined();
+    expect(Object.keys((doc.paths['/backend/knowledge'].post as Json).requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
+
+    const proxy = doc.paths['/media/proxy/{path}'].get as Json;
+    expect(proxy.parameters.map((p: Json) => `${p.in} ${p.name}`)).toEqual(['path path', 'header Range', 'header If-Range', 'header If-None-Match', 'header If-Modified-Since']);
+    for (const status of ['200', '206']) {
+      expect(Object.keys(proxy.responses[status].content)).toEqual(['*/*']);
+      expect(proxy.responses[status].content['*/*'].schema).toMatchObject({ type: 'string', format: 'binary' });
+      expect(Object.keys(proxy.responses[status].headers)).toEqual(expect.arrayContaining(['ETag', 'Last-Modified', 'Accept-Ranges', 'Content-Length']));
+    }
+    expect(proxy.responses['206'].headers['Content-Range']).toBeDefined();
+    expect(Object.keys(proxy.responses)).toEqual(['200', '206', '304', '404', '416', '500', '503']);
+  });
+
+  it('leaves answers open to new keys, and closes the input objects the server refuses unknown keys in', async () => {
+    const doc = await liveDocument();
+    const closed: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      if ((node as Json).additionalProperties === false) closed.push(where);
+      for (const [k, v] of Object.entries(node)) walk(v, `${where}/${k}`);
+    };
+    for (const { op, base } of allOperations(doc)) walk(op.responses, base);
+    walk((doc.components as Json).responses, '#/components/responses');
+    const components = (doc.components as Json).schemas as Json;
+    const inputs = Object.keys(components).filter((name) => components[name].additionalProperties === false);
+    for (const name of Object.keys(components)) if (!inputs.includes(name)) walk(components[name], name);
+    expect(closed).toEqual([]);
+    expect(inputs).toEqual(expect.arrayContaining(['DealProductInput', 'DealNewLeadInput']));
+    // Input objects are in request bodies only.
+    expect(JSON.stringify([...allOperations(doc).map((o) => o.op.responses), (doc.components as Json).responses])).not.toMatch(/DealProductInput|DealNewLeadInput/);
+
+    // The server does refuse an unknown key inside an input object.
+    const org = await api.newOrg();
+    const pipeline = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'Vendas', new_group_name: 'Comercial' } });
+    const lead = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Ana', phone: '+5511987650001' } });
+    const body = { pipeline_id: pipeline.body.id, stage_id: pipeline.body.stages[0].id, lead_id: lead.body.data.id, products: [{ name: 'Plano', price: 10, qty: 1, discount: 5 }] };
+    const refused = await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body });
+    expect(refused.status).toBe(400);
   });
 });
 
@@ -198,6 +339,8 @@ describe('answers against the document', () => {
     expect(() => check.check('GET', '/backend/pipeline/deals/x', 404, { code: 'NOT_FOUND', message: 'x' })).toThrow(/does not match/);
     expect(() => check.check('GET', '/backend/pipeline/deals/x', 404, { code: 'ERR_NOT_FOUND', message: 'x' })).not.toThrow();
     expect(() => check.check('DELETE', '/backend/api-keys/x', 204, { success: true })).toThrow(/without a body/);
+    // The document lets answers grow; the suite holds the server to exactly the documented keys.
+    expect(() => check.check('POST', '/backend/tags', 201, { success: true, data: { ...tag, surprise: 1 } })).toThrow(/does not match/);
   });
 
   it('a typed client (openapi-typescript + openapi-fetch) creates, moves and reads the board', async () => {

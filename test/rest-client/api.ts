@@ -1534,7 +1534,11 @@ export interface paths {
         put?: never;
         /**
          * Upload a file (multipart: file, type, folder)
-         * @description Any valid key of the organisation; no permission needed.
+         * @description Stores a file (at most 10 MB) as a PENDING upload. Its type is judged from its content.
+         *
+         *     multipart/form-data, streamed: the file goes to storage as it arrives; past 10 MB the answer is 413 at once and nothing is kept.
+         *
+         *     Any valid key of the organisation; no permission needed.
          */
         post: operations["postUploads"];
         delete?: never;
@@ -1874,7 +1878,9 @@ export interface paths {
         };
         /**
          * Public file access (GET and HEAD)
-         * @description No key needed.
+         * @description The file whose storage key is `path` (the tail of an upload’s `file_url` or a message’s `media_url`): its bytes, with the type judged when it was stored. Types a browser would run (HTML, SVG, XML, scripts) are sent as `application/octet-stream` with `Content-Disposition: attachment`. HEAD answers the same headers without the body. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304; one byte range (`Range: bytes=0-1023`, `bytes=-500`) answers 206.
+         *
+         *     No key needed.
          */
         get: operations["getMediaProxy"];
         put?: never;
@@ -1902,62 +1908,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "lead.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            name: string;
-                            surname: string | null;
-                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-                            phone: string;
-                            email: string | null;
-                            company: string | null;
-                            avatar_url: string | null;
-                            /** @description The lead’s status, if any. */
-                            status: components["schemas"]["LeadStatus"] | null;
-                            /** @description Tags on the lead, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /** @description Organisation-defined field values. */
-                            custom_fields: components["schemas"]["JSONObject"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onLeadCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1979,62 +1930,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "lead.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            name: string;
-                            surname: string | null;
-                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-                            phone: string;
-                            email: string | null;
-                            company: string | null;
-                            avatar_url: string | null;
-                            /** @description The lead’s status, if any. */
-                            status: components["schemas"]["LeadStatus"] | null;
-                            /** @description Tags on the lead, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /** @description Organisation-defined field values. */
-                            custom_fields: components["schemas"]["JSONObject"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onLeadUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2056,72 +1952,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "lead.status_changed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description A contact. Deals point to leads and read contact data from them at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            name: string;
-                            surname: string | null;
-                            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-                            phone: string;
-                            email: string | null;
-                            company: string | null;
-                            avatar_url: string | null;
-                            /** @description The lead’s status, if any. */
-                            status: components["schemas"]["LeadStatus"] | null;
-                            /** @description Tags on the lead, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /** @description Organisation-defined field values. */
-                            custom_fields: components["schemas"]["JSONObject"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                            /**
-                             * Format: uuid
-                             * @description The status before.
-                             */
-                            from_status_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The status now.
-                             */
-                            to_status_id: string | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onLeadStatusChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2143,64 +1974,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "message.received";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description A message of a conversation. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            lead_id: components["schemas"]["UUID"];
-                            conversation_id: components["schemas"]["UUID"];
-                            /** @description The channel it came or went through; null once that channel is deleted. */
-                            channel_id: components["schemas"]["UUID"] | null;
-                            content: string;
-                            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
-                            type: string;
-                            role: components["schemas"]["MessageRole"];
-                            status: components["schemas"]["MessageStatus"];
-                            /** @description Why delivery failed, as the provider reported it. */
-                            error: string | null;
-                            /** @description The provider’s id for the message. */
-                            provider_message_id: string | null;
-                            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
-                            media_url: string | null;
-                            /** @description When it was stored. */
-                            timestamp: components["schemas"]["DateTime"];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMessageReceived"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2222,64 +1996,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "message.sent";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description A message of a conversation. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            lead_id: components["schemas"]["UUID"];
-                            conversation_id: components["schemas"]["UUID"];
-                            /** @description The channel it came or went through; null once that channel is deleted. */
-                            channel_id: components["schemas"]["UUID"] | null;
-                            content: string;
-                            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
-                            type: string;
-                            role: components["schemas"]["MessageRole"];
-                            status: components["schemas"]["MessageStatus"];
-                            /** @description Why delivery failed, as the provider reported it. */
-                            error: string | null;
-                            /** @description The provider’s id for the message. */
-                            provider_message_id: string | null;
-                            /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
-                            media_url: string | null;
-                            /** @description When it was stored. */
-                            timestamp: components["schemas"]["DateTime"];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onMessageSent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2301,63 +2018,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "conversation.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description A lead’s conversation. Operators reach only the conversations their departments allow. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            /** @description The lead: id, name and phone. */
-                            lead: components["schemas"]["ConversationLead"];
-                            /** @description Null before the first message. */
-                            last_message: components["schemas"]["LastMessage"] | null;
-                            /**
-                             * Format: int32
-                             * @description Inbound messages since the conversation was last marked read.
-                             */
-                            unread_count: number;
-                            status: components["schemas"]["ConversationStatus"];
-                            department_id: components["schemas"]["UUID"] | null;
-                            /** @description The channel it started on; replies go through it by default. */
-                            channel_id: components["schemas"]["UUID"] | null;
-                            created_at: components["schemas"]["DateTime"];
-                            /** @description Last activity. */
-                            updated_at: components["schemas"]["DateTime"];
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onConversationCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2379,104 +2040,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "deal.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            /**
-                             * Format: int32
-                             * @description Sequential per organisation, from 1.
-                             */
-                            number: number;
-                            pipeline_id: components["schemas"]["UUID"];
-                            /** @description Current stage. */
-                            stage_id: components["schemas"]["UUID"];
-                            /** @description Linked lead. */
-                            lead_id: components["schemas"]["UUID"];
-                            /** @description Responsible user. */
-                            owner_id: components["schemas"]["UUID"] | null;
-                            /** @description Manual value, used when the deal has no product lines. */
-                            value: number;
-                            /** @description Σ price × qty over the lines, or value when there are none. */
-                            total: number;
-                            /** @description Default `manual`. */
-                            origin: string;
-                            /** @description Present only on lost deals. */
-                            loss_reason: string | null;
-                            note: string | null;
-                            /** @description Set when the deal enters the won stage. */
-                            won_at: components["schemas"]["DateTime"] | null;
-                            /** @description Set when the deal enters the lost stage. */
-                            lost_at: components["schemas"]["DateTime"] | null;
-                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
-                            stage_entered_at: components["schemas"]["DateTime"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                            /** @description The lead’s name. */
-                            lead_name: string | null;
-                            /** @description The lead’s surname. */
-                            lead_surname: string | null;
-                            /** @description The lead’s company. */
-                            lead_company: string | null;
-                            /** @description The lead’s email. */
-                            lead_email: string | null;
-                            /** @description The lead’s phone (E.164). */
-                            lead_phone: string | null;
-                            /** @description Avatar URL of the lead. */
-                            lead_avatar: string | null;
-                            /** @description Status of the lead. */
-                            lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order (at most 200). */
-                            products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /**
-                             * Format: int32
-                             * @description Activities not done.
-                             */
-                            pending_todos: number;
-                            /**
-                             * Format: int32
-                             * @description Activities not done whose due date has passed.
-                             */
-                            overdue_todos: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onDealCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2498,104 +2062,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "deal.updated";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            /**
-                             * Format: int32
-                             * @description Sequential per organisation, from 1.
-                             */
-                            number: number;
-                            pipeline_id: components["schemas"]["UUID"];
-                            /** @description Current stage. */
-                            stage_id: components["schemas"]["UUID"];
-                            /** @description Linked lead. */
-                            lead_id: components["schemas"]["UUID"];
-                            /** @description Responsible user. */
-                            owner_id: components["schemas"]["UUID"] | null;
-                            /** @description Manual value, used when the deal has no product lines. */
-                            value: number;
-                            /** @description Σ price × qty over the lines, or value when there are none. */
-                            total: number;
-                            /** @description Default `manual`. */
-                            origin: string;
-                            /** @description Present only on lost deals. */
-                            loss_reason: string | null;
-                            note: string | null;
-                            /** @description Set when the deal enters the won stage. */
-                            won_at: components["schemas"]["DateTime"] | null;
-                            /** @description Set when the deal enters the lost stage. */
-                            lost_at: components["schemas"]["DateTime"] | null;
-                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
-                            stage_entered_at: components["schemas"]["DateTime"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                            /** @description The lead’s name. */
-                            lead_name: string | null;
-                            /** @description The lead’s surname. */
-                            lead_surname: string | null;
-                            /** @description The lead’s company. */
-                            lead_company: string | null;
-                            /** @description The lead’s email. */
-                            lead_email: string | null;
-                            /** @description The lead’s phone (E.164). */
-                            lead_phone: string | null;
-                            /** @description Avatar URL of the lead. */
-                            lead_avatar: string | null;
-                            /** @description Status of the lead. */
-                            lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order (at most 200). */
-                            products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /**
-                             * Format: int32
-                             * @description Activities not done.
-                             */
-                            pending_todos: number;
-                            /**
-                             * Format: int32
-                             * @description Activities not done whose due date has passed.
-                             */
-                            overdue_todos: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onDealUpdated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2617,114 +2084,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "deal.stage_changed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            /**
-                             * Format: int32
-                             * @description Sequential per organisation, from 1.
-                             */
-                            number: number;
-                            pipeline_id: components["schemas"]["UUID"];
-                            /** @description Current stage. */
-                            stage_id: components["schemas"]["UUID"];
-                            /** @description Linked lead. */
-                            lead_id: components["schemas"]["UUID"];
-                            /** @description Responsible user. */
-                            owner_id: components["schemas"]["UUID"] | null;
-                            /** @description Manual value, used when the deal has no product lines. */
-                            value: number;
-                            /** @description Σ price × qty over the lines, or value when there are none. */
-                            total: number;
-                            /** @description Default `manual`. */
-                            origin: string;
-                            /** @description Present only on lost deals. */
-                            loss_reason: string | null;
-                            note: string | null;
-                            /** @description Set when the deal enters the won stage. */
-                            won_at: components["schemas"]["DateTime"] | null;
-                            /** @description Set when the deal enters the lost stage. */
-                            lost_at: components["schemas"]["DateTime"] | null;
-                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
-                            stage_entered_at: components["schemas"]["DateTime"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                            /** @description The lead’s name. */
-                            lead_name: string | null;
-                            /** @description The lead’s surname. */
-                            lead_surname: string | null;
-                            /** @description The lead’s company. */
-                            lead_company: string | null;
-                            /** @description The lead’s email. */
-                            lead_email: string | null;
-                            /** @description The lead’s phone (E.164). */
-                            lead_phone: string | null;
-                            /** @description Avatar URL of the lead. */
-                            lead_avatar: string | null;
-                            /** @description Status of the lead. */
-                            lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order (at most 200). */
-                            products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /**
-                             * Format: int32
-                             * @description Activities not done.
-                             */
-                            pending_todos: number;
-                            /**
-                             * Format: int32
-                             * @description Activities not done whose due date has passed.
-                             */
-                            overdue_todos: number;
-                            /**
-                             * Format: uuid
-                             * @description The stage before.
-                             */
-                            from_stage_id: string;
-                            /**
-                             * Format: uuid
-                             * @description The stage now.
-                             */
-                            to_stage_id: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onDealStageChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2746,104 +2106,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "deal.won";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            /**
-                             * Format: int32
-                             * @description Sequential per organisation, from 1.
-                             */
-                            number: number;
-                            pipeline_id: components["schemas"]["UUID"];
-                            /** @description Current stage. */
-                            stage_id: components["schemas"]["UUID"];
-                            /** @description Linked lead. */
-                            lead_id: components["schemas"]["UUID"];
-                            /** @description Responsible user. */
-                            owner_id: components["schemas"]["UUID"] | null;
-                            /** @description Manual value, used when the deal has no product lines. */
-                            value: number;
-                            /** @description Σ price × qty over the lines, or value when there are none. */
-                            total: number;
-                            /** @description Default `manual`. */
-                            origin: string;
-                            /** @description Present only on lost deals. */
-                            loss_reason: string | null;
-                            note: string | null;
-                            /** @description Set when the deal enters the won stage. */
-                            won_at: components["schemas"]["DateTime"] | null;
-                            /** @description Set when the deal enters the lost stage. */
-                            lost_at: components["schemas"]["DateTime"] | null;
-                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
-                            stage_entered_at: components["schemas"]["DateTime"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                            /** @description The lead’s name. */
-                            lead_name: string | null;
-                            /** @description The lead’s surname. */
-                            lead_surname: string | null;
-                            /** @description The lead’s company. */
-                            lead_company: string | null;
-                            /** @description The lead’s email. */
-                            lead_email: string | null;
-                            /** @description The lead’s phone (E.164). */
-                            lead_phone: string | null;
-                            /** @description Avatar URL of the lead. */
-                            lead_avatar: string | null;
-                            /** @description Status of the lead. */
-                            lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order (at most 200). */
-                            products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /**
-                             * Format: int32
-                             * @description Activities not done.
-                             */
-                            pending_todos: number;
-                            /**
-                             * Format: int32
-                             * @description Activities not done whose due date has passed.
-                             */
-                            overdue_todos: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onDealWon"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2865,104 +2128,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "deal.lost";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
-                        data: {
-                            id: components["schemas"]["UUID"];
-                            /**
-                             * Format: int32
-                             * @description Sequential per organisation, from 1.
-                             */
-                            number: number;
-                            pipeline_id: components["schemas"]["UUID"];
-                            /** @description Current stage. */
-                            stage_id: components["schemas"]["UUID"];
-                            /** @description Linked lead. */
-                            lead_id: components["schemas"]["UUID"];
-                            /** @description Responsible user. */
-                            owner_id: components["schemas"]["UUID"] | null;
-                            /** @description Manual value, used when the deal has no product lines. */
-                            value: number;
-                            /** @description Σ price × qty over the lines, or value when there are none. */
-                            total: number;
-                            /** @description Default `manual`. */
-                            origin: string;
-                            /** @description Present only on lost deals. */
-                            loss_reason: string | null;
-                            note: string | null;
-                            /** @description Set when the deal enters the won stage. */
-                            won_at: components["schemas"]["DateTime"] | null;
-                            /** @description Set when the deal enters the lost stage. */
-                            lost_at: components["schemas"]["DateTime"] | null;
-                            /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
-                            stage_entered_at: components["schemas"]["DateTime"];
-                            created_at: components["schemas"]["DateTime"];
-                            updated_at: components["schemas"]["DateTime"];
-                            /** @description The lead’s name. */
-                            lead_name: string | null;
-                            /** @description The lead’s surname. */
-                            lead_surname: string | null;
-                            /** @description The lead’s company. */
-                            lead_company: string | null;
-                            /** @description The lead’s email. */
-                            lead_email: string | null;
-                            /** @description The lead’s phone (E.164). */
-                            lead_phone: string | null;
-                            /** @description Avatar URL of the lead. */
-                            lead_avatar: string | null;
-                            /** @description Status of the lead. */
-                            lead_status_id: components["schemas"]["UUID"] | null;
-                            /** @description Product lines, in order (at most 200). */
-                            products: components["schemas"]["DealProduct"][];
-                            /** @description Tags, by name (at most 100). */
-                            tags: components["schemas"]["Tag"][];
-                            /**
-                             * Format: int32
-                             * @description Activities not done.
-                             */
-                            pending_todos: number;
-                            /**
-                             * Format: int32
-                             * @description Activities not done whose due date has passed.
-                             */
-                            overdue_todos: number;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onDealLost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2984,50 +2150,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "deal.deleted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        data: {
-                            /**
-                             * Format: uuid
-                             * @description The deleted deal.
-                             */
-                            id: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onDealDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3049,52 +2172,7 @@ export interface webhooks {
          *
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
-                    "webhook-id": string;
-                    /** @description Seconds since the epoch, of this attempt. */
-                    "webhook-timestamp": string;
-                    /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
-                    "webhook-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        type: "webhook.test";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened.
-                         */
-                        timestamp: string;
-                        data: {
-                            /**
-                             * Format: uuid
-                             * @description The webhook tested.
-                             */
-                            webhook_id: string;
-                            /** @description A fixed text. */
-                            message: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3145,6 +2223,11 @@ export interface components {
             created_at: components["schemas"]["DateTime"];
             updated_at: components["schemas"]["DateTime"];
         };
+        /**
+         * Format: binary
+         * @description A file sent with the request: a multipart/form-data part on REST, or per the GraphQL multipart request specification on /graphql. Input only.
+         */
+        BinaryFile: string;
         /** @description One board column: the stage, how many deals match the filters in it and the sum of their totals. */
         BoardStageSummary: {
             stage: components["schemas"]["Stage"];
@@ -3487,19 +2570,12 @@ export interface components {
         DepartmentMemberList: {
             data: components["schemas"]["DepartmentMember"][];
         };
-        /**
-         * Format: binary
-         * @description A file sent with the request: a multipart/form-data part on REST, or per the GraphQL multipart request specification on /graphql. Input only.
-         */
-        File: string;
         /** @description What an inbound message touched: its lead, its conversation and the stored message. */
         InboundResult: {
             lead: components["schemas"]["Lead"];
             conversation: components["schemas"]["Conversation"];
             message: components["schemas"]["Message"];
         };
-        /** @description The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf). */
-        JSON: unknown;
         /** @description The `JSONObject` scalar type represents JSON objects as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf). */
         JSONObject: {
             [key: string]: unknown;
@@ -3933,6 +3009,18 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_INVALID_INPUT",
+                 *       "message": "Entrada inválida: name é obrigatório",
+                 *       "details": [
+                 *         {
+                 *           "field": "name",
+                 *           "message": "é obrigatório"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_INVALID_INPUT";
@@ -3952,6 +3040,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_FORBIDDEN",
+                 *       "message": "Permissão insuficiente"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_FORBIDDEN";
@@ -3966,6 +3060,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_NOT_FOUND",
+                 *       "message": "Registro não encontrado"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_NOT_FOUND";
@@ -3980,6 +3080,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_REQUEST_TIMEOUT",
+                 *       "message": "O corpo da requisição não chegou a tempo"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_REQUEST_TIMEOUT";
@@ -3994,6 +3100,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_CONFLICT",
+                 *       "message": "Conflito com o estado atual"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_CONFLICT";
@@ -4008,6 +3120,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_PAYLOAD_TOO_LARGE",
+                 *       "message": "Corpo maior que 10 MB"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_PAYLOAD_TOO_LARGE";
@@ -4022,6 +3140,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_IDEMPOTENCY_KEY_REUSED",
+                 *       "message": "Idempotency-Key já usada com outra requisição"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_IDEMPOTENCY_KEY_REUSED";
@@ -4036,6 +3160,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_RATE_LIMITED",
+                 *       "message": "Limite de requisições excedido"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_RATE_LIMITED";
@@ -4050,6 +3180,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_INTERNAL",
+                 *       "message": "Erro interno"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_INTERNAL";
@@ -4064,6 +3200,12 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "ERR_SERVICE_UNAVAILABLE",
+                 *       "message": "Servidor ocupado; tente de novo em instantes"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     code: "ERR_SERVICE_UNAVAILABLE";
@@ -4078,6 +3220,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "VALIDATION_ERROR",
+                 *         "message": "Entrada inválida: name é obrigatório",
+                 *         "details": [
+                 *           {
+                 *             "field": "name",
+                 *             "message": "é obrigatório"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4102,6 +3259,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "FORBIDDEN",
+                 *         "message": "Permissão insuficiente"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4121,6 +3287,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "NOT_FOUND",
+                 *         "message": "Registro não encontrado"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4140,6 +3315,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "NOT_FOUND",
+                 *         "message": "Registro não encontrado"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4159,6 +3343,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "REQUEST_TIMEOUT",
+                 *         "message": "O corpo da requisição não chegou a tempo"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4178,6 +3371,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "CONFLICT",
+                 *         "message": "Conflito com o estado atual"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4197,6 +3399,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "PAYLOAD_TOO_LARGE",
+                 *         "message": "Corpo maior que 10 MB"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4216,6 +3427,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "IDEMPOTENCY_KEY_REUSED",
+                 *         "message": "Idempotency-Key já usada com outra requisição"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4235,6 +3455,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "Limite de requisições excedido"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4254,6 +3483,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "INTERNAL_ERROR",
+                 *         "message": "Erro interno"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4273,6 +3511,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "CHANNEL_ERROR",
+                 *         "message": "O provedor falhou"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4292,6 +3539,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "SERVICE_UNAVAILABLE",
+                 *         "message": "Servidor ocupado; tente de novo em instantes"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4311,6 +3567,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "error": {
+                 *         "code": "UNAUTHORIZED",
+                 *         "message": "Chave de API ausente ou inválida"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     success: false;
@@ -4341,6 +3606,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Ltda"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     owner_name?: string | null;
@@ -4355,6 +3625,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenant": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000001b",
+                     *         "name": "Acme Ltda",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       },
+                     *       "user": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000001c",
+                     *         "name": "Ana Souza",
+                     *         "email": "ana@example.com",
+                     *         "role": "owner",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       },
+                     *       "api_key": "api key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedTenant"];
                 };
             };
@@ -4383,6 +3670,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ba",
+                     *           "name": "Integração ERP",
+                     *           "prefix": "prefix",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000bb",
+                     *           "permissions": [
+                     *             "permission"
+                     *           ],
+                     *           "expires_at": "2026-01-15T13:45:00.000Z",
+                     *           "last_used_at": "2026-01-15T13:45:00.000Z",
+                     *           "revoked_at": "2026-01-15T13:45:00.000Z",
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4409,6 +3716,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Integração ERP"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description Defaults to the caller’s user. */
@@ -4426,6 +3738,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000bc",
+                     *         "name": "Vendas",
+                     *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
+                     *         "prefix": "prefix",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000bd",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "expires_at": "2026-01-15T13:45:00.000Z",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4496,6 +3825,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000001d",
+                     *         "name": "Integração ERP",
+                     *         "prefix": "prefix",
+                     *         "user_id": "7c9e6679-7425-40de-944b-00000000001e",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "expires_at": "2026-01-15T13:45:00.000Z",
+                     *         "last_used_at": "2026-01-15T13:45:00.000Z",
+                     *         "revoked_at": "2026-01-15T13:45:00.000Z",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4531,6 +3878,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *         "name": "Atendente virtual",
+                     *         "instructions": "instructions",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Assistant"][];
                 };
             };
@@ -4553,6 +3911,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Atendente virtual"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 255 characters. */
                     name: string;
@@ -4568,6 +3931,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *       "name": "Atendente virtual",
+                     *       "instructions": "instructions",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Assistant"];
                 };
             };
@@ -4601,6 +3973,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *       "name": "Atendente virtual",
+                     *       "instructions": "instructions",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Assistant"];
                 };
             };
@@ -4625,6 +4006,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Atendente virtual",
+                 *       "instructions": "instructions"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 255 characters. */
                     name?: string | null;
@@ -4640,6 +4027,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *       "name": "Atendente virtual",
+                     *       "instructions": "instructions",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Assistant"];
                 };
             };
@@ -4702,6 +4098,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000006e",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000006f",
+                     *         "name": "Tabela de preços",
+                     *         "description": "Clientes do plano anual",
+                     *         "content": "Olá! Podemos conversar amanhã?",
+                     *         "source_url": "https://example.com/precos",
+                     *         "usage_instruction": "usage instruction",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000070",
+                     *         "excluded_assistant_ids": [
+                     *           "7c9e6679-7425-40de-944b-000000000071"
+                     *         ],
+                     *         "file_name": "file name",
+                     *         "file_type": "file type",
+                     *         "file_size": 1,
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"][];
                 };
             };
@@ -4729,6 +4147,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *         "name": "Boas-vindas",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Cadence"][];
                 };
             };
@@ -4751,6 +4178,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Boas-vindas"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Up to 255 characters. */
                     name: string;
@@ -4764,6 +4196,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *       "name": "Boas-vindas",
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Cadence"];
                 };
             };
@@ -4794,6 +4233,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000010c",
+                     *           "name": "WhatsApp principal",
+                     *           "provider": "test",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000010d",
+                     *           "active": true,
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4820,6 +4274,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "WhatsApp principal",
+                 *       "provider": "test"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 100 characters. */
                     name: string;
@@ -4839,6 +4299,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *         "name": "WhatsApp principal",
+                     *         "provider": "test",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000010f",
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4877,6 +4350,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000110",
+                     *         "name": "WhatsApp principal",
+                     *         "provider": "test",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000111",
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -4905,6 +4391,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "WhatsApp principal",
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000112"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 100 characters. */
                     name?: string | null;
@@ -4979,6 +4471,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "from",
+                 *       "content": "Olá! Podemos conversar amanhã?"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits. */
                     from: string;
@@ -4996,6 +4494,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000091",
+                     *           "name": "Ana Souza",
+                     *           "surname": "Souza",
+                     *           "phone": "+5511987650001",
+                     *           "email": "ana@example.com",
+                     *           "company": "Acme Ltda",
+                     *           "avatar_url": "https://example.com/avatars/ana.png",
+                     *           "status": {
+                     *             "id": "7c9e6679-7425-40de-944b-000000000092",
+                     *             "name": "Qualificado",
+                     *             "color": "#3b82f6",
+                     *             "created_at": "2026-01-15T13:45:00.000Z",
+                     *             "updated_at": "2026-01-15T13:45:00.000Z"
+                     *           },
+                     *           "tags": [
+                     *             {
+                     *               "id": "7c9e6679-7425-40de-944b-000000000093",
+                     *               "name": "VIP",
+                     *               "color": "#3b82f6",
+                     *               "created_at": "2026-01-15T13:45:00.000Z",
+                     *               "updated_at": "2026-01-15T13:45:00.000Z"
+                     *             }
+                     *           ],
+                     *           "custom_fields": {},
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "conversation": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000094",
+                     *           "lead": {
+                     *             "id": "7c9e6679-7425-40de-944b-000000000095",
+                     *             "name": "Ana Souza",
+                     *             "phone": "+5511987650001"
+                     *           },
+                     *           "last_message": {
+                     *             "content": "Olá! Podemos conversar amanhã?",
+                     *             "role": "user",
+                     *             "timestamp": "2026-01-15T13:45:00.000Z"
+                     *           },
+                     *           "unread_count": 1,
+                     *           "status": "active",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000096",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000097",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "message": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000098",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-000000000099",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-00000000009a",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009b",
+                     *           "content": "Olá! Podemos conversar amanhã?",
+                     *           "type": "type",
+                     *           "role": "user",
+                     *           "status": "pending",
+                     *           "error": "error",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-00000000009c",
+                     *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *           "timestamp": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5031,6 +4597,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message_id": "7c9e6679-7425-40de-944b-00000000009d",
+                 *       "status": "status"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Our message id or the provider’s. */
                     message_id: string;
@@ -5048,6 +4620,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000009e",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-00000000009f",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a0",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *         "content": "Olá! Podemos conversar amanhã?",
+                     *         "type": "type",
+                     *         "role": "user",
+                     *         "status": "pending",
+                     *         "error": "error",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "timestamp": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5085,6 +4676,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5115,6 +4712,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5155,6 +4758,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000113",
+                     *           "lead": {
+                     *             "id": "7c9e6679-7425-40de-944b-000000000114",
+                     *             "name": "Ana Souza",
+                     *             "phone": "+5511987650001"
+                     *           },
+                     *           "last_message": {
+                     *             "content": "Olá! Podemos conversar amanhã?",
+                     *             "role": "user",
+                     *             "timestamp": "2026-01-15T13:45:00.000Z"
+                     *           },
+                     *           "unread_count": 1,
+                     *           "status": "active",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000115",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000116",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1500,
+                     *         "limit": 1,
+                     *         "offset": 1,
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5190,6 +4825,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000117",
+                     *         "lead": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *           "name": "Ana Souza",
+                     *           "phone": "+5511987650001"
+                     *         },
+                     *         "last_message": {
+                     *           "content": "Olá! Podemos conversar amanhã?",
+                     *           "role": "user",
+                     *           "timestamp": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "unread_count": 1,
+                     *         "status": "active",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000119",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5218,6 +4877,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "department_id": "7c9e6679-7425-40de-944b-00000000011b"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Reopening while the lead has another open conversation is a conflict. */
                     status?: components["schemas"]["ConversationStatus"] | null;
@@ -5235,6 +4900,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *         "lead": {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *           "name": "Ana Souza",
+                     *           "phone": "+5511987650001"
+                     *         },
+                     *         "last_message": {
+                     *           "content": "Olá! Podemos conversar amanhã?",
+                     *           "role": "user",
+                     *           "timestamp": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "unread_count": 1,
+                     *         "status": "active",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000011e",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5269,6 +4958,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000106",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000107",
+                     *           "name": "Suporte",
+                     *           "description": "Clientes do plano anual",
+                     *           "member_count": 1,
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentList"];
                 };
             };
@@ -5291,6 +4995,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Suporte"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 100 characters, unique in the organisation. */
                     name: string;
@@ -5306,6 +5015,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000108",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000109",
+                     *       "name": "Suporte",
+                     *       "description": "Clientes do plano anual",
+                     *       "member_count": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Department"];
                 };
             };
@@ -5336,6 +5056,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000008b",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000008c",
+                     *           "name": "Suporte",
+                     *           "description": "Clientes do plano anual",
+                     *           "member_count": 1,
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentList"];
                 };
             };
@@ -5358,6 +5093,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Suporte",
+                 *       "description": "Clientes do plano anual"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 100 characters, unique in the organisation. */
                     name?: string | null;
@@ -5373,6 +5114,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010a",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010b",
+                     *       "name": "Suporte",
+                     *       "description": "Clientes do plano anual",
+                     *       "member_count": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Department"];
                 };
             };
@@ -5435,6 +5187,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000008d",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000008e",
+                     *           "user_id": "7c9e6679-7425-40de-944b-00000000008f",
+                     *           "user_name": "user name",
+                     *           "user_email": "user email",
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentMemberList"];
                 };
             };
@@ -5462,6 +5228,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_id": "7c9e6679-7425-40de-944b-000000000090"
+                 *     }
+                 */
                 "application/json": {
                     /** @description A user of the organisation. */
                     user_id: components["schemas"]["UUID"];
@@ -5475,6 +5246,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Olá! Podemos conversar amanhã?"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Acknowledgement"];
                 };
             };
@@ -5537,6 +5313,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ee",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *         "name": "Tabela de preços",
+                     *         "description": "Clientes do plano anual",
+                     *         "content": "Olá! Podemos conversar amanhã?",
+                     *         "source_url": "https://example.com/precos",
+                     *         "usage_instruction": "usage instruction",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *         "excluded_assistant_ids": [
+                     *           "7c9e6679-7425-40de-944b-0000000000f1"
+                     *         ],
+                     *         "file_name": "file name",
+                     *         "file_type": "file type",
+                     *         "file_size": 1,
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"][];
                 };
             };
@@ -5559,6 +5357,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Tabela de preços"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 255 characters. */
                     name: string;
@@ -5573,6 +5376,11 @@ export interface operations {
                     /** @description An assistant of the organisation: the item is exclusive to it. Omit (or "") for a global item. */
                     assistant_id?: string | null;
                 };
+                /**
+                 * @example {
+                 *       "name": "Tabela de preços"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description 1 to 255 characters. */
                     name: string;
@@ -5587,7 +5395,7 @@ export interface operations {
                     /** @description An assistant of the organisation: the item is exclusive to it. Omit (or "") for a global item. */
                     assistant_id?: string | null;
                     /** @description .txt .md .mdx .rst .adoc .html .pdf .xlsx .xls .csv, up to 10 MB, content matching the extension. Its text is extracted and indexed. */
-                    file?: components["schemas"]["File"] | null;
+                    file?: components["schemas"]["BinaryFile"] | null;
                 };
             };
         };
@@ -5598,6 +5406,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f6",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *       "name": "Tabela de preços",
+                     *       "description": "Clientes do plano anual",
+                     *       "content": "Olá! Podemos conversar amanhã?",
+                     *       "source_url": "https://example.com/precos",
+                     *       "usage_instruction": "usage instruction",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *       "excluded_assistant_ids": [
+                     *         "7c9e6679-7425-40de-944b-0000000000f9"
+                     *       ],
+                     *       "file_name": "file name",
+                     *       "file_type": "file type",
+                     *       "file_size": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"];
                 };
             };
@@ -5636,6 +5464,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "item": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000072",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000073",
+                     *           "name": "Tabela de preços",
+                     *           "description": "Clientes do plano anual",
+                     *           "content": "Olá! Podemos conversar amanhã?",
+                     *           "source_url": "https://example.com/precos",
+                     *           "usage_instruction": "usage instruction",
+                     *           "assistant_id": "7c9e6679-7425-40de-944b-000000000074",
+                     *           "excluded_assistant_ids": [
+                     *             "7c9e6679-7425-40de-944b-000000000075"
+                     *           ],
+                     *           "file_name": "file name",
+                     *           "file_type": "file type",
+                     *           "file_size": 1,
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "score": 1,
+                     *         "snippet": "snippet"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["KnowledgeSearchHit"][];
                 };
             };
@@ -5666,6 +5520,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f2",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *       "name": "Tabela de preços",
+                     *       "description": "Clientes do plano anual",
+                     *       "content": "Olá! Podemos conversar amanhã?",
+                     *       "source_url": "https://example.com/precos",
+                     *       "usage_instruction": "usage instruction",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *       "excluded_assistant_ids": [
+                     *         "7c9e6679-7425-40de-944b-0000000000f5"
+                     *       ],
+                     *       "file_name": "file name",
+                     *       "file_type": "file type",
+                     *       "file_size": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"];
                 };
             };
@@ -5690,6 +5564,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Tabela de preços",
+                 *       "description": "Clientes do plano anual"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 255 characters. */
                     name?: string | null;
@@ -5704,6 +5584,12 @@ export interface operations {
                     /** @description Absent: scope unchanged. "": the item becomes global. An assistant’s id: the item becomes exclusive to it and loses its exclusions. */
                     assistant_id?: string | null;
                 };
+                /**
+                 * @example {
+                 *       "name": "Tabela de preços",
+                 *       "description": "Clientes do plano anual"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description 1 to 255 characters. */
                     name?: string | null;
@@ -5718,7 +5604,7 @@ export interface operations {
                     /** @description Absent: scope unchanged. "": the item becomes global. An assistant’s id: the item becomes exclusive to it and loses its exclusions. */
                     assistant_id?: string | null;
                     /** @description .txt .md .mdx .rst .adoc .html .pdf .xlsx .xls .csv, up to 10 MB, content matching the extension. Its text is extracted and indexed, replacing the previous file’s. */
-                    file?: components["schemas"]["File"] | null;
+                    file?: components["schemas"]["BinaryFile"] | null;
                 };
             };
         };
@@ -5729,6 +5615,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fa",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *       "name": "Tabela de preços",
+                     *       "description": "Clientes do plano anual",
+                     *       "content": "Olá! Podemos conversar amanhã?",
+                     *       "source_url": "https://example.com/precos",
+                     *       "usage_instruction": "usage instruction",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *       "excluded_assistant_ids": [
+                     *         "7c9e6679-7425-40de-944b-0000000000fd"
+                     *       ],
+                     *       "file_name": "file name",
+                     *       "file_type": "file type",
+                     *       "file_size": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"];
                 };
             };
@@ -5785,6 +5691,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "assistant_ids": [
+                 *         "7c9e6679-7425-40de-944b-00000000007e"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description Assistants of the organisation that must not see the item. */
                     assistant_ids: components["schemas"]["UUID"][];
@@ -5798,6 +5711,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000007f",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000080",
+                     *       "name": "Tabela de preços",
+                     *       "description": "Clientes do plano anual",
+                     *       "content": "Olá! Podemos conversar amanhã?",
+                     *       "source_url": "https://example.com/precos",
+                     *       "usage_instruction": "usage instruction",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000081",
+                     *       "excluded_assistant_ids": [
+                     *         "7c9e6679-7425-40de-944b-000000000082"
+                     *       ],
+                     *       "file_name": "file name",
+                     *       "file_type": "file type",
+                     *       "file_size": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"];
                 };
             };
@@ -5836,6 +5769,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000076",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000077",
+                     *       "name": "Tabela de preços",
+                     *       "description": "Clientes do plano anual",
+                     *       "content": "Olá! Podemos conversar amanhã?",
+                     *       "source_url": "https://example.com/precos",
+                     *       "usage_instruction": "usage instruction",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000078",
+                     *       "excluded_assistant_ids": [
+                     *         "7c9e6679-7425-40de-944b-000000000079"
+                     *       ],
+                     *       "file_name": "file name",
+                     *       "file_type": "file type",
+                     *       "file_size": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"];
                 };
             };
@@ -5872,6 +5825,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000007a",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000007b",
+                     *       "name": "Tabela de preços",
+                     *       "description": "Clientes do plano anual",
+                     *       "content": "Olá! Podemos conversar amanhã?",
+                     *       "source_url": "https://example.com/precos",
+                     *       "usage_instruction": "usage instruction",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000007c",
+                     *       "excluded_assistant_ids": [
+                     *         "7c9e6679-7425-40de-944b-00000000007d"
+                     *       ],
+                     *       "file_name": "file name",
+                     *       "file_type": "file type",
+                     *       "file_size": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["KnowledgeItem"];
                 };
             };
@@ -5900,6 +5873,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *           "name": "Qualificado",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5926,6 +5913,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Qualificado",
+                 *       "color": "#3b82f6"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description Hexadecimal color. */
@@ -5940,6 +5933,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *         "name": "Qualificado",
+                     *         "color": "#3b82f6",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -5980,6 +5985,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000be",
+                     *           "name": "Ana Souza",
+                     *           "surname": "Souza",
+                     *           "phone": "+5511987650001",
+                     *           "email": "ana@example.com",
+                     *           "company": "Acme Ltda",
+                     *           "avatar_url": "https://example.com/avatars/ana.png",
+                     *           "status": {
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *             "name": "Qualificado",
+                     *             "color": "#3b82f6",
+                     *             "created_at": "2026-01-15T13:45:00.000Z",
+                     *             "updated_at": "2026-01-15T13:45:00.000Z"
+                     *           },
+                     *           "tags": [
+                     *             {
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *               "name": "VIP",
+                     *               "color": "#3b82f6",
+                     *               "created_at": "2026-01-15T13:45:00.000Z",
+                     *               "updated_at": "2026-01-15T13:45:00.000Z"
+                     *             }
+                     *           ],
+                     *           "custom_fields": {},
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1500,
+                     *         "limit": 1,
+                     *         "offset": 1,
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6008,6 +6054,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Souza",
+                 *       "phone": "+5511987650001"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Required on create. */
                     name: string;
@@ -6033,6 +6085,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
+                     *         "phone": "+5511987650001",
+                     *         "email": "ana@example.com",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
+                     *         "status": {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
+                     *           "name": "Qualificado",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "tags": [
+                     *           {
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000c3",
+                     *             "name": "VIP",
+                     *             "color": "#3b82f6",
+                     *             "created_at": "2026-01-15T13:45:00.000Z",
+                     *             "updated_at": "2026-01-15T13:45:00.000Z"
+                     *           }
+                     *         ],
+                     *         "custom_fields": {},
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6071,6 +6156,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
+                     *         "phone": "+5511987650001",
+                     *         "email": "ana@example.com",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
+                     *         "status": {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "name": "Qualificado",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "tags": [
+                     *           {
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *             "name": "VIP",
+                     *             "color": "#3b82f6",
+                     *             "created_at": "2026-01-15T13:45:00.000Z",
+                     *             "updated_at": "2026-01-15T13:45:00.000Z"
+                     *           }
+                     *         ],
+                     *         "custom_fields": {},
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6099,6 +6217,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Souza",
+                 *       "surname": "Souza"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Required on create. */
                     name?: string | null;
@@ -6124,6 +6248,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
+                     *         "phone": "+5511987650001",
+                     *         "email": "ana@example.com",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
+                     *         "status": {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *           "name": "Qualificado",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "tags": [
+                     *           {
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *             "name": "VIP",
+                     *             "color": "#3b82f6",
+                     *             "created_at": "2026-01-15T13:45:00.000Z",
+                     *             "updated_at": "2026-01-15T13:45:00.000Z"
+                     *           }
+                     *         ],
+                     *         "custom_fields": {},
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6161,6 +6318,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -6197,6 +6359,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000af",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000b0",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000b1",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *           "content": "Olá! Podemos conversar amanhã?",
+                     *           "type": "type",
+                     *           "role": "user",
+                     *           "status": "pending",
+                     *           "error": "error",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b3",
+                     *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *           "timestamp": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1500,
+                     *         "limit": 1,
+                     *         "offset": 1,
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6229,6 +6418,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b7",
+                     *           "name": "Ana Souza",
+                     *           "email": "ana@example.com",
+                     *           "role": "owner"
+                     *         },
+                     *         "tenant": {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *           "name": "Acme Ltda"
+                     *         },
+                     *         "api_key": {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *           "name": "Integração ERP",
+                     *           "prefix": "prefix",
+                     *           "permissions": [
+                     *             "permission"
+                     *           ],
+                     *           "expires_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6255,6 +6470,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                 *       "content": "Olá! Podemos conversar amanhã?"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The lead. */
                     lead_id: components["schemas"]["UUID"];
@@ -6274,6 +6495,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a4",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a5",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a6",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a7",
+                     *         "content": "Olá! Podemos conversar amanhã?",
+                     *         "type": "type",
+                     *         "role": "user",
+                     *         "status": "pending",
+                     *         "error": "error",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a8",
+                     *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "timestamp": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6298,15 +6538,20 @@ export interface operations {
     postMessagesSendMedia: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000a9",
+                 *       "remote_jid": "5511987650001",
+                 *       "message_type": "image",
+                 *       "file": "(the file’s bytes)"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /**
                      * Format: uuid
@@ -6337,6 +6582,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000aa",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ab",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ac",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000ad",
+                     *         "content": "Olá! Podemos conversar amanhã?",
+                     *         "type": "type",
+                     *         "role": "user",
+                     *         "status": "pending",
+                     *         "error": "error",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ae",
+                     *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "timestamp": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -6349,9 +6613,7 @@ export interface operations {
             403: components["responses"]["EnvelopeError403"];
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
-            409: components["responses"]["EnvelopeError409"];
             413: components["responses"]["EnvelopeError413"];
-            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
@@ -6370,6 +6632,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Proposta enviada",
+                 *       "due_at": "2026-01-15T13:45:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     title?: string | null;
                     due_at?: components["schemas"]["DateTime"] | null;
@@ -6384,6 +6652,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000005d",
+                     *       "deal_id": "7c9e6679-7425-40de-944b-00000000005e",
+                     *       "title": "Proposta enviada",
+                     *       "due_at": "2026-01-15T13:45:00.000Z",
+                     *       "done": true,
+                     *       "overdue": true,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Activity"];
                 };
             };
@@ -6417,6 +6697,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -6442,6 +6727,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000003f",
+                 *       "stage_id": "7c9e6679-7425-40de-944b-000000000040"
+                 *     }
+                 */
                 "application/json": {
                     pipeline_id: components["schemas"]["UUID"];
                     /** @description A stage of the pipeline. */
@@ -6476,6 +6767,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000041",
+                     *       "number": 1,
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000042",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000043",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000044",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000045",
+                     *       "value": 1500,
+                     *       "total": 1500,
+                     *       "origin": "origin",
+                     *       "loss_reason": "loss reason",
+                     *       "note": "Ligar depois das 14h",
+                     *       "won_at": "2026-01-15T13:45:00.000Z",
+                     *       "lost_at": "2026-01-15T13:45:00.000Z",
+                     *       "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z",
+                     *       "lead_name": "lead name",
+                     *       "lead_surname": "lead surname",
+                     *       "lead_company": "lead company",
+                     *       "lead_email": "lead email",
+                     *       "lead_phone": "lead phone",
+                     *       "lead_avatar": "lead avatar",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000046",
+                     *       "products": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000047",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000048",
+                     *           "name": "Plano anual",
+                     *           "price": 1500,
+                     *           "qty": 1,
+                     *           "custom": true,
+                     *           "total": 1500
+                     *         }
+                     *       ],
+                     *       "tags": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000049",
+                     *           "name": "VIP",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pending_todos": 1,
+                     *       "overdue_todos": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deal"];
                 };
             };
@@ -6510,6 +6850,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000004a",
+                     *       "number": 1,
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000004b",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-00000000004c",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-00000000004d",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000004e",
+                     *       "value": 1500,
+                     *       "total": 1500,
+                     *       "origin": "origin",
+                     *       "loss_reason": "loss reason",
+                     *       "note": "Ligar depois das 14h",
+                     *       "won_at": "2026-01-15T13:45:00.000Z",
+                     *       "lost_at": "2026-01-15T13:45:00.000Z",
+                     *       "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z",
+                     *       "lead_name": "lead name",
+                     *       "lead_surname": "lead surname",
+                     *       "lead_company": "lead company",
+                     *       "lead_email": "lead email",
+                     *       "lead_phone": "lead phone",
+                     *       "lead_avatar": "lead avatar",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000004f",
+                     *       "products": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000050",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000051",
+                     *           "name": "Plano anual",
+                     *           "price": 1500,
+                     *           "qty": 1,
+                     *           "custom": true,
+                     *           "total": 1500
+                     *         }
+                     *       ],
+                     *       "tags": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000052",
+                     *           "name": "VIP",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pending_todos": 1,
+                     *       "overdue_todos": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deal"];
                 };
             };
@@ -6534,6 +6923,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "owner_id": "7c9e6679-7425-40de-944b-000000000053",
+                 *       "value": 1500
+                 *     }
+                 */
                 "application/json": {
                     /** @description Responsible user. */
                     owner_id?: components["schemas"]["UUID"] | null;
@@ -6553,6 +6948,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000054",
+                     *       "number": 1,
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000055",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000056",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000057",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000058",
+                     *       "value": 1500,
+                     *       "total": 1500,
+                     *       "origin": "origin",
+                     *       "loss_reason": "loss reason",
+                     *       "note": "Ligar depois das 14h",
+                     *       "won_at": "2026-01-15T13:45:00.000Z",
+                     *       "lost_at": "2026-01-15T13:45:00.000Z",
+                     *       "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z",
+                     *       "lead_name": "lead name",
+                     *       "lead_surname": "lead surname",
+                     *       "lead_company": "lead company",
+                     *       "lead_email": "lead email",
+                     *       "lead_phone": "lead phone",
+                     *       "lead_avatar": "lead avatar",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000059",
+                     *       "products": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000005a",
+                     *           "product_id": "7c9e6679-7425-40de-944b-00000000005b",
+                     *           "name": "Plano anual",
+                     *           "price": 1500,
+                     *           "qty": 1,
+                     *           "custom": true,
+                     *           "total": 1500
+                     *         }
+                     *       ],
+                     *       "tags": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000005c",
+                     *           "name": "VIP",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pending_todos": 1,
+                     *       "overdue_todos": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deal"];
                 };
             };
@@ -6586,6 +7030,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -6617,6 +7066,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000000b",
+                     *         "deal_id": "7c9e6679-7425-40de-944b-00000000000c",
+                     *         "title": "Proposta enviada",
+                     *         "due_at": "2026-01-15T13:45:00.000Z",
+                     *         "done": true,
+                     *         "overdue": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Activity"][];
                 };
             };
@@ -6644,6 +7107,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Proposta enviada"
+                 *     }
+                 */
                 "application/json": {
                     title: string;
                     /** @description When it is due. */
@@ -6660,6 +7128,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000000d",
+                     *       "deal_id": "7c9e6679-7425-40de-944b-00000000000e",
+                     *       "title": "Proposta enviada",
+                     *       "due_at": "2026-01-15T13:45:00.000Z",
+                     *       "done": true,
+                     *       "overdue": true,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Activity"];
                 };
             };
@@ -6694,6 +7174,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000000f",
+                     *         "deal_id": "7c9e6679-7425-40de-944b-000000000010",
+                     *         "type": "type",
+                     *         "from_stage_id": "7c9e6679-7425-40de-944b-000000000011",
+                     *         "to_stage_id": "7c9e6679-7425-40de-944b-000000000012",
+                     *         "data": {},
+                     *         "actor_id": "7c9e6679-7425-40de-944b-000000000013",
+                     *         "actor_name": "actor name",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["DealEvent"][];
                 };
             };
@@ -6718,6 +7213,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "stage_id": "7c9e6679-7425-40de-944b-000000000001"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Destination stage, in the same pipeline. */
                     stage_id: components["schemas"]["UUID"];
@@ -6733,6 +7233,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000002",
+                     *       "number": 1,
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000003",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000004",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000005",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000006",
+                     *       "value": 1500,
+                     *       "total": 1500,
+                     *       "origin": "origin",
+                     *       "loss_reason": "loss reason",
+                     *       "note": "Ligar depois das 14h",
+                     *       "won_at": "2026-01-15T13:45:00.000Z",
+                     *       "lost_at": "2026-01-15T13:45:00.000Z",
+                     *       "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z",
+                     *       "lead_name": "lead name",
+                     *       "lead_surname": "lead surname",
+                     *       "lead_company": "lead company",
+                     *       "lead_email": "lead email",
+                     *       "lead_phone": "lead phone",
+                     *       "lead_avatar": "lead avatar",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000007",
+                     *       "products": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000008",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000009",
+                     *           "name": "Plano anual",
+                     *           "price": 1500,
+                     *           "qty": 1,
+                     *           "custom": true,
+                     *           "total": 1500
+                     *         }
+                     *       ],
+                     *       "tags": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-00000000000a",
+                     *           "name": "VIP",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pending_todos": 1,
+                     *       "overdue_todos": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deal"];
                 };
             };
@@ -6771,6 +7320,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -6807,6 +7361,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -6835,6 +7394,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000002a",
+                     *         "name": "Comercial",
+                     *         "position": 1,
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["PipelineGroup"][];
                 };
             };
@@ -6857,6 +7426,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Comercial"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Group name. */
                     name: string;
@@ -6870,6 +7444,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002b",
+                     *       "name": "Comercial",
+                     *       "position": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PipelineGroup"];
                 };
             };
@@ -6897,6 +7479,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Comercial"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Group name. */
                     name: string;
@@ -6915,6 +7502,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002c",
+                     *       "name": "Comercial",
+                     *       "position": 1,
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PipelineGroup"];
                 };
             };
@@ -6948,6 +7543,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -6976,6 +7576,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000002d",
+                     *         "name": "Plano anual",
+                     *         "price": 1500
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Product"][];
                 };
             };
@@ -6998,6 +7607,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Plano anual"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Product name. */
                     name: string;
@@ -7013,6 +7627,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002e",
+                     *       "name": "Plano anual",
+                     *       "price": 1500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Product"];
                 };
             };
@@ -7040,6 +7661,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Plano anual"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Product name. */
                     name: string;
@@ -7055,6 +7681,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002f",
+                     *       "name": "Plano anual",
+                     *       "price": 1500
+                     *     }
+                     */
                     "application/json": components["schemas"]["Product"];
                 };
             };
@@ -7088,6 +7721,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -7113,6 +7751,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Proposta enviada",
+                 *       "color": "#3b82f6"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Column title. */
                     name?: string | null;
@@ -7133,6 +7777,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000028",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000029",
+                     *       "name": "Proposta enviada",
+                     *       "color": "#3b82f6",
+                     *       "kind": "won",
+                     *       "position": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Stage"];
                 };
             };
@@ -7169,6 +7823,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -7197,6 +7856,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "groups": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *           "name": "Comercial",
+                     *           "position": 1,
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pipelines": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *           "name": "Vendas",
+                     *           "description": "Clientes do plano anual",
+                     *           "position": 1,
+                     *           "stages": [
+                     *             {
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000d2",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *               "name": "Proposta enviada",
+                     *               "color": "#3b82f6",
+                     *               "kind": "won",
+                     *               "position": 1
+                     *             }
+                     *           ],
+                     *           "loss_reasons": [
+                     *             "loss reason"
+                     *           ],
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PipelineListing"];
                 };
             };
@@ -7219,6 +7913,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Vendas"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Pipeline name. */
                     name: string;
@@ -7238,6 +7937,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000d4",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *       "name": "Vendas",
+                     *       "description": "Clientes do plano anual",
+                     *       "position": 1,
+                     *       "stages": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *           "name": "Proposta enviada",
+                     *           "color": "#3b82f6",
+                     *           "kind": "won",
+                     *           "position": 1
+                     *         }
+                     *       ],
+                     *       "loss_reasons": [
+                     *         "loss reason"
+                     *       ],
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pipeline"];
                 };
             };
@@ -7263,6 +7985,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000001f",
+                 *       "group_id": "7c9e6679-7425-40de-944b-000000000020"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The pipeline to move. */
                     pipeline_id: components["schemas"]["UUID"];
@@ -7280,6 +8008,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "groups": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000021",
+                     *           "name": "Comercial",
+                     *           "position": 1,
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pipelines": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000022",
+                     *           "group_id": "7c9e6679-7425-40de-944b-000000000023",
+                     *           "name": "Vendas",
+                     *           "description": "Clientes do plano anual",
+                     *           "position": 1,
+                     *           "stages": [
+                     *             {
+                     *               "id": "7c9e6679-7425-40de-944b-000000000024",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-000000000025",
+                     *               "name": "Proposta enviada",
+                     *               "color": "#3b82f6",
+                     *               "kind": "won",
+                     *               "position": 1
+                     *             }
+                     *           ],
+                     *           "loss_reasons": [
+                     *             "loss reason"
+                     *           ],
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PipelineListing"];
                 };
             };
@@ -7313,6 +8076,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000d8",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *       "name": "Vendas",
+                     *       "description": "Clientes do plano anual",
+                     *       "position": 1,
+                     *       "stages": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000da",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *           "name": "Proposta enviada",
+                     *           "color": "#3b82f6",
+                     *           "kind": "won",
+                     *           "position": 1
+                     *         }
+                     *       ],
+                     *       "loss_reasons": [
+                     *         "loss reason"
+                     *       ],
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pipeline"];
                 };
             };
@@ -7337,6 +8123,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Vendas",
+                 *       "stages": [
+                 *         {
+                 *           "name": "Proposta enviada"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description Pipeline name. */
                     name: string;
@@ -7358,6 +8154,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000dc",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *       "name": "Vendas",
+                     *       "description": "Clientes do plano anual",
+                     *       "position": 1,
+                     *       "stages": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000de",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *           "name": "Proposta enviada",
+                     *           "color": "#3b82f6",
+                     *           "kind": "won",
+                     *           "position": 1
+                     *         }
+                     *       ],
+                     *       "loss_reasons": [
+                     *         "loss reason"
+                     *       ],
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Pipeline"];
                 };
             };
@@ -7391,6 +8210,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -7437,6 +8261,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "pipeline": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000030",
+                     *         "group_id": "7c9e6679-7425-40de-944b-000000000031",
+                     *         "name": "Vendas",
+                     *         "description": "Clientes do plano anual",
+                     *         "position": 1,
+                     *         "stages": [
+                     *           {
+                     *             "id": "7c9e6679-7425-40de-944b-000000000032",
+                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000033",
+                     *             "name": "Proposta enviada",
+                     *             "color": "#3b82f6",
+                     *             "kind": "won",
+                     *             "position": 1
+                     *           }
+                     *         ],
+                     *         "loss_reasons": [
+                     *           "loss reason"
+                     *         ],
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       },
+                     *       "stages": [
+                     *         {
+                     *           "stage": {
+                     *             "id": "7c9e6679-7425-40de-944b-000000000034",
+                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000035",
+                     *             "name": "Proposta enviada",
+                     *             "color": "#3b82f6",
+                     *             "kind": "won",
+                     *             "position": 1
+                     *           },
+                     *           "deal_count": 1,
+                     *           "total": 1500,
+                     *           "avg_days_in_stage": 1
+                     *         }
+                     *       ],
+                     *       "total_deals": 1,
+                     *       "total_amount": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["PipelineBoard"];
                 };
             };
@@ -7486,6 +8352,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000036",
+                     *           "number": 1,
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-000000000037",
+                     *           "stage_id": "7c9e6679-7425-40de-944b-000000000038",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-000000000039",
+                     *           "owner_id": "7c9e6679-7425-40de-944b-00000000003a",
+                     *           "value": 1500,
+                     *           "total": 1500,
+                     *           "origin": "origin",
+                     *           "loss_reason": "loss reason",
+                     *           "note": "Ligar depois das 14h",
+                     *           "won_at": "2026-01-15T13:45:00.000Z",
+                     *           "lost_at": "2026-01-15T13:45:00.000Z",
+                     *           "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z",
+                     *           "lead_name": "lead name",
+                     *           "lead_surname": "lead surname",
+                     *           "lead_company": "lead company",
+                     *           "lead_email": "lead email",
+                     *           "lead_phone": "lead phone",
+                     *           "lead_avatar": "lead avatar",
+                     *           "lead_status_id": "7c9e6679-7425-40de-944b-00000000003b",
+                     *           "products": [
+                     *             {
+                     *               "id": "7c9e6679-7425-40de-944b-00000000003c",
+                     *               "product_id": "7c9e6679-7425-40de-944b-00000000003d",
+                     *               "name": "Plano anual",
+                     *               "price": 1500,
+                     *               "qty": 1,
+                     *               "custom": true,
+                     *               "total": 1500
+                     *             }
+                     *           ],
+                     *           "tags": [
+                     *             {
+                     *               "id": "7c9e6679-7425-40de-944b-00000000003e",
+                     *               "name": "VIP",
+                     *               "color": "#3b82f6",
+                     *               "created_at": "2026-01-15T13:45:00.000Z",
+                     *               "updated_at": "2026-01-15T13:45:00.000Z"
+                     *             }
+                     *           ],
+                     *           "pending_todos": 1,
+                     *           "overdue_todos": 1
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "current_page": 1,
+                     *         "total_pages": 1,
+                     *         "total_count": 1,
+                     *         "has_next": true,
+                     *         "has_prev": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DealPage"];
                 };
             };
@@ -7513,6 +8439,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Proposta enviada"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Column title. */
                     name: string;
@@ -7530,6 +8461,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000026",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000027",
+                     *       "name": "Proposta enviada",
+                     *       "color": "#3b82f6",
+                     *       "kind": "won",
+                     *       "position": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Stage"];
                 };
             };
@@ -7561,6 +8502,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "name": "VIP",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7587,6 +8542,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "VIP",
+                 *       "color": "#3b82f6"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description Hexadecimal color. */
@@ -7601,6 +8562,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *         "name": "VIP",
+                     *         "color": "#3b82f6",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7632,6 +8605,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "VIP",
+                 *       "color": "#3b82f6"
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     /** @description Hexadecimal color. */
@@ -7646,6 +8625,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *         "name": "VIP",
+                     *         "color": "#3b82f6",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -7683,6 +8674,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -7720,6 +8716,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e0",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000e1",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *         "template_name": "template name",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *         "language": "pt_BR",
+                     *         "status": "APPROVED",
+                     *         "category": "MARKETING",
+                     *         "components": [
+                     *           {}
+                     *         ],
+                     *         "last_synced_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Template"][];
                 };
             };
@@ -7749,6 +8763,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000062",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000063",
+                     *         "cadence_id": "7c9e6679-7425-40de-944b-000000000064",
+                     *         "step_index": 1,
+                     *         "message_index": 1,
+                     *         "template_id": "7c9e6679-7425-40de-944b-000000000065",
+                     *         "parameter_mapping": {},
+                     *         "template": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000066",
+                     *           "template_name": "template name",
+                     *           "language": "pt_BR",
+                     *           "status": "APPROVED"
+                     *         },
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CadenceAssociation"][];
                 };
             };
@@ -7773,6 +8807,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cadence_id": "7c9e6679-7425-40de-944b-000000000067",
+                 *       "step_index": 1,
+                 *       "message_index": 1,
+                 *       "template_id": "7c9e6679-7425-40de-944b-000000000068"
+                 *     }
+                 */
                 "application/json": {
                     /** @description A cadence of the organisation. */
                     cadence_id: components["schemas"]["UUID"];
@@ -7800,6 +8842,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000069",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000006a",
+                     *       "cadence_id": "7c9e6679-7425-40de-944b-00000000006b",
+                     *       "step_index": 1,
+                     *       "message_index": 1,
+                     *       "template_id": "7c9e6679-7425-40de-944b-00000000006c",
+                     *       "parameter_mapping": {},
+                     *       "template": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000006d",
+                     *         "template_name": "template name",
+                     *         "language": "pt_BR",
+                     *         "status": "APPROVED"
+                     *       },
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CadenceAssociation"];
                 };
             };
@@ -7857,6 +8917,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "parameter_mapping": {}
+                 *     }
+                 */
                 "application/json": {
                     /** @description Placeholder number of the template ("1", "2"…) → literal text or variables ({{LEAD_NAME}}, {{LEAD_FIRSTNAME}}, {{LEAD_NUMBER}}, {{COMPANY_NAME}}, {{LEAD_FIELD_<key>}}). Other keys or unknown variables are refused. */
                     parameter_mapping: components["schemas"]["JSONObject"];
@@ -7870,6 +8935,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000014",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000015",
+                     *       "cadence_id": "7c9e6679-7425-40de-944b-000000000016",
+                     *       "step_index": 1,
+                     *       "message_index": 1,
+                     *       "template_id": "7c9e6679-7425-40de-944b-000000000017",
+                     *       "parameter_mapping": {},
+                     *       "template": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000018",
+                     *         "template_name": "template name",
+                     *         "language": "pt_BR",
+                     *         "status": "APPROVED"
+                     *       },
+                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CadenceAssociation"];
                 };
             };
@@ -7900,6 +8983,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lead_id": "7c9e6679-7425-40de-944b-000000000019"
+                 *     }
+                 */
                 "application/json": {
                     /** @description A lead of the organisation. */
                     lead_id: components["schemas"]["UUID"];
@@ -7913,6 +9001,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "text": "Olá! Podemos conversar amanhã?"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TemplatePreview"];
                 };
             };
@@ -7941,6 +9034,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "app_id": "7c9e6679-7425-40de-944b-00000000005f",
+                 *       "templates": [
+                 *         {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000060",
+                 *           "name": "Vendas",
+                 *           "language": "pt_BR",
+                 *           "status": "status",
+                 *           "category": "category",
+                 *           "components": [
+                 *             {}
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description The provider app. */
                     app_id: string;
@@ -7956,6 +9066,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "synced_count": 1,
+                     *       "app_id": "7c9e6679-7425-40de-944b-000000000061"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TemplateSyncResult"];
                 };
             };
@@ -7989,6 +9105,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000e4",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000e5",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *       "template_name": "template name",
+                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *       "language": "pt_BR",
+                     *       "status": "APPROVED",
+                     *       "category": "MARKETING",
+                     *       "components": [
+                     *         {}
+                     *       ],
+                     *       "last_synced_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -8033,14 +9165,27 @@ export interface operations {
     postUploads: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "file": "(the file’s bytes)"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /** @description The file. */
+                    file: components["schemas"]["BinaryFile"];
+                    /** @description Default `media`. `audio` requires an audio file. */
+                    type?: components["schemas"]["UploadFileType"] | null;
+                    /** @description An optional label (up to 100 of A-Z a-z 0-9 _ - . in parts separated by /). */
+                    folder?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description Success. */
             200: {
@@ -8048,16 +9193,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000102",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000103",
+                     *       "filename": "proposta",
+                     *       "file_type": "media",
+                     *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *       "mime_type": "image/png",
+                     *       "size": 48213,
+                     *       "status": "PENDING",
+                     *       "folder": "propostas/2026",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Upload"];
                 };
             };
             400: components["responses"]["BareError400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["BareError403"];
             408: components["responses"]["BareError408"];
-            409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
-            422: components["responses"]["BareError422"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
             503: components["responses"]["BareError503"];
@@ -8084,6 +9242,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deleted_count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["UploadCleanup"];
                 };
             };
@@ -8117,6 +9280,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000087",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000088",
+                     *         "filename": "proposta",
+                     *         "file_type": "media",
+                     *         "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "mime_type": "image/png",
+                     *         "size": 48213,
+                     *         "status": "PENDING",
+                     *         "folder": "propostas/2026",
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Upload"][];
                 };
             };
@@ -8147,6 +9327,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000105",
+                     *       "filename": "proposta",
+                     *       "file_type": "media",
+                     *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *       "mime_type": "image/png",
+                     *       "size": 48213,
+                     *       "status": "PENDING",
+                     *       "folder": "propostas/2026",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Upload"];
                 };
             };
@@ -8177,6 +9372,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -8202,6 +9402,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "PENDING"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The new status. */
                     status: components["schemas"]["UploadStatus"];
@@ -8215,6 +9420,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000089",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000008a",
+                     *       "filename": "proposta",
+                     *       "file_type": "media",
+                     *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *       "mime_type": "image/png",
+                     *       "size": 48213,
+                     *       "status": "PENDING",
+                     *       "folder": "propostas/2026",
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Upload"];
                 };
             };
@@ -8245,6 +9465,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b4",
+                     *           "name": "Ana Souza",
+                     *           "email": "ana@example.com",
+                     *           "role": "owner",
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8271,6 +9505,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Souza",
+                 *       "email": "ana@example.com",
+                 *       "role": "owner"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     email: string;
@@ -8285,6 +9526,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b5",
+                     *         "name": "Ana Souza",
+                     *         "email": "ana@example.com",
+                     *         "role": "owner",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8316,6 +9569,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ana Souza",
+                 *       "email": "ana@example.com"
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     /** @description Unique per organisation (409). */
@@ -8331,6 +9590,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
+                     *         "name": "Ana Souza",
+                     *         "email": "ana@example.com",
+                     *         "role": "owner",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8394,6 +9665,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000fe",
+                     *           "url": "https://example.com/webhooks/funil",
+                     *           "events": [
+                     *             "lead.created"
+                     *           ],
+                     *           "active": true,
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8420,6 +9707,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/webhooks/funil",
+                 *       "events": [
+                 *         "lead.created"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS). */
                     url: string;
@@ -8437,6 +9732,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *         "url": "https://example.com/webhooks/funil",
+                     *         "events": [
+                     *           "lead.created"
+                     *         ],
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKjjq3lW9fN7bq8M5Zp1sY2c3"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8471,6 +9781,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "type": "type",
+                     *           "description": "Clientes do plano anual",
+                     *           "schema": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8503,6 +9825,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
+                     *         "url": "https://example.com/webhooks/funil",
+                     *         "events": [
+                     *           "lead.created"
+                     *         ],
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8531,6 +9867,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/webhooks/funil",
+                 *       "events": [
+                 *         "lead.created"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description New URL, checked as on creation. */
                     url?: string | null;
@@ -8548,6 +9892,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000101",
+                     *         "url": "https://example.com/webhooks/funil",
+                     *         "events": [
+                     *           "lead.created"
+                     *         ],
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8619,6 +9977,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000085",
+                     *           "event_id": "7c9e6679-7425-40de-944b-000000000086",
+                     *           "event_type": "event type",
+                     *           "attempt": 1,
+                     *           "status": "status",
+                     *           "response_status": 1,
+                     *           "error": "error",
+                     *           "duration_ms": 1,
+                     *           "next_attempt_at": "2026-01-15T13:45:00.000Z",
+                     *           "created_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1500,
+                     *         "limit": 1,
+                     *         "offset": 1,
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8659,6 +10042,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "delivery_id": "7c9e6679-7425-40de-944b-00000000001a"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Redelivery"];
                 };
             };
@@ -8696,6 +10085,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "secret": "whsec_MfKQ9r8GKjjq3lW9fN7bq8M5Zp1sY2c3"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8737,6 +10134,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000083",
+                     *         "event_id": "7c9e6679-7425-40de-944b-000000000084",
+                     *         "event_type": "event type",
+                     *         "attempt": 1,
+                     *         "status": "status",
+                     *         "response_status": 1,
+                     *         "error": "error",
+                     *         "duration_ms": 1,
+                     *         "next_attempt_at": "2026-01-15T13:45:00.000Z",
+                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         success: true;
@@ -8760,7 +10174,19 @@ export interface operations {
     getMediaProxy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges or a malformed header get the whole file.
+                 * @example bytes=0-1023
+                 */
+                Range?: string;
+                /** @description The ETag or Last-Modified the client holds: the range is honoured only if the file still matches. */
+                "If-Range"?: string;
+                /** @description ETags the client holds: 304 when one matches. */
+                "If-None-Match"?: string;
+                /** @description An HTTP date: 304 when the file is not newer (ignored with `If-None-Match`). */
+                "If-Modified-Since"?: string;
+            };
             path: {
                 /** @description The rest of the path (may contain `/`). */
                 path: string;
@@ -8769,18 +10195,1469 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the bytes; send it back in `If-None-Match` (or `If-Range`). */
+                    ETag?: string;
+                    /** @description When the file was stored (HTTP date). */
+                    "Last-Modified"?: string;
+                    /** @description `public, max-age=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description `bytes`: one byte range may be asked for with `Range`. */
+                    "Accept-Ranges"?: string;
+                    /** @description Bytes. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The byte range asked for. */
+            206: {
+                headers: {
+                    /** @description Strong validator of the bytes; send it back in `If-None-Match` (or `If-Range`). */
+                    ETag?: string;
+                    /** @description When the file was stored (HTTP date). */
+                    "Last-Modified"?: string;
+                    /** @description `public, max-age=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description `bytes`: one byte range may be asked for with `Range`. */
+                    "Accept-Ranges"?: string;
+                    /** @description `bytes start-end/size`. */
+                    "Content-Range"?: string;
+                    /** @description Bytes in this part. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Not modified: the copy the client holds is current. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the bytes; send it back in `If-None-Match` (or `If-Range`). */
+                    ETag?: string;
+                    /** @description When the file was stored (HTTP date). */
+                    "Last-Modified"?: string;
+                    /** @description `public, max-age=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description `bytes`: one byte range may be asked for with `Range`. */
+                    "Accept-Ranges"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["BareError404"];
+            /** @description The range starts past the end of the file. No body. */
+            416: {
+                headers: {
+                    /** @description `bytes *\/size`. */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    onLeadCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.created",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000120",
+                 *         "name": "Vendas",
+                 *         "surname": "Souza",
+                 *         "phone": "+5511987650001",
+                 *         "email": "ana@example.com",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
+                 *         "status": {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000121",
+                 *           "name": "Qualificado",
+                 *           "color": "#3b82f6",
+                 *           "created_at": "2026-01-15T13:45:00.000Z",
+                 *           "updated_at": "2026-01-15T13:45:00.000Z"
+                 *         },
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000122",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "custom_fields": {},
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        name: string;
+                        surname: string | null;
+                        /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                        phone: string;
+                        email: string | null;
+                        company: string | null;
+                        avatar_url: string | null;
+                        /** @description The lead’s status, if any. */
+                        status: components["schemas"]["LeadStatus"] | null;
+                        /** @description Tags on the lead, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /** @description Organisation-defined field values. */
+                        custom_fields: components["schemas"]["JSONObject"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
+                content?: never;
+            };
+        };
+    };
+    onLeadUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.updated",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000123",
+                 *         "name": "Vendas",
+                 *         "surname": "Souza",
+                 *         "phone": "+5511987650001",
+                 *         "email": "ana@example.com",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
+                 *         "status": {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000124",
+                 *           "name": "Qualificado",
+                 *           "color": "#3b82f6",
+                 *           "created_at": "2026-01-15T13:45:00.000Z",
+                 *           "updated_at": "2026-01-15T13:45:00.000Z"
+                 *         },
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000125",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "custom_fields": {},
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        name: string;
+                        surname: string | null;
+                        /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                        phone: string;
+                        email: string | null;
+                        company: string | null;
+                        avatar_url: string | null;
+                        /** @description The lead’s status, if any. */
+                        status: components["schemas"]["LeadStatus"] | null;
+                        /** @description Tags on the lead, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /** @description Organisation-defined field values. */
+                        custom_fields: components["schemas"]["JSONObject"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                    };
                 };
             };
-            404: components["responses"]["BareError404"];
-            500: components["responses"]["BareError500"];
-            503: components["responses"]["BareError503"];
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLeadStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.status_changed",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000126",
+                 *         "name": "Vendas",
+                 *         "surname": "Souza",
+                 *         "phone": "+5511987650001",
+                 *         "email": "ana@example.com",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
+                 *         "status": {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000127",
+                 *           "name": "Qualificado",
+                 *           "color": "#3b82f6",
+                 *           "created_at": "2026-01-15T13:45:00.000Z",
+                 *           "updated_at": "2026-01-15T13:45:00.000Z"
+                 *         },
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000128",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "custom_fields": {},
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000129",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-00000000012a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.status_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        name: string;
+                        surname: string | null;
+                        /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
+                        phone: string;
+                        email: string | null;
+                        company: string | null;
+                        avatar_url: string | null;
+                        /** @description The lead’s status, if any. */
+                        status: components["schemas"]["LeadStatus"] | null;
+                        /** @description Tags on the lead, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /** @description Organisation-defined field values. */
+                        custom_fields: components["schemas"]["JSONObject"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /**
+                         * Format: uuid
+                         * @description The status before.
+                         */
+                        from_status_id: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The status now.
+                         */
+                        to_status_id: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.received",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-00000000012b",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000012c",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000012d",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000012e",
+                 *         "content": "Olá! Podemos conversar amanhã?",
+                 *         "type": "type",
+                 *         "role": "user",
+                 *         "status": "pending",
+                 *         "error": "error",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000012f",
+                 *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                 *         "timestamp": "2026-01-15T13:45:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "message.received";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A message of a conversation. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        lead_id: components["schemas"]["UUID"];
+                        conversation_id: components["schemas"]["UUID"];
+                        /** @description The channel it came or went through; null once that channel is deleted. */
+                        channel_id: components["schemas"]["UUID"] | null;
+                        content: string;
+                        /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                        type: string;
+                        role: components["schemas"]["MessageRole"];
+                        status: components["schemas"]["MessageStatus"];
+                        /** @description Why delivery failed, as the provider reported it. */
+                        error: string | null;
+                        /** @description The provider’s id for the message. */
+                        provider_message_id: string | null;
+                        /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                        media_url: string | null;
+                        /** @description When it was stored. */
+                        timestamp: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.sent",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000130",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000131",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000132",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000133",
+                 *         "content": "Olá! Podemos conversar amanhã?",
+                 *         "type": "type",
+                 *         "role": "user",
+                 *         "status": "pending",
+                 *         "error": "error",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000134",
+                 *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                 *         "timestamp": "2026-01-15T13:45:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "message.sent";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A message of a conversation. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        lead_id: components["schemas"]["UUID"];
+                        conversation_id: components["schemas"]["UUID"];
+                        /** @description The channel it came or went through; null once that channel is deleted. */
+                        channel_id: components["schemas"]["UUID"] | null;
+                        content: string;
+                        /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                        type: string;
+                        role: components["schemas"]["MessageRole"];
+                        status: components["schemas"]["MessageStatus"];
+                        /** @description Why delivery failed, as the provider reported it. */
+                        error: string | null;
+                        /** @description The provider’s id for the message. */
+                        provider_message_id: string | null;
+                        /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                        media_url: string | null;
+                        /** @description When it was stored. */
+                        timestamp: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "conversation.created",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000135",
+                 *         "lead": {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000136",
+                 *           "name": "Ana Souza",
+                 *           "phone": "+5511987650001"
+                 *         },
+                 *         "last_message": {
+                 *           "content": "Olá! Podemos conversar amanhã?",
+                 *           "role": "user",
+                 *           "timestamp": "2026-01-15T13:45:00.000Z"
+                 *         },
+                 *         "unread_count": 1,
+                 *         "status": "active",
+                 *         "department_id": "7c9e6679-7425-40de-944b-000000000137",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000138",
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "conversation.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A lead’s conversation. Operators reach only the conversations their departments allow. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        /** @description The lead: id, name and phone. */
+                        lead: components["schemas"]["ConversationLead"];
+                        /** @description Null before the first message. */
+                        last_message: components["schemas"]["LastMessage"] | null;
+                        /**
+                         * Format: int32
+                         * @description Inbound messages since the conversation was last marked read.
+                         */
+                        unread_count: number;
+                        status: components["schemas"]["ConversationStatus"];
+                        department_id: components["schemas"]["UUID"] | null;
+                        /** @description The channel it started on; replies go through it by default. */
+                        channel_id: components["schemas"]["UUID"] | null;
+                        created_at: components["schemas"]["DateTime"];
+                        /** @description Last activity. */
+                        updated_at: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deal.created",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000139",
+                 *         "number": 1,
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000013a",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000013b",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000013c",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000013d",
+                 *         "value": 1500,
+                 *         "total": 1500,
+                 *         "origin": "origin",
+                 *         "loss_reason": "loss reason",
+                 *         "note": "Ligar depois das 14h",
+                 *         "won_at": "2026-01-15T13:45:00.000Z",
+                 *         "lost_at": "2026-01-15T13:45:00.000Z",
+                 *         "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "lead_name": "lead name",
+                 *         "lead_surname": "lead surname",
+                 *         "lead_company": "lead company",
+                 *         "lead_email": "lead email",
+                 *         "lead_phone": "lead phone",
+                 *         "lead_avatar": "lead avatar",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000013e",
+                 *         "products": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-00000000013f",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000140",
+                 *             "name": "Plano anual",
+                 *             "price": 1500,
+                 *             "qty": 1,
+                 *             "custom": true,
+                 *             "total": 1500
+                 *           }
+                 *         ],
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000141",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "pending_todos": 1,
+                 *         "overdue_todos": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deal.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: int32
+                         * @description Sequential per organisation, from 1.
+                         */
+                        number: number;
+                        pipeline_id: components["schemas"]["UUID"];
+                        /** @description Current stage. */
+                        stage_id: components["schemas"]["UUID"];
+                        /** @description Linked lead. */
+                        lead_id: components["schemas"]["UUID"];
+                        /** @description Responsible user. */
+                        owner_id: components["schemas"]["UUID"] | null;
+                        /** @description Manual value, used when the deal has no product lines. */
+                        value: number;
+                        /** @description Σ price × qty over the lines, or value when there are none. */
+                        total: number;
+                        /** @description Default `manual`. */
+                        origin: string;
+                        /** @description Present only on lost deals. */
+                        loss_reason: string | null;
+                        note: string | null;
+                        /** @description Set when the deal enters the won stage. */
+                        won_at: components["schemas"]["DateTime"] | null;
+                        /** @description Set when the deal enters the lost stage. */
+                        lost_at: components["schemas"]["DateTime"] | null;
+                        /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                        stage_entered_at: components["schemas"]["DateTime"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /** @description The lead’s name. */
+                        lead_name: string | null;
+                        /** @description The lead’s surname. */
+                        lead_surname: string | null;
+                        /** @description The lead’s company. */
+                        lead_company: string | null;
+                        /** @description The lead’s email. */
+                        lead_email: string | null;
+                        /** @description The lead’s phone (E.164). */
+                        lead_phone: string | null;
+                        /** @description Avatar URL of the lead. */
+                        lead_avatar: string | null;
+                        /** @description Status of the lead. */
+                        lead_status_id: components["schemas"]["UUID"] | null;
+                        /** @description Product lines, in order (at most 200). */
+                        products: components["schemas"]["DealProduct"][];
+                        /** @description Tags, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /**
+                         * Format: int32
+                         * @description Activities not done.
+                         */
+                        pending_todos: number;
+                        /**
+                         * Format: int32
+                         * @description Activities not done whose due date has passed.
+                         */
+                        overdue_todos: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deal.updated",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000142",
+                 *         "number": 1,
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000143",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000144",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000145",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000146",
+                 *         "value": 1500,
+                 *         "total": 1500,
+                 *         "origin": "origin",
+                 *         "loss_reason": "loss reason",
+                 *         "note": "Ligar depois das 14h",
+                 *         "won_at": "2026-01-15T13:45:00.000Z",
+                 *         "lost_at": "2026-01-15T13:45:00.000Z",
+                 *         "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "lead_name": "lead name",
+                 *         "lead_surname": "lead surname",
+                 *         "lead_company": "lead company",
+                 *         "lead_email": "lead email",
+                 *         "lead_phone": "lead phone",
+                 *         "lead_avatar": "lead avatar",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000147",
+                 *         "products": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000148",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000149",
+                 *             "name": "Plano anual",
+                 *             "price": 1500,
+                 *             "qty": 1,
+                 *             "custom": true,
+                 *             "total": 1500
+                 *           }
+                 *         ],
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "pending_todos": 1,
+                 *         "overdue_todos": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deal.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: int32
+                         * @description Sequential per organisation, from 1.
+                         */
+                        number: number;
+                        pipeline_id: components["schemas"]["UUID"];
+                        /** @description Current stage. */
+                        stage_id: components["schemas"]["UUID"];
+                        /** @description Linked lead. */
+                        lead_id: components["schemas"]["UUID"];
+                        /** @description Responsible user. */
+                        owner_id: components["schemas"]["UUID"] | null;
+                        /** @description Manual value, used when the deal has no product lines. */
+                        value: number;
+                        /** @description Σ price × qty over the lines, or value when there are none. */
+                        total: number;
+                        /** @description Default `manual`. */
+                        origin: string;
+                        /** @description Present only on lost deals. */
+                        loss_reason: string | null;
+                        note: string | null;
+                        /** @description Set when the deal enters the won stage. */
+                        won_at: components["schemas"]["DateTime"] | null;
+                        /** @description Set when the deal enters the lost stage. */
+                        lost_at: components["schemas"]["DateTime"] | null;
+                        /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                        stage_entered_at: components["schemas"]["DateTime"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /** @description The lead’s name. */
+                        lead_name: string | null;
+                        /** @description The lead’s surname. */
+                        lead_surname: string | null;
+                        /** @description The lead’s company. */
+                        lead_company: string | null;
+                        /** @description The lead’s email. */
+                        lead_email: string | null;
+                        /** @description The lead’s phone (E.164). */
+                        lead_phone: string | null;
+                        /** @description Avatar URL of the lead. */
+                        lead_avatar: string | null;
+                        /** @description Status of the lead. */
+                        lead_status_id: components["schemas"]["UUID"] | null;
+                        /** @description Product lines, in order (at most 200). */
+                        products: components["schemas"]["DealProduct"][];
+                        /** @description Tags, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /**
+                         * Format: int32
+                         * @description Activities not done.
+                         */
+                        pending_todos: number;
+                        /**
+                         * Format: int32
+                         * @description Activities not done whose due date has passed.
+                         */
+                        overdue_todos: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealStageChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deal.stage_changed",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *         "number": 1,
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000014c",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000014d",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014e",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *         "value": 1500,
+                 *         "total": 1500,
+                 *         "origin": "origin",
+                 *         "loss_reason": "loss reason",
+                 *         "note": "Ligar depois das 14h",
+                 *         "won_at": "2026-01-15T13:45:00.000Z",
+                 *         "lost_at": "2026-01-15T13:45:00.000Z",
+                 *         "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "lead_name": "lead name",
+                 *         "lead_surname": "lead surname",
+                 *         "lead_company": "lead company",
+                 *         "lead_email": "lead email",
+                 *         "lead_phone": "lead phone",
+                 *         "lead_avatar": "lead avatar",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000150",
+                 *         "products": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000151",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000152",
+                 *             "name": "Plano anual",
+                 *             "price": 1500,
+                 *             "qty": 1,
+                 *             "custom": true,
+                 *             "total": 1500
+                 *           }
+                 *         ],
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000153",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "pending_todos": 1,
+                 *         "overdue_todos": 1,
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-000000000154",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-000000000155"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deal.stage_changed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: int32
+                         * @description Sequential per organisation, from 1.
+                         */
+                        number: number;
+                        pipeline_id: components["schemas"]["UUID"];
+                        /** @description Current stage. */
+                        stage_id: components["schemas"]["UUID"];
+                        /** @description Linked lead. */
+                        lead_id: components["schemas"]["UUID"];
+                        /** @description Responsible user. */
+                        owner_id: components["schemas"]["UUID"] | null;
+                        /** @description Manual value, used when the deal has no product lines. */
+                        value: number;
+                        /** @description Σ price × qty over the lines, or value when there are none. */
+                        total: number;
+                        /** @description Default `manual`. */
+                        origin: string;
+                        /** @description Present only on lost deals. */
+                        loss_reason: string | null;
+                        note: string | null;
+                        /** @description Set when the deal enters the won stage. */
+                        won_at: components["schemas"]["DateTime"] | null;
+                        /** @description Set when the deal enters the lost stage. */
+                        lost_at: components["schemas"]["DateTime"] | null;
+                        /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                        stage_entered_at: components["schemas"]["DateTime"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /** @description The lead’s name. */
+                        lead_name: string | null;
+                        /** @description The lead’s surname. */
+                        lead_surname: string | null;
+                        /** @description The lead’s company. */
+                        lead_company: string | null;
+                        /** @description The lead’s email. */
+                        lead_email: string | null;
+                        /** @description The lead’s phone (E.164). */
+                        lead_phone: string | null;
+                        /** @description Avatar URL of the lead. */
+                        lead_avatar: string | null;
+                        /** @description Status of the lead. */
+                        lead_status_id: components["schemas"]["UUID"] | null;
+                        /** @description Product lines, in order (at most 200). */
+                        products: components["schemas"]["DealProduct"][];
+                        /** @description Tags, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /**
+                         * Format: int32
+                         * @description Activities not done.
+                         */
+                        pending_todos: number;
+                        /**
+                         * Format: int32
+                         * @description Activities not done whose due date has passed.
+                         */
+                        overdue_todos: number;
+                        /**
+                         * Format: uuid
+                         * @description The stage before.
+                         */
+                        from_stage_id: string;
+                        /**
+                         * Format: uuid
+                         * @description The stage now.
+                         */
+                        to_stage_id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealWon: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deal.won",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000156",
+                 *         "number": 1,
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000157",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000158",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000159",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "value": 1500,
+                 *         "total": 1500,
+                 *         "origin": "origin",
+                 *         "loss_reason": "loss reason",
+                 *         "note": "Ligar depois das 14h",
+                 *         "won_at": "2026-01-15T13:45:00.000Z",
+                 *         "lost_at": "2026-01-15T13:45:00.000Z",
+                 *         "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "lead_name": "lead name",
+                 *         "lead_surname": "lead surname",
+                 *         "lead_company": "lead company",
+                 *         "lead_email": "lead email",
+                 *         "lead_phone": "lead phone",
+                 *         "lead_avatar": "lead avatar",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *         "products": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *             "name": "Plano anual",
+                 *             "price": 1500,
+                 *             "qty": 1,
+                 *             "custom": true,
+                 *             "total": 1500
+                 *           }
+                 *         ],
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "pending_todos": 1,
+                 *         "overdue_todos": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deal.won";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: int32
+                         * @description Sequential per organisation, from 1.
+                         */
+                        number: number;
+                        pipeline_id: components["schemas"]["UUID"];
+                        /** @description Current stage. */
+                        stage_id: components["schemas"]["UUID"];
+                        /** @description Linked lead. */
+                        lead_id: components["schemas"]["UUID"];
+                        /** @description Responsible user. */
+                        owner_id: components["schemas"]["UUID"] | null;
+                        /** @description Manual value, used when the deal has no product lines. */
+                        value: number;
+                        /** @description Σ price × qty over the lines, or value when there are none. */
+                        total: number;
+                        /** @description Default `manual`. */
+                        origin: string;
+                        /** @description Present only on lost deals. */
+                        loss_reason: string | null;
+                        note: string | null;
+                        /** @description Set when the deal enters the won stage. */
+                        won_at: components["schemas"]["DateTime"] | null;
+                        /** @description Set when the deal enters the lost stage. */
+                        lost_at: components["schemas"]["DateTime"] | null;
+                        /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                        stage_entered_at: components["schemas"]["DateTime"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /** @description The lead’s name. */
+                        lead_name: string | null;
+                        /** @description The lead’s surname. */
+                        lead_surname: string | null;
+                        /** @description The lead’s company. */
+                        lead_company: string | null;
+                        /** @description The lead’s email. */
+                        lead_email: string | null;
+                        /** @description The lead’s phone (E.164). */
+                        lead_phone: string | null;
+                        /** @description Avatar URL of the lead. */
+                        lead_avatar: string | null;
+                        /** @description Status of the lead. */
+                        lead_status_id: components["schemas"]["UUID"] | null;
+                        /** @description Product lines, in order (at most 200). */
+                        products: components["schemas"]["DealProduct"][];
+                        /** @description Tags, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /**
+                         * Format: int32
+                         * @description Activities not done.
+                         */
+                        pending_todos: number;
+                        /**
+                         * Format: int32
+                         * @description Activities not done whose due date has passed.
+                         */
+                        overdue_todos: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealLost: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deal.lost",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *         "number": 1,
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000160",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000161",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "value": 1500,
+                 *         "total": 1500,
+                 *         "origin": "origin",
+                 *         "loss_reason": "loss reason",
+                 *         "note": "Ligar depois das 14h",
+                 *         "won_at": "2026-01-15T13:45:00.000Z",
+                 *         "lost_at": "2026-01-15T13:45:00.000Z",
+                 *         "stage_entered_at": "2026-01-15T13:45:00.000Z",
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "lead_name": "lead name",
+                 *         "lead_surname": "lead surname",
+                 *         "lead_company": "lead company",
+                 *         "lead_email": "lead email",
+                 *         "lead_phone": "lead phone",
+                 *         "lead_avatar": "lead avatar",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "products": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000165",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000166",
+                 *             "name": "Plano anual",
+                 *             "price": 1500,
+                 *             "qty": 1,
+                 *             "custom": true,
+                 *             "total": 1500
+                 *           }
+                 *         ],
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000167",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "pending_todos": 1,
+                 *         "overdue_todos": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deal.lost";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        /**
+                         * Format: int32
+                         * @description Sequential per organisation, from 1.
+                         */
+                        number: number;
+                        pipeline_id: components["schemas"]["UUID"];
+                        /** @description Current stage. */
+                        stage_id: components["schemas"]["UUID"];
+                        /** @description Linked lead. */
+                        lead_id: components["schemas"]["UUID"];
+                        /** @description Responsible user. */
+                        owner_id: components["schemas"]["UUID"] | null;
+                        /** @description Manual value, used when the deal has no product lines. */
+                        value: number;
+                        /** @description Σ price × qty over the lines, or value when there are none. */
+                        total: number;
+                        /** @description Default `manual`. */
+                        origin: string;
+                        /** @description Present only on lost deals. */
+                        loss_reason: string | null;
+                        note: string | null;
+                        /** @description Set when the deal enters the won stage. */
+                        won_at: components["schemas"]["DateTime"] | null;
+                        /** @description Set when the deal enters the lost stage. */
+                        lost_at: components["schemas"]["DateTime"] | null;
+                        /** @description When the deal entered its current stage (on create and on every stage change): its time in stage. */
+                        stage_entered_at: components["schemas"]["DateTime"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /** @description The lead’s name. */
+                        lead_name: string | null;
+                        /** @description The lead’s surname. */
+                        lead_surname: string | null;
+                        /** @description The lead’s company. */
+                        lead_company: string | null;
+                        /** @description The lead’s email. */
+                        lead_email: string | null;
+                        /** @description The lead’s phone (E.164). */
+                        lead_phone: string | null;
+                        /** @description Avatar URL of the lead. */
+                        lead_avatar: string | null;
+                        /** @description Status of the lead. */
+                        lead_status_id: components["schemas"]["UUID"] | null;
+                        /** @description Product lines, in order (at most 200). */
+                        products: components["schemas"]["DealProduct"][];
+                        /** @description Tags, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /**
+                         * Format: int32
+                         * @description Activities not done.
+                         */
+                        pending_todos: number;
+                        /**
+                         * Format: int32
+                         * @description Activities not done whose due date has passed.
+                         */
+                        overdue_todos: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDealDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "deal.deleted",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000168"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "deal.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The deleted deal.
+                         */
+                        id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *         "message": "Olá! Podemos conversar amanhã?"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The webhook tested.
+                         */
+                        webhook_id: string;
+                        /** @description A fixed text. */
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -4,6 +4,7 @@ import './fields.js';
 
 export const accountsDomain = defineDomain({
   name: 'accounts',
+  description: 'Organisations (platform operator), users, API keys, and who the caller is (`/backend/me`). Envelope style.',
   routes: [
     { method: 'POST', path: '/admin/tenants', field: 'Mutation.createTenant', style: 'envelope', wrap: 'none', status: 201, access: 'platform', summary: 'Create an organisation with its Owner and first API key' },
     { method: 'GET', path: '/users', field: 'Query.users', style: 'envelope', access: 'admin:full', summary: 'List users' },

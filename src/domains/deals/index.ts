@@ -4,6 +4,7 @@ import './fields.js';
 
 export const dealsDomain = defineDomain({
   name: 'deals',
+  description: 'Deals: the board, lists, create, edit and move between stages, tags, activities and history. Bare style.',
   permissions: [
     { name: 'pipeline.deals.create', roles: ['owner', 'admin', 'operator'], description: 'Create deals.' },
     { name: 'pipeline.deals.edit', roles: ['owner', 'admin', 'operator'], description: 'Edit and move deals, their tags and activities.' },

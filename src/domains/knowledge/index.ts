@@ -5,6 +5,7 @@ import './fields.js';
 
 export const knowledgeDomain = defineDomain({
   name: 'knowledge',
+  description: 'The knowledge base: assistants, knowledge items (text or files), their scope and exclusions, and ranked full-text search. Bare style.',
   permissions: [
     { name: 'knowledge.view', roles: ['owner', 'admin', 'operator'], description: 'Read knowledge items and assistants, and search the knowledge base.' },
     { name: 'knowledge.manage', roles: ['owner', 'admin'], description: 'Create, change and delete knowledge items and their exclusions.' },

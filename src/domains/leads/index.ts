@@ -4,6 +4,7 @@ import './fields.js';
 
 export const leadsDomain = defineDomain({
   name: 'leads',
+  description: 'Leads, lead statuses and tags. Envelope style.',
   permissions: [
     { name: 'leads.view', roles: ['owner', 'admin', 'operator'], description: 'Read leads, lead statuses and tags.' },
     { name: 'leads.manage', roles: ['owner', 'admin', 'operator'], description: 'Create, change and delete leads, lead statuses and tags.' },

@@ -7,6 +7,7 @@ import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
 
 export const messagingDomain = defineDomain({
   name: 'messaging',
+  description: 'Departments and their members (bare style); channels, inbound and outbound messages, conversations and message history (envelope style).',
   permissions: [
     { name: 'messages.view', roles: ['owner', 'admin', 'operator'], description: 'Read conversations, message history and channels (within department visibility), and follow new messages live.' },
     { name: 'messages.send', roles: ['owner', 'admin', 'operator'], description: 'Send text and media messages; report a channel’s inbound messages and delivery statuses.' },

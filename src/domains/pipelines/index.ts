@@ -4,6 +4,7 @@ import './fields.js';
 
 export const pipelinesDomain = defineDomain({
   name: 'pipelines',
+  description: 'Pipeline groups, pipelines and their stages. Bare style.',
   permissions: [
     { name: 'pipeline.view', roles: ['owner', 'admin', 'operator'], description: 'Read pipelines, boards, deals and products.' },
     { name: 'pipeline.manage', roles: ['owner', 'admin'], description: 'Create and change groups, pipelines and stages.' },

@@ -4,6 +4,7 @@ import './fields.js';
 
 export const productsDomain = defineDomain({
   name: 'products',
+  description: 'The product catalogue of the organisation. Bare style.',
   permissions: [{ name: 'pipeline.products.manage', roles: ['owner', 'admin'], description: 'Create, change and delete catalog products.' }],
   routes: [
     { method: 'GET', path: '/pipeline/products', field: 'Query.products', style: 'bare', access: 'pipeline.view', summary: 'List catalog products' },

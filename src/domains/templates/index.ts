@@ -5,6 +5,7 @@ import './fields.js';
 
 export const templatesDomain = defineDomain({
   name: 'templates',
+  description: 'Message templates synchronised from the provider, cadences and cadence associations. Bare style.',
   permissions: [
     { name: 'templates.view', roles: ['owner', 'admin', 'operator'], description: 'Read templates, cadences and cadence associations, and preview an association for a lead.' },
     { name: 'templates.manage', roles: ['owner', 'admin'], description: 'Sync and delete templates; create cadences; create, change and delete cadence associations.' },

@@ -5,6 +5,7 @@ import './fields.js';
 
 export const webhooksDomain = defineDomain({
   name: 'webhooks',
+  description: "Webhook registrations, secrets, event types, the delivery log, test events and redelivery (envelope style). The deliveries themselves are in the document's `webhooks` section.",
   permissions: [{ name: 'webhooks.manage', roles: ['owner', 'admin'], description: 'Register, change and delete webhooks; read their deliveries and redeliver.' }],
   routes: [
     { method: 'GET', path: '/webhooks', field: 'Query.webhooks', style: 'envelope', access: 'webhooks.manage', summary: 'List webhooks' },

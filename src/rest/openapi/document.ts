@@ -8,6 +8,7 @@ import type { Access, DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '
 import { buildRouteTable, type CompiledRoute } from '../route-table.js';
 import { restOperation, restSchema } from '../sofa.js';
 import { errorResponse, errorResponseName, errorStatuses, takesIdempotencyKey } from './errors.js';
+import { ExampleMaker, recordOf } from './examples.js';
 import { holdsScalar, SchemaRegistry } from './schemas.js';
 import { eventBodySchemas, webhooksSection } from './webhooks.js';
 
@@ -22,7 +23,17 @@ Two answer styles, one per area: **bare** (pipelines, stages, deals, products…
 **envelope** (leads, tags, users, API keys…) answers \`{success: true, data}\` and errors as \`{success: false, error: {code, message}}\`.
 A 401 is always the envelope form. Messages are in Portuguese: match on \`code\`.
 
-With \`REQUIRE_HTTPS\` a plain-HTTP request gets 403 \`{success: false, error: {code: "FORBIDDEN"}}\` on every route.`;
+With \`REQUIRE_HTTPS\` a plain-HTTP request gets 403 \`{success: false, error: {code: "FORBIDDEN"}}\` on every route.
+
+Answers may gain keys in later versions: a client should ignore keys it does not know.`;
+
+/** Where the printed copy (openapi.json) says the API is: a local \`npm start\`. A server publishes its PUBLIC_BASE_URL. */
+export const LOCAL_SERVER_URL = 'http://127.0.0.1:4000';
+
+export interface OpenApiOptions {
+  /** The server the document describes (PUBLIC_BASE_URL); default LOCAL_SERVER_URL. */
+  serverUrl?: string;
+}
 
 /** Every organisation's POST honours it (http/idempotency.ts). */
 const IDEMPOTENCY_PARAMETER = {
@@ -65,7 +76,7 @@ export function operationIdOf(route: RouteSpec): string {
 /** The answer of a successful call, dressed in the route's style (http/responses.ts successResponse). */
 function dressed(route: RouteSpec, result: JsonSchema): JsonSchema {
   const wrap = route.wrap ?? (route.style === 'envelope' ? 'data' : 'none');
-  if (wrap === 'data') return { type: 'object', properties: { success: { const: true }, data: result }, required: ['success', 'data'], additionalProperties: false };
+  if (wrap === 'data') return { type: 'object', properties: { success: { const: true }, data: result }, required: ['success', 'data'] };
   if (wrap === 'spread') {
     const properties = (result.properties ?? {}) as Record<string, JsonSchema>;
     return { ...result, properties: { success: { const: true }, ...properties }, required: ['success', ...Object.keys(properties)] };
@@ -80,12 +91,13 @@ function successResponses(route: RouteSpec, result: JsonSchema | null): Record<s
   return { [status]: { description: status === '201' ? 'Created.' : 'Success.', content: { 'application/json': { schema: dressed(route, result) } } } };
 }
 
-export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly DomainManifest[]): OpenApiDocument {
+export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly DomainManifest[], options: OpenApiOptions = {}): OpenApiDocument {
   const table = buildRouteTable(domains);
   const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => !!r.field);
-  const rest = restSchema(schema, fieldRoutes);
+  // Handler routes that take a field's arguments (`openapi.like`) are documented from that field too.
+  const likeRoutes = table.routes.flatMap((c) => (c.route.openapi?.like ? [{ ...c.route, field: c.route.openapi.like } as FieldRoute] : []));
+  const rest = restSchema(schema, [...fieldRoutes, ...likeRoutes]);
   const registry = new SchemaRegistry();
-  registry.scalars(schema);
   const errorComponents: Record<string, unknown> = {};
   const paths: Record<string, Record<string, Operation>> = {};
 
@@ -155,6 +167,8 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
 
   function describeHandler(compiled: CompiledRoute, route: RouteSpec) {
     const docs = route.openapi ?? {};
+    // The field's description and arguments, then the route's own words (describeField adds them).
+    if (docs.like) return describeField(compiled, { ...route, field: docs.like, query: route.query ?? [] } as FieldRoute);
     const parameters = [
       ...compiled.paramNames.map((param) => ({
         name: param,
@@ -171,23 +185,28 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       parameters,
       requestBody: docs.requestBody,
       success: successResponses(route, docs.result ?? {}),
-      // A handler's path parameters are text it looks up: unknown → 404; its query and body can be refused.
-      facts: { takesInput: parameters.length > compiled.paramNames.length || !!docs.requestBody, namesRecords: compiled.paramNames.length > 0 },
+      // A handler's path parameters are text it looks up: unknown → 404; its query and body can be refused
+      // (headers such as Range are honoured or ignored, never refused).
+      facts: { takesInput: parameters.some((p) => p.in === 'query') || !!docs.requestBody, namesRecords: compiled.paramNames.length > 0 },
     };
   }
 
+  const operations: Operation[] = [];
   for (const compiled of table.routes) {
     const { route } = compiled;
     const described = route.field ? describeField(compiled, route as FieldRoute) : describeHandler(compiled, route);
     const platform = route.access === 'platform';
     const responses: Record<string, unknown> = { ...described.success };
-    for (const status of errorStatuses(route, described.facts)) {
+    // Idempotency-Key is refused on multipart bodies: a route that takes only those does not take it.
+    const bodyTypes = Object.keys(described.requestBody?.content ?? {});
+    const idempotent = takesIdempotencyKey(route) && !(bodyTypes.length && bodyTypes.every((t) => t === 'multipart/form-data'));
+    for (const status of errorStatuses(route, { ...described.facts, idempotent })) {
       const name = errorResponseName(route.style, status, platform);
       errorComponents[name] ??= errorResponse(route.style, status, platform);
       responses[String(status)] = { $ref: `#/components/responses/${name}` };
     }
     const description = [described.description, accessText(route.access)].filter(Boolean).join('\n\n');
-    const parameters = takesIdempotencyKey(route) ? [...described.parameters, IDEMPOTENCY_PARAMETER] : described.parameters;
+    const parameters = idempotent ? [...described.parameters, IDEMPOTENCY_PARAMETER] : described.parameters;
     const operation: Operation = {
       operationId: operationIdOf(route),
       summary: route.summary ?? description.split('\n')[0],
@@ -196,19 +215,35 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       ...(parameters.length ? { parameters } : {}),
       ...(described.requestBody ? { requestBody: described.requestBody } : {}),
       responses,
-      ...(platform ? { security: [{ adminToken: [] }] } : route.access === 'public' ? { security: [] } : {}),
+      security: platform ? [{ adminToken: [] }] : route.access === 'public' ? [] : [{ apiKey: [] }],
       'x-access': route.access,
       'x-permissions': permissionsOf(route.access),
     };
+    operations.push(operation);
     (paths[openApiPath(compiled)] ??= {})[route.method.toLowerCase()] = operation;
   }
 
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]));
   const webhooks = webhooksSection(eventBodySchemas(rest, registry));
+  // Examples last, once every component they may refer to is registered.
+  const examples = new ExampleMaker(registry.schemas);
+  for (const operation of operations) addExamples(operation, examples);
+  for (const item of Object.values(webhooks)) addExamples((item as { post: Operation }).post, examples);
+  for (const response of Object.values(errorComponents)) addExamples({ responses: { error: response } }, examples);
   return {
     openapi: '3.1.0',
-    info: { title: 'Funil REST API', version: '1.0.0', description: DESCRIPTION },
-    tags: domains.filter((d) => d.routes.length).map((d) => ({ name: d.name })),
+    info: {
+      title: 'Funil REST API',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      options.serverUrl
+        ? { url: options.serverUrl, description: 'This server (its PUBLIC_BASE_URL).' }
+        : { url: LOCAL_SERVER_URL, description: 'A local server (`npm start`). A deployment serves this document at /backend/openapi.json with its own PUBLIC_BASE_URL here.' },
+    ],
+    tags: domains.filter((d) => d.routes.length).map((d) => ({ name: d.name, ...(d.description ? { description: d.description } : {}) })),
     security: [{ apiKey: [] }],
     paths: sortedPaths,
     webhooks,
@@ -223,3 +258,16 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
   };
 }
 
+
+type MediaTypes = Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
+
+/** An example on each JSON or multipart body of an operation (request and answers) that has none yet. */
+function addExamples(operation: { operationId?: unknown; requestBody?: unknown; responses: Record<string, unknown> }, examples: ExampleMaker): void {
+  const request = (operation.requestBody as { content?: MediaTypes } | undefined)?.content ?? {};
+  const record = recordOf(String(operation.operationId ?? ''));
+  for (const [type, media] of Object.entries(request)) if (type !== 'application/octet-stream' && media.schema && media.example === undefined) media.example = examples.of(media.schema, '', true, record);
+  for (const response of Object.values(operation.responses)) {
+    const media = (response as { content?: MediaTypes }).content?.['application/json'];
+    if (media?.schema && media.example === undefined) media.example = examples.of(media.schema);
+  }
+}

@@ -26,6 +26,8 @@ export interface RouteFacts {
   takesInput: boolean;
   /** It names records: path parameters or ids in its input. */
   namesRecords: boolean;
+  /** It honours `Idempotency-Key` (default: takesIdempotencyKey; not when it takes multipart bodies only). */
+  idempotent?: boolean;
 }
 
 export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
@@ -46,7 +48,7 @@ export function errorStatuses(route: RouteSpec, facts: RouteFacts): number[] {
   if (facts.namesRecords) statuses.add(404);
   // Any write can meet a database constraint (a duplicate, a record still referenced).
   if (route.field && route.method !== 'GET') statuses.add(409);
-  if (takesIdempotencyKey(route)) {
+  if (facts.idempotent ?? takesIdempotencyKey(route)) {
     statuses.add(409);
     statuses.add(422);
   }
@@ -88,9 +90,34 @@ export function errorBody(style: ResponseStyle, status: number): JsonSchema {
 export const errorResponseName = (style: ResponseStyle, status: number, platform: boolean) =>
   status === 401 ? 'Unauthorized' : `${style === 'bare' ? 'Bare' : 'Envelope'}Error${status}${platform && status === 404 ? 'Platform' : ''}`;
 
+/** What the server says, for the examples (messages are in Portuguese). */
+const EXAMPLE_MESSAGE: Record<number, string> = {
+  400: 'Entrada inválida: name é obrigatório',
+  401: 'Chave de API ausente ou inválida',
+  403: 'Permissão insuficiente',
+  404: 'Registro não encontrado',
+  408: 'O corpo da requisição não chegou a tempo',
+  409: 'Conflito com o estado atual',
+  413: 'Corpo maior que 10 MB',
+  422: 'Idempotency-Key já usada com outra requisição',
+  429: 'Limite de requisições excedido',
+  500: 'Erro interno',
+  502: 'O provedor falhou',
+  503: 'Servidor ocupado; tente de novo em instantes',
+};
+
+function errorExample(style: ResponseStyle, status: number): Record<string, unknown> {
+  const error = {
+    code: errorCodes(style, status)[0],
+    message: EXAMPLE_MESSAGE[status] ?? 'Erro',
+    ...(status === 400 ? { details: [{ field: 'name', message: 'é obrigatório' }] } : {}),
+  };
+  return style === 'bare' && status !== 401 ? error : { success: false, error };
+}
+
 export function errorResponse(style: ResponseStyle, status: number, platform: boolean) {
   return {
     description: platform && status === 404 ? PLATFORM_404 : (MEANING[status] ?? 'Error.'),
-    content: { 'application/json': { schema: errorBody(style, status) } },
+    content: { 'application/json': { schema: errorBody(style, status), example: errorExample(style, status) } },
   };
 }

@@ -1,7 +1,8 @@
 // GraphQL types → JSON Schema (OpenAPI 3.1) for the API reference. Inputs come from argument types;
 // answers come from the selection sofa runs for a route (rest/sofa.ts restOperation), so a documented
-// answer has exactly the keys the route sends. Named types become components; nullable values are
-// marked with `null`.
+// answer has the keys the route sends. Named types become components; nullable values are marked with
+// `null`. Answers stay open to keys added later (no `additionalProperties: false`), so a strict client
+// does not break on a new field; input objects are closed, as graphql-js refuses their unknown fields.
 import {
   getNamedType,
   isEnumType,
@@ -15,7 +16,6 @@ import {
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLOutputType,
-  type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
 import type { JsonSchema } from '../../domains/manifest.js';
@@ -37,7 +37,15 @@ const CUSTOM_SCALARS: Record<string, JsonSchema> = {
   File: { type: 'string', format: 'binary' },
 };
 
-export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+/**
+ * Component names that differ from the GraphQL name: a component named like a global of TypeScript's
+ * DOM library (`File`) becomes a generated type that shadows it (@hey-api/openapi-ts emits
+ * `type File = Blob | File`, which does not compile).
+ */
+const COMPONENT_NAMES: Record<string, string> = { File: 'BinaryFile' };
+export const componentName = (graphqlName: string) => COMPONENT_NAMES[graphqlName] ?? graphqlName;
+
+export const ref = (graphqlName: string): JsonSchema => ({ $ref: `#/components/schemas/${componentName(graphqlName)}` });
 
 /** `schema` or null. */
 export function nullable(schema: JsonSchema): JsonSchema {
@@ -57,19 +65,15 @@ export class SchemaRegistry {
   /** A named non-object type (scalar or enum) as a reference, registering it once. */
   private named(type: GraphQLNamedType): JsonSchema {
     if (BUILT_IN[type.name]) return BUILT_IN[type.name];
-    if (!this.schemas[type.name]) {
+    const name = componentName(type.name);
+    if (!this.schemas[name]) {
       if (isEnumType(type)) {
-        this.schemas[type.name] = withDescription({ type: 'string', enum: type.getValues().map((v) => v.name) }, type.description);
+        this.schemas[name] = withDescription({ type: 'string', enum: type.getValues().map((v) => v.name) }, type.description);
       } else if (isScalarType(type)) {
-        this.schemas[type.name] = withDescription(CUSTOM_SCALARS[type.name] ?? {}, type.description);
+        this.schemas[name] = withDescription(CUSTOM_SCALARS[type.name] ?? {}, type.description);
       }
     }
     return ref(type.name);
-  }
-
-  /** Registers every custom scalar of the schema, used or not by the routes of today. */
-  scalars(schema: GraphQLSchema): void {
-    for (const type of Object.values(schema.getTypeMap())) if (isScalarType(type) && !type.name.startsWith('__')) this.named(type);
   }
 
   /** An argument or input field type, as a request carries it. */
@@ -90,6 +94,7 @@ export class SchemaRegistry {
             type: 'object',
             properties: Object.fromEntries(fields.map((f) => [f.name, withDescription(this.input(f.type), f.description)])),
             ...(required.length ? { required } : {}),
+            additionalProperties: false,
           },
           type.description,
         );
@@ -134,8 +139,8 @@ export class SchemaRegistry {
       const schema = withDescription(this.output(field.type, node.selectionSet), field.description);
       properties[key] = field.deprecationReason ? { ...schema, deprecated: true } : schema;
     }
-    // GraphQL answers every selected key (null when empty), and nothing else.
-    return withDescription({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false }, type.description);
+    // GraphQL answers every selected key (null when empty); keys added later are allowed.
+    return withDescription({ type: 'object', properties, required: Object.keys(properties) }, type.description);
   }
 }
 

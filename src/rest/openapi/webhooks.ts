@@ -26,7 +26,7 @@ function resourceSchema(rest: GraphQLSchema, registry: SchemaRegistry, read: Non
 
 function dataSchema(rest: GraphQLSchema, registry: SchemaRegistry, spec: EventTypeSpec): JsonSchema {
   const extra = spec.extra ?? {};
-  const base = spec.read ? resourceSchema(rest, registry, spec.read) : { type: 'object', properties: {}, required: [], additionalProperties: false };
+  const base = spec.read ? resourceSchema(rest, registry, spec.read) : { type: 'object', properties: {}, required: [] };
   return {
     ...base,
     properties: { ...(base.properties as Record<string, JsonSchema>), ...extra },
@@ -73,6 +73,7 @@ export function webhooksSection(bodies: Record<string, JsonSchema>): Record<stri
       spec.type,
       {
         post: {
+          operationId: webhookOperationId(spec.type),
           summary: spec.type,
           description: `${spec.description}\n\nSigned per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).`,
           tags: ['webhooks'],
@@ -85,6 +86,9 @@ export function webhooksSection(bodies: Record<string, JsonSchema>): Record<stri
     ]),
   );
 }
+
+/** `deal.stage_changed` → `onDealStageChanged`: an operationId for the event's delivery. */
+const webhookOperationId = (type: string) => 'on' + type.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
 
