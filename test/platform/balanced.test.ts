@@ -160,7 +160,7 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,300,300',
-      DATABASE_POOL_SIZE: '5', // 2 × (5 + 2) PostgreSQL connections, beside the other test files'
+      DATABASE_POOL_SIZE: '5', // 2 × (5 + 2) PostgreSQL connections, beside the other test files
       METRICS_TOKEN,
     };
     // Started together: migrations and the first organisation are decided under one advisory lock.
