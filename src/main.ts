@@ -7,7 +7,7 @@ import { openDatabase } from './db/client.js';
 import { MigrationsPendingError } from './db/migrate.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
 import { bootstrapOrganisation } from './domains/accounts/service.js';
-import { endMessageStreams } from './domains/messaging/live.js';
+import { endLiveStreams } from './events/live.js';
 import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
@@ -75,7 +75,7 @@ async function main() {
     // (their jobs run again elsewhere when the lease expires), so closing the database fits in. Open
     // subscription streams (SSE) end when the listener closes: their clients, which would never hang up,
     // reconnect to another process instead of holding the drain until the deadline.
-    const streamsEnd = new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => endMessageStreams(config));
+    const streamsEnd = new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => endLiveStreams(config));
     await Promise.all([server.close({ delayMs }), streamsEnd, jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
     await db.close();
     await stopTracing(); // the spans still buffered

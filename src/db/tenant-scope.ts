@@ -5,6 +5,7 @@
 // tenant). Relations are safe too: composite (tenant_id, id) foreign keys keep related rows in the
 // same tenant.
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { withCommitHooks } from './after-commit.js';
 import type { DirectSql } from './direct.js';
 
 const FILTERED = new Set([
@@ -116,7 +117,7 @@ export class TenantClients {
   for(tenantId: string): TenantDb {
     let db = this.cache.get(tenantId);
     if (!db) {
-      db = scopeToTenant(this.prisma, tenantId, this.direct) as unknown as TenantDb;
+      db = withCommitHooks(scopeToTenant(this.prisma, tenantId, this.direct) as unknown as TenantDb);
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(tenantId, db);
     }

@@ -2,8 +2,9 @@
 // round-robin balancer (issue 19): what must hold whichever process a request lands on. Deal numbers
 // stay distinct and consecutive under concurrent creates on both; each webhook attempt is delivered once
 // while both job runners run; a file uploaded through one process is served (ranges, ETag) by the other
-// from the bucket; a subscription open on one process hears a message stored through the other; one
-// rate-limit budget per key, counted by both; one Idempotency-Key sent to both at once runs once.
+// from the bucket; subscriptions open on one process (messageAdded, dealChanged) hear the changes made
+// through the other; one rate-limit budget per key, counted by both; one Idempotency-Key sent to both at
+// once runs once.
 // PostgreSQL only: PGlite is one process per data directory.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -345,6 +346,42 @@ describe.skipIf(!onPostgres)('two server processes behind a round-robin balancer
       // Each subscriber hears the message stored through the other process, and each message once.
       for (const s of streams) await s.until(['from 0', 'from 1']);
       for (const s of streams) expect(s.received.filter((c) => c.startsWith('from')).sort()).toEqual(['from 0', 'from 1']);
+    } finally {
+      for (const s of streams) await s.close();
+    }
+  });
+
+  it('subscriptions: dealChanged open on one process receives the changes made through the other', { timeout: 60_000 }, async () => {
+    const key = await newKey('live deals');
+    const pipeline = await call('POST', '/backend/pipelines', { key, body: { name: 'Ao vivo', new_group_name: 'Ao vivo' } });
+    expect(pipeline.status, JSON.stringify(pipeline.body)).toBe(201);
+    const [entrada, andamento] = pipeline.body.stages as { id: string }[];
+    const lead = await call('POST', '/backend/leads', { key, body: { name: 'Bia', phone: nextPhone() } });
+    const createDeal = async (upstream: number) => {
+      const r = await call('POST', '/backend/pipeline/deals', { key, upstream, body: { pipeline_id: pipeline.body.id, stage_id: entrada.id, lead_id: lead.body.data.id } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body as { id: string; number: number };
+    };
+    const query = `subscription { dealChanged(pipeline_id: "${pipeline.body.id}") { kind deal_id to_stage_id deal { number } } }`;
+    const label = (data: any) => `${data.dealChanged.kind} ${data.dealChanged.deal_id}`;
+    const streams = [await subscribe(key, 0, query, label), await subscribe(key, 1, query, label)];
+    try {
+      // As for messageAdded: a deal created on the subscriber's own process arrives once Redis has its SUBSCRIBE.
+      for (const [i, stream] of streams.entries()) {
+        for (let k = 0; ; k++) {
+          const probe = await createDeal(i);
+          if (await stream.until([`created ${probe.id}`], 1_000).then(() => true, () => false)) break;
+          if (k === 20) throw new Error(`the subscriber on process ${i} heard nothing of its own process`);
+        }
+      }
+      // Created through process 1, moved through process 0, deleted through process 1: both hear each.
+      const deal = await createDeal(1);
+      const moved = await call('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key, upstream: 0, body: { stage_id: andamento.id } });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      expect((await call('DELETE', `/backend/pipeline/deals/${deal.id}`, { key, upstream: 1 })).status).toBe(200);
+      const changes = [`created ${deal.id}`, `moved ${deal.id}`, `deleted ${deal.id}`];
+      for (const s of streams) await s.until(changes);
+      for (const s of streams) expect(s.received.filter((c) => c.endsWith(deal.id))).toEqual(changes);
     } finally {
       for (const s of streams) await s.close();
     }

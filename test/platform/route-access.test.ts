@@ -2,12 +2,14 @@
 // GraphQL root field, called with a key narrowed to each single permission (and with full keys of each
 // role), is refused with 403 exactly when its declaration does not allow that key, and nothing changes
 // on a refusal. A route or root field without a declaration cannot start (schema.test.ts).
+import { randomUUID } from 'node:crypto';
 import { parse, subscribe } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/auth/authenticate.js';
 import { allPermissions, rolePermissions } from '../../src/auth/permissions.js';
 import { createContext } from '../../src/context/context.js';
 import { schema } from '../../src/domains/index.js';
+import { accessOfField } from '../../src/auth/access.js';
 import { useTestApp } from '../helpers/app.js';
 import { allows, fillPath, fingerprint, graphqlDocument, graphqlOperations, restBody, restOperations, takesFile, type GraphqlOperation } from '../helpers/operations.js';
 
@@ -135,14 +137,23 @@ describe('access matrix', () => {
 
   it('guards subscriptions by their declaration too', async () => {
     const org = await api.newOrg();
-    const start = async (key: string) => {
+    const start = async (key: string, document: string) => {
       const viewer = await authenticate(api.db.prisma, `Bearer ${key}`);
-      return subscribe({ schema, document: parse('subscription { messageAdded { id } }'), contextValue: createContext(api.app.deps, { viewer, requestId: 't' }) });
+      const variables = { id: randomUUID() };
+      return subscribe({ schema, document: parse(document), variableValues: variables, contextValue: createContext(api.app.deps, { viewer, requestId: 't' }) });
     };
-    const refused = (await start(await api.keyFor(org, 'owner', ['leads.view']))) as { errors?: { originalError?: { kind?: string } }[] };
-    expect(refused.errors?.[0].originalError?.kind).toBe('FORBIDDEN');
-    const stream = (await start(await api.keyFor(org, 'operator', ['messages.view']))) as AsyncGenerator;
-    expect(typeof stream[Symbol.asyncIterator]).toBe('function');
-    await stream.return?.(undefined);
+    const subscriptions = Object.values(schema.getSubscriptionType()!.getFields());
+    expect(subscriptions.map((f) => f.name).sort()).toEqual(['conversationUpdated', 'dealChanged', 'messageAdded']);
+    for (const field of subscriptions) {
+      const access = accessOfField(schema, 'Subscription', field.name) as string;
+      const args = field.args.map((a) => `${a.name}: $id`).join(', ');
+      const document = `subscription${field.args.length ? '($id: UUID!)' : ''} { ${field.name}${args ? `(${args})` : ''} { __typename } }`;
+      const refused = (await start(await api.keyFor(org, 'owner', ['leads.view']), document)) as { errors?: { originalError?: { kind?: string } }[] };
+      expect(refused.errors?.[0].originalError?.kind, field.name).toBe('FORBIDDEN');
+      // With its permission alone it is not refused for access (an unknown pipeline is NOT_FOUND).
+      const allowed = (await start(await api.keyFor(org, 'operator', [access]), document)) as AsyncGenerator & { errors?: { originalError?: { kind?: string } }[] };
+      expect(allowed.errors?.[0].originalError?.kind ?? 'streaming', field.name).not.toMatch(/FORBIDDEN|UNAUTHORIZED/);
+      await allowed.return?.(undefined);
+    }
   });
 });

@@ -9,7 +9,8 @@ import { dealPageJson, pipelineBoard, pipelineDeals } from './board.js';
 import { jsonField } from '../../schema/json-fields.js';
 import { dealHistory } from './history.js';
 import * as deals from './service.js';
-import { Activity, Board, Deal, DealDateMode, DealEvent, DealPage, DealSort } from './types.js';
+import { dealChangesFor, resolveDealChange } from './live.js';
+import { Activity, Board, Deal, DealChange, DealDateMode, DealEvent, DealPage, DealSort } from './types.js';
 
 
 export const DealProductInput = builder.inputType('DealProductInput', {
@@ -204,5 +205,17 @@ builder.queryField('dealHistory', (t) =>
     args: idArg('The deal.'),
     description: 'A deal’s timeline, oldest first: creation, stage moves, won/lost, value and product changes, with actor and time.',
     resolve: (query, _, args, ctx) => dealHistory(ctx, args.id, query),
+  }),
+);
+
+// ---- Live deals ----
+
+builder.subscriptionField('dealChanged', (t) =>
+  t.field({
+    type: DealChange,
+    description: 'Each deal created, edited, moved or deleted in the pipeline, once its change commits: a kanban stays live. An unknown pipeline (or another organisation’s) is NOT_FOUND.',
+    args: { pipeline_id: t.arg({ type: 'UUID', required: true, description: 'The pipeline.' }) },
+    subscribe: (_, args, ctx) => dealChangesFor(ctx, args.pipeline_id),
+    resolve: (change, _, ctx) => resolveDealChange(ctx, change),
   }),
 );

@@ -2,12 +2,13 @@
 // and time) and the deal events of the outbox: both written by one call in the same transaction as the
 // change they describe. Timeline entries are deleted with the deal.
 import type { Prisma } from '../../generated/prisma/client.js';
-import { type TenantViewer } from '../../auth/viewer.js';
+import { requireTenant } from '../../auth/viewer.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { emitMany, type EventInput } from '../../events/emit.js';
-import { dealPayloads, type DealPayload } from './payload.js';
+import { announceDealChanges, type DealChange } from './live.js';
+import { dealPayload, dealSnapshots, type DealPayload, type DealSnapshot } from './payload.js';
 
 export type DealEventType = 'created' | 'stage_changed' | 'won' | 'lost' | 'value_changed' | 'products_changed' | 'updated';
 
@@ -23,11 +24,13 @@ export interface DealEventInput {
 /**
  * The one writer of deal history and deal events: records the timeline entries of one change (of one
  * deal, or of many when each entry names its `deal_id`) and emits the matching events, with each deal
- * as its REST read returns it after the change, in the same transaction. Timestamps step by 1 ms so a
- * deal's timeline keeps their order. Nothing else writes either.
+ * as its REST read returns it after the change, in the same transaction, and announces the change to
+ * live subscribers once it commits. Timestamps step by 1 ms so a deal's timeline keeps their order.
+ * Nothing else writes either.
  */
-export async function recordDealChange(db: TenantTx, viewer: TenantViewer, dealId: string | null, entries: DealEventInput[]) {
+export async function recordDealChange(db: TenantTx, ctx: Pick<Context, 'viewer' | 'config'>, dealId: string | null, entries: DealEventInput[]) {
   if (!entries.length) return;
+  const viewer = requireTenant(ctx.viewer);
   const at = Date.now();
   const rows = entries.map((e, i) => ({
     deal_id: e.deal_id ?? dealId!,
@@ -39,13 +42,45 @@ export async function recordDealChange(db: TenantTx, viewer: TenantViewer, dealI
     created_at: new Date(at + i),
   }));
   await db.dealEvent.createMany({ data: rows });
-  const deals = await dealPayloads(db, rows.map((r) => r.deal_id));
+  const snapshots = await dealSnapshots(db, rows.map((r) => r.deal_id));
+  const deals = new Map([...snapshots].map(([id, s]) => [id, dealPayload(s.deal, s.extras)]));
   await emitMany(db, dealEvents(rows, deals));
+  announceDealChanges(db, ctx.config, liveChanges(rows, snapshots));
 }
 
-/** Deals were deleted (their history goes with them): `deal.deleted` with `{id}` for each. */
-export async function recordDealsDeleted(db: TenantTx, dealIds: string[]) {
-  await emitMany(db, dealIds.map((id) => ({ type: 'deal.deleted', data: { id } })));
+/** Deals were deleted (their history goes with them): `deal.deleted` with `{id}` for each, and the live `deleted`. */
+export async function recordDealsDeleted(db: TenantTx, ctx: Pick<Context, 'config'>, deals: { id: string; pipeline_id: string }[]) {
+  await emitMany(db, deals.map(({ id }) => ({ type: 'deal.deleted', data: { id } })));
+  announceDealChanges(
+    db,
+    ctx.config,
+    deals.map((d) => ({ kind: 'deleted', deal_id: d.id, pipeline_id: d.pipeline_id, from_stage_id: null, to_stage_id: null, deal: null })),
+  );
+}
+
+/** The live changes of the history rows: `created`; `moved` (with from/to) per stage move; one `updated` per deal for edits. */
+function liveChanges(rows: { deal_id: string; type: string; from_stage_id: string | null; to_stage_id: string | null }[], snapshots: Map<string, DealSnapshot>): DealChange[] {
+  const changes: DealChange[] = [];
+  const updated = new Set<string>();
+  for (const row of rows) {
+    const snapshot = snapshots.get(row.deal_id);
+    if (!snapshot) continue;
+    const change = { deal_id: row.deal_id, pipeline_id: snapshot.deal.pipeline_id, from_stage_id: null, to_stage_id: null, deal: snapshot };
+    switch (row.type as DealEventType) {
+      case 'created':
+        changes.push({ ...change, kind: 'created', to_stage_id: row.to_stage_id });
+        break;
+      case 'stage_changed':
+      case 'won':
+      case 'lost':
+        changes.push({ ...change, kind: 'moved', from_stage_id: row.from_stage_id, to_stage_id: row.to_stage_id });
+        break;
+      default:
+        if (!updated.has(row.deal_id)) changes.push({ ...change, kind: 'updated' });
+        updated.add(row.deal_id);
+    }
+  }
+  return changes;
 }
 
 /**

@@ -10,6 +10,7 @@ export const dealsDomain = defineDomain({
     { name: 'pipeline.deals.edit', roles: ['owner', 'admin', 'operator'], description: 'Edit and move deals, their tags and activities.' },
     { name: 'pipeline.deals.delete', roles: ['owner', 'admin'], description: 'Delete deals.' },
   ],
+  fields: { 'Subscription.dealChanged': 'pipeline.view' },
   routes: [
     { method: 'GET', path: '/pipelines/:id/board', field: 'Query.pipelineBoard', style: 'bare', access: 'pipeline.view', summary: 'Board summary per stage' },
     { method: 'GET', path: '/pipelines/:id/deals', field: 'Query.pipelineDeals', style: 'bare', access: 'pipeline.view', summary: 'Paginated list of deals' },

@@ -124,6 +124,11 @@ export function extrasOf<T>(ctx: Context, dealId: string, pick: (e: DealExtras) 
  */
 export async function settleDealExtras(ctx: Context, db: Pick<TenantTx, '$tenantQuery'>, id: string): Promise<void> {
   const [extras] = await queryDealExtras(db, [id]);
+  settleExtras(ctx, id, extras);
+}
+
+/** Extras known without reading them (a live event carries them): this request's deal fields read these. */
+export function settleExtras(ctx: Context, id: string, extras: DealExtras | undefined): void {
   const value = extras ?? EMPTY;
   settled(ctx).set(id, value);
   dealExtras(ctx).clear(id).prime(id, value);

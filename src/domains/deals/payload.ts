@@ -9,7 +9,7 @@ import { queryDealExtras, type DealExtras } from './loaders.js';
 
 export type DealPayload = Record<string, unknown> & { id: string };
 
-function dealPayload(deal: DealRow, extras: DealExtras | undefined): DealPayload {
+export function dealPayload(deal: DealRow, extras: DealExtras | undefined): DealPayload {
   const lead = extras?.lead ?? null;
   return {
     id: deal.id,
@@ -50,12 +50,24 @@ function dealPayload(deal: DealRow, extras: DealExtras | undefined): DealPayload
   };
 }
 
-/** The deals (of those ids that exist) as REST reads them, by id. */
-export async function dealPayloads(db: TenantTx, ids: readonly string[]): Promise<Map<string, DealPayload>> {
+/** A deal's row and its card extras, read together inside a transaction. */
+export interface DealSnapshot {
+  deal: DealRow;
+  extras: DealExtras | undefined;
+}
+
+/** The deals (of those ids that exist) with their extras, by id: two statements for any number. */
+export async function dealSnapshots(db: TenantTx, ids: readonly string[]): Promise<Map<string, DealSnapshot>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
   const deals = await db.deal.findMany({ where: { id: { in: unique } } });
   const extras = await queryDealExtras(db, unique);
   const extrasById = new Map(extras.map((e) => [e.deal_id, e]));
-  return new Map(deals.map((d) => [d.id, dealPayload(d, extrasById.get(d.id))]));
+  return new Map(deals.map((d) => [d.id, { deal: d, extras: extrasById.get(d.id) }]));
+}
+
+/** The deals (of those ids that exist) as REST reads them, by id. */
+export async function dealPayloads(db: TenantTx, ids: readonly string[]): Promise<Map<string, DealPayload>> {
+  const snapshots = await dealSnapshots(db, ids);
+  return new Map([...snapshots].map(([id, s]) => [id, dealPayload(s.deal, s.extras)]));
 }

@@ -61,7 +61,7 @@ async function insertLines(db: TenantTx, dealId: string, lines: LineData[]) {
 }
 
 export async function createDeal(ctx: Context, input: CreateDealInput): Promise<DealRow> {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   if (!input.lead_id && !input.new_lead) throw invalidInput('Informe lead_id ou new_lead');
   if (input.lead_id && input.new_lead) throw invalidInput('Informe apenas um entre lead_id e new_lead');
   const value = money('value', input.value);
@@ -106,7 +106,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     });
     await insertLines(db, deal.id, lines);
     if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) });
-    await recordDealChange(db, viewer, deal.id, [
+    await recordDealChange(db, ctx, deal.id, [
       {
         type: 'created',
         to_stage_id: stage.id,
@@ -119,7 +119,7 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
 }
 
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   // The answer is built from what this transaction wrote, not re-read after it commits.
   return ctx.db.$transaction(async (tx) => {
     const db = tx;
@@ -169,14 +169,14 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     if (!total.equals(deal.total)) data.total = total;
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
     const written = Object.keys(data).length || input.products != null ? await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } }) : deal;
-    await recordDealChange(db, viewer, id, events);
+    await recordDealChange(db, ctx, id, events);
     await settleDealExtras(ctx, db, id);
     return written;
   }, LOCKING_TX);
 }
 
 export async function moveDeal(ctx: Context, id: string, input: { stage_id: string; loss_reason?: string | null }): Promise<DealRow> {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     const deal = await db.deal.findUnique({ where: { id } });
@@ -189,7 +189,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
     // A move to the deal's own stage re-applies its rules but is no change of stage: time in stage goes on.
     if (to.id === deal.stage_id) state.stage_entered_at = deal.stage_entered_at;
     await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
-    await recordDealChange(db, viewer, id, [
+    await recordDealChange(db, ctx, id, [
       {
         type: transitionEvent(to.kind),
         from_stage_id: deal.stage_id,
@@ -210,9 +210,11 @@ export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
 /** Deletes the deal with its lines, tags, activities and history (cascades); the lead is kept. */
 export async function deleteDeal(ctx: Context, id: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const { count } = await tx.deal.deleteMany({ where: { id } });
-    if (count === 0) throw notFound('Negócio');
-    await recordDealsDeleted(tx, [id]);
+    const deleted = await tx.$tenantQuery<{ id: string; pipeline_id: string }[]>(
+      (tenant) => Prisma.sql`DELETE FROM deals WHERE tenant_id = ${tenant} AND id = ${id}::uuid RETURNING id::text AS id, pipeline_id::text AS pipeline_id`,
+    );
+    if (deleted.length === 0) throw notFound('Negócio');
+    await recordDealsDeleted(tx, ctx, deleted);
   });
 }
 
@@ -229,7 +231,7 @@ async function dealAndTag(db: TenantTx, id: string, tagId: string) {
 const TAGS_CHANGED: DealEventInput = { type: 'updated', data: { fields: ['tags'] } };
 
 export async function addDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     // Concurrent additions to one deal count one after the other, so the cap holds.
     await lockRow(tx, 'deals', id);
@@ -237,16 +239,16 @@ export async function addDealTag(ctx: Context, id: string, tagId: string): Promi
     const tags = await tx.dealTag.findMany({ where: { deal_id: id }, select: { tag_id: true } });
     if (tags.length >= MAX_TAGS && !tags.some((t) => t.tag_id === tagId)) throw invalidInput(`Um negócio aceita no máximo ${MAX_TAGS} tags`);
     const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
-    if (count) await recordDealChange(tx, viewer, id, [TAGS_CHANGED]);
+    if (count) await recordDealChange(tx, ctx, id, [TAGS_CHANGED]);
   });
 }
 
 export async function removeDealTag(ctx: Context, id: string, tagId: string): Promise<void> {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   await ctx.db.$transaction(async (tx) => {
     await dealAndTag(tx, id, tagId);
     const { count } = await tx.dealTag.deleteMany({ where: { deal_id: id, tag_id: tagId } });
-    if (count) await recordDealChange(tx, viewer, id, [TAGS_CHANGED]);
+    if (count) await recordDealChange(tx, ctx, id, [TAGS_CHANGED]);
   });
 }
 

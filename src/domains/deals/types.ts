@@ -16,6 +16,7 @@ import type { Context } from '../../context/context.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectsAny } from './selection.js';
 import { Decimal, toNumber } from '../common/money.js';
+import type { DealChangeSource } from './live.js';
 import { dealCursor, stageDealCounts, stageDeals, withTotalCount, type CountedConnection } from './stage-deals.js';
 
 export const DealSort = builder.enumType('DealSort', {
@@ -267,5 +268,22 @@ export const DealEvent = builder.prismaObject('DealEvent', {
       resolve: async (e, _, ctx) => (e.actor_id ? ((await userById(ctx).load(e.actor_id))?.name ?? null) : null),
     }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+export const DealChangeKindEnum = builder.enumType('DealChangeKind', {
+  description: 'What happened to a deal: `created`, `updated` (fields, lines or tags), `moved` (to another stage, or re-applied to its own) or `deleted`.',
+  values: { created: { value: 'created' }, updated: { value: 'updated' }, moved: { value: 'moved' }, deleted: { value: 'deleted' } } as const,
+});
+
+export const DealChange = builder.objectRef<DealChangeSource>('DealChange').implement({
+  description: 'A committed change of a deal of the pipeline, with the deal as the change left it.',
+  fields: (t) => ({
+    kind: t.field({ type: DealChangeKindEnum, resolve: (c) => c.kind }),
+    deal_id: t.field({ type: 'UUID', resolve: (c) => c.deal_id }),
+    pipeline_id: t.field({ type: 'UUID', resolve: (c) => c.pipeline_id }),
+    from_stage_id: t.field({ type: 'UUID', nullable: true, description: '`moved`: the stage it left.', resolve: (c) => c.from_stage_id }),
+    to_stage_id: t.field({ type: 'UUID', nullable: true, description: '`moved`: the stage it entered; `created`: its stage.', resolve: (c) => c.to_stage_id }),
+    deal: t.field({ type: Deal, nullable: true, description: 'The deal after the change (its card fields come with the event); null when `deleted`.', resolve: (c) => c.deal }),
   }),
 });

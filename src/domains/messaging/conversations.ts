@@ -6,6 +6,8 @@ import type { Context } from '../../context/context.js';
 import { AppError, constraintViolation, notFound, invalidField } from '../../errors.js';
 import type { ConversationStatus, Prisma } from '../../generated/prisma/client.js';
 import { offsetWindow, type Selection } from '../common/types.js';
+import { announceConversation, type ConversationChangeKind } from './live.js';
+import { conversationData } from './shapes.js';
 import { audienceOf, conversationWhere, messageWhere } from './visibility.js';
 
 /** `limit` above this falls back to the default 20, like the other lists. */
@@ -61,9 +63,22 @@ export async function updateConversation(ctx: Context, id: string, input: Conver
       if (constraintViolation(e) === 'unique') throw new AppError('CONFLICT', 'O lead já tem outra conversa aberta');
       throw e;
     }
+    await announceUpdate(ctx, id, input);
     return ctx.db.conversation.findUniqueOrThrow({ ...query, where: { id } });
   }
   return getConversation(ctx, id, query);
+}
+
+/** The committed change, to `conversationUpdated`: one event per kind of change asked for, with the conversation as it now is. */
+async function announceUpdate(ctx: Context, id: string, input: ConversationChanges) {
+  const kinds: ConversationChangeKind[] = [];
+  if (input.department_id !== undefined) kinds.push('assigned');
+  if (input.status) kinds.push(input.status === 'archived' ? 'archived' : 'reopened');
+  if (input.read) kinds.push('read');
+  const conversation = await ctx.db.conversation.findUnique({ where: { id }, include: { lead: { select: { id: true, name: true, phone: true } } } });
+  if (!conversation) return;
+  const snapshot = conversationData(conversation, conversation.lead);
+  announceConversation(ctx.config, ctx.db.$tenantId, kinds.map((kind) => ({ kind, conversation: snapshot })));
 }
 
 /** GET /backend/leads/{id}/messages: the lead's messages in the conversations the caller sees. */

@@ -1,6 +1,7 @@
 // Departments and their members (bare style; decisions.md: owners and admins manage them, any role
 // lists its own). Deleting a department clears channels' and conversations' references in the
 // database itself (ON DELETE SET NULL (department_id)); its memberships go with it.
+import { announceDepartmentsChanged } from './live.js';
 import { requireTenant } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
 import { AppError, constraintViolation, invalidInput, notFound } from '../../errors.js';
@@ -58,6 +59,7 @@ export async function updateDepartment(ctx: Context, id: string, input: { name?:
 export async function deleteDepartment(ctx: Context, id: string) {
   const { count } = await ctx.db.department.deleteMany({ where: { id } });
   if (count === 0) throw notFound('Departamento');
+  announceDepartmentsChanged(ctx.config, ctx.db.$tenantId);
   return true;
 }
 
@@ -88,6 +90,7 @@ export async function addMember(ctx: Context, id: string, userId: string) {
     if (violated === 'foreign_key') throw notFound('Departamento ou usuário');
     throw e;
   }
+  announceDepartmentsChanged(ctx.config, ctx.db.$tenantId);
   return { message: 'Membro adicionado ao departamento' };
 }
 
@@ -95,5 +98,6 @@ export async function removeMember(ctx: Context, id: string, userId: string) {
   await assertDepartment(ctx, id);
   const { count } = await ctx.db.departmentMember.deleteMany({ where: { department_id: id, user_id: userId } });
   if (count === 0) throw notFound('Membro');
+  announceDepartmentsChanged(ctx.config, ctx.db.$tenantId);
   return true;
 }

@@ -25,6 +25,7 @@ import {
   InboundResultType,
   MediaTypeEnum,
   Message,
+  ConversationChangeType,
   MessagePage,
 } from './types.js';
 
@@ -283,5 +284,14 @@ builder.subscriptionField('messageAdded', (t) =>
     description: 'New messages (inbound and sent) of the conversations the caller can see, as they are stored.',
     subscribe: (_, __, ctx) => live.messagesFor(ctx),
     resolve: (message) => message,
+  }),
+);
+
+builder.subscriptionField('conversationUpdated', (t) =>
+  t.field({
+    type: ConversationChangeType,
+    description: 'Changes of the conversations the caller can see (a new message, read, archived or reopened, assigned), once they commit.',
+    subscribe: (_, __, ctx) => live.conversationChangesFor(ctx),
+    resolve: (change) => change,
   }),
 );

@@ -37,7 +37,7 @@ export interface InboundResult {
  * acts for the whole organisation). Returns null when the provider's message id was stored already (a
  * webhook retried), having changed nothing.
  */
-export async function receiveMessage(db: TenantDb, config: Pick<Config, 'publicBaseUrl'>, channelId: string, input: InboundInput, audience: Audience = SYSTEM): Promise<InboundResult | null> {
+export async function receiveMessage(db: TenantDb, config: Config, channelId: string, input: InboundInput, audience: Audience = SYSTEM): Promise<InboundResult | null> {
   const phone = inboundPhone(input.from);
   const name = input.name?.trim().slice(0, 255) || phone;
   return db.$transaction(async (tx) => {
@@ -49,7 +49,7 @@ export async function receiveMessage(db: TenantDb, config: Pick<Config, 'publicB
     const lead = await leadForPhone(tx, phone, name);
     const open = await openConversation(tx, lead, { channel_id: channel.id, department_id: channel.department_id });
     if (!(await isConversationVisible(tx, audience, open.id))) throw notFound('Conversa');
-    const message = await appendMessage(tx, open, {
+    const message = await appendMessage(tx, config, open, {
       role: 'user',
       status: 'received',
       type: input.type ?? 'text',

@@ -15,7 +15,7 @@ export const messagingDomain = defineDomain({
     { name: 'channels.manage', roles: ['owner', 'admin'], description: 'Create, change and delete channels.' },
     { name: 'departments.manage', roles: ['owner', 'admin'], description: 'List every department; create, change and delete departments and their members.' },
   ],
-  fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view' },
+  fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view', 'Subscription.conversationUpdated': 'messages.view' },
   routes: [
     { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'departments.manage', summary: 'List departments' },
     { method: 'GET', path: '/departments/my', field: 'Query.myDepartments', style: 'bare', access: 'member', summary: 'The caller’s departments' },

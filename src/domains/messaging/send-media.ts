@@ -90,7 +90,7 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
       const lead = await leadForPhone(tx, phone, phone);
       const open = await visibleOpenConversation(tx, audience, lead.id);
       const conversation = await conversationToWrite(tx, audience, lead, open, channel);
-      const stored = await appendMessage(tx, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id, media });
+      const stored = await appendMessage(tx, ctx.config, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id, media });
       await queueDelivery(tx, stored);
       return stored;
     });

@@ -72,7 +72,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
     const open = await visibleOpenConversation(tx, audience, lead.id);
     const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
     const conversation = await conversationToWrite(tx, audience, lead, open, channel);
-    const message = await appendMessage(tx, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id });
+    const message = await appendMessage(tx, ctx.config, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id });
     await queueDelivery(tx, message);
     return message;
   });

@@ -7,6 +7,8 @@ import { Prisma, type Conversation, type Lead, type Message, type MessageRole, t
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';
+import type { Config } from '../../config.js';
+import { announceConversationOnCommit } from './live.js';
 import { conversationData } from './shapes.js';
 
 /**
@@ -103,9 +105,10 @@ export interface MessageMedia {
 /**
  * Stores a message in the conversation and updates the conversation row in the same transaction: the
  * last message (unless a newer one is there already) and, for inbound messages, the unread count. A
- * sent message never resets the unread count.
+ * sent message never resets the unread count. The conversation as the statement left it is announced
+ * to `conversationUpdated` once the transaction commits.
  */
-export async function appendMessage(tx: TenantTx, conversation: Pick<Conversation, 'id' | 'lead_id'>, input: NewMessage): Promise<Message> {
+export async function appendMessage(tx: TenantTx, config: Config, conversation: Pick<Conversation, 'id' | 'lead_id'>, input: NewMessage): Promise<Message> {
   const message = await tx.message.create({
     data: {
       conversation_id: conversation.id,
@@ -122,17 +125,23 @@ export async function appendMessage(tx: TenantTx, conversation: Pick<Conversatio
     },
   });
   const unread = input.role === 'user' ? 1 : 0;
-  await tx.$tenantQuery(
+  const [row] = await tx.$tenantQuery<(Conversation & { lead_name: string; lead_phone: string })[]>(
     (tenant) => Prisma.sql`
-    UPDATE conversations SET
-      unread_count = unread_count + ${unread}::int,
-      last_message_content = CASE WHEN last_message_at IS NULL OR last_message_at <= ${message.created_at} THEN ${message.content} ELSE last_message_content END,
-      last_message_role = CASE WHEN last_message_at IS NULL OR last_message_at <= ${message.created_at} THEN ${message.role}::"MessageRole" ELSE last_message_role END,
-      last_message_at = GREATEST(last_message_at, ${message.created_at}),
+    UPDATE conversations c SET
+      unread_count = c.unread_count + ${unread}::int,
+      last_message_content = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${message.created_at} THEN ${message.content} ELSE c.last_message_content END,
+      last_message_role = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${message.created_at} THEN ${message.role}::"MessageRole" ELSE c.last_message_role END,
+      last_message_at = GREATEST(c.last_message_at, ${message.created_at}),
       updated_at = now()
-    WHERE tenant_id = ${tenant} AND id = ${conversation.id}::uuid
-    RETURNING id`,
+    FROM leads l
+    WHERE c.tenant_id = ${tenant} AND c.id = ${conversation.id}::uuid AND l.tenant_id = c.tenant_id AND l.id = c.lead_id
+    RETURNING c.id::text AS id, c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id,
+      c.status::text AS status, c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role,
+      c.last_message_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone`,
   );
+  if (row) {
+    const lead = { id: row.lead_id, name: row.lead_name, phone: row.lead_phone };
+    announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(row, lead) }]);
+  }
   return message;
 }
-

@@ -8,6 +8,7 @@ import { Lead } from '../leads/types.js';
 import type { PageSource } from './conversations.js';
 import { MEMBERS_MAX, type DepartmentListSource } from './departments.js';
 import type { InboundResult } from './inbound.js';
+import type { ConversationChange, ConversationSnapshot } from './live.js';
 import { lastMessage, messageMediaUrl } from './shapes.js';
 import { MEDIA_TYPES } from './send-media.js';
 import { audienceOf, conversationWhere } from './visibility.js';
@@ -254,5 +255,44 @@ export const InboundResultType = builder.objectRef<InboundResult>('InboundResult
     lead: t.field({ type: Lead, resolve: (r) => r.lead }),
     conversation: t.field({ type: Conversation, resolve: (r) => r.conversation }),
     message: t.field({ type: Message, resolve: (r) => r.message }),
+  }),
+});
+
+// ---- conversationUpdated ----
+
+const ConversationSnapshotLead = builder.objectRef<ConversationSnapshot['lead']>('ConversationSnapshotLead').implement({
+  description: 'The lead of a conversation: id, name and phone.',
+  fields: (t) => ({
+    id: t.field({ type: 'UUID', resolve: (l) => l.id }),
+    name: t.exposeString('name'),
+    phone: t.exposeString('phone', { description: 'E.164.' }),
+  }),
+});
+
+export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>('ConversationSnapshot').implement({
+  description: 'A conversation as its REST read returns it, as the change left it (the fields of Conversation without its graph edges).',
+  fields: (t) => ({
+    id: t.field({ type: 'UUID', resolve: (c) => c.id }),
+    lead: t.field({ type: ConversationSnapshotLead, resolve: (c) => c.lead }),
+    last_message: t.field({ type: LastMessage, nullable: true, description: 'Null before the first message.', resolve: (c) => c.last_message }),
+    unread_count: t.exposeInt('unread_count', { description: 'Inbound messages since the conversation was last marked read.' }),
+    status: t.field({ type: ConversationStatusEnum, resolve: (c) => c.status }),
+    department_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.department_id }),
+    channel_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.channel_id }),
+    created_at: t.field({ type: 'DateTime', resolve: (c) => c.created_at }),
+    updated_at: t.field({ type: 'DateTime', description: 'Last activity.', resolve: (c) => c.updated_at }),
+  }),
+});
+
+export const ConversationChangeKindEnum = builder.enumType('ConversationChangeKind', {
+  description: 'What happened to a conversation: a new `message` (inbound or sent), marked `read`, `archived`, `reopened` (back to active), or `assigned` to a department (or none).',
+  values: { message: { value: 'message' }, read: { value: 'read' }, archived: { value: 'archived' }, reopened: { value: 'reopened' }, assigned: { value: 'assigned' } } as const,
+});
+
+export const ConversationChangeType = builder.objectRef<ConversationChange>('ConversationChange').implement({
+  description: 'A committed change of a conversation the caller can see.',
+  fields: (t) => ({
+    kind: t.field({ type: ConversationChangeKindEnum, resolve: (c) => c.kind }),
+    conversation: t.field({ type: ConversationSnapshotType, resolve: (c) => c.conversation }),
   }),
 });

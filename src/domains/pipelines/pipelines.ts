@@ -95,9 +95,9 @@ export async function deletePipeline(ctx: Context, id: string) {
   await layoutTransaction(ctx, async (db) => {
     if (!(await lockPipeline(db, id))) throw notFound('Pipeline');
     // Its deals go with it (cascade): each one is a deal.deleted.
-    const deals = await db.deal.findMany({ where: { pipeline_id: id }, select: { id: true } });
+    const deals = await db.deal.findMany({ where: { pipeline_id: id }, select: { id: true, pipeline_id: true } });
     const { group_id } = await db.pipeline.delete({ where: { id }, select: { group_id: true } });
-    await recordDealsDeleted(db, deals.map((d) => d.id));
+    await recordDealsDeleted(db, ctx, deals);
     await compactPipelines(db, group_id);
   });
   return true;

@@ -1,5 +1,5 @@
 // Moving deals between stages of one pipeline: shared by stage deletion and the transactional save.
-import type { TenantViewer } from '../../auth/viewer.js';
+import type { Context } from '../../context/context.js';
 import { invalidInput } from '../../errors.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import type { StageKind } from './defaults.js';
@@ -14,7 +14,7 @@ import { stageState, transitionEvent } from '../deals/stage-transition.js';
  */
 export async function reallocateDeals(
   db: TenantTx,
-  viewer: TenantViewer,
+  ctx: Pick<Context, 'viewer' | 'config'>,
   fromStageIds: string[],
   target: { id: string; kind: StageKind | null },
   dealCount: number,
@@ -28,7 +28,7 @@ export async function reallocateDeals(
   await db.deal.updateMany({ where: { id: { in: deals.map((d) => d.id) } }, data: { stage_id: target.id, ...stageState(target.kind, null, new Date()) } });
   await recordDealChange(
     db,
-    viewer,
+    ctx,
     null,
     deals.map((d) => ({ deal_id: d.id, type: transitionEvent(target.kind), from_stage_id: d.stage_id, to_stage_id: target.id, data: { reallocated: true } })),
   );

@@ -1,6 +1,6 @@
 // The transactional save, PUT /backend/pipelines/{id}: the pipeline's fields and its whole stage list.
 import type { Prisma } from '../../generated/prisma/client.js';
-import { type TenantViewer, requireTenant } from '../../auth/viewer.js';
+import { requireTenant } from '../../auth/viewer.js';
 import { conflict, invalidInput, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
@@ -44,7 +44,7 @@ type CurrentStage = Awaited<ReturnType<typeof stagesInOrder>>[number];
  * their deals move to the stage `reallocation_targets` names (which must remain). All or nothing.
  */
 export async function savePipeline(ctx: Context, id: string, input: SavePipelineInput, query: Selection = {}) {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   const name = requiredText('name', input.name, NAME_MAX);
   const description = optionalText('description', input.description, DESCRIPTION_MAX);
   const reasons = input.loss_reasons == null ? undefined : lossReasons(input.loss_reasons);
@@ -68,7 +68,7 @@ export async function savePipeline(ctx: Context, id: string, input: SavePipeline
       const listed = new Set(listedIds);
       const removed = current.filter((s) => !listed.has(s.id));
       if (removed.some((s) => s.kind)) throw invalidInput('As etapas de ganho e de perda não podem ser removidas do pipeline');
-      await removeStages(db, viewer, id, removed, { listed, targets, byId });
+      await removeStages(db, ctx, id, removed, { listed, targets, byId });
       await writeStages(db, id, entries, byId);
 
       const data: Prisma.PipelineUpdateInput = { name };
@@ -108,7 +108,7 @@ function reallocationTargets(raw: Record<string, unknown>): Map<string, string> 
 /** Deletes the stages left out, after moving their deals to a destination that remains in the list. */
 async function removeStages(
   db: TenantTx,
-  viewer: TenantViewer,
+  ctx: Pick<Context, 'viewer' | 'config'>,
   pipelineId: string,
   removed: CurrentStage[],
   plan: { listed: Set<string>; targets: Map<string, string>; byId: Map<string, CurrentStage> },
@@ -134,7 +134,7 @@ async function removeStages(
   }
   for (const [to, from] of moves) {
     const count = from.reduce((n, sid) => n + (dealsIn.get(sid) ?? 0), 0);
-    await reallocateDeals(db, viewer, from, { id: to, kind: byId.get(to)!.kind }, count);
+    await reallocateDeals(db, ctx, from, { id: to, kind: byId.get(to)!.kind }, count);
   }
   if (removed.length) await db.stage.deleteMany({ where: { pipeline_id: pipelineId, id: { in: removed.map((s) => s.id) } } });
 }

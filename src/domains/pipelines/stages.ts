@@ -61,7 +61,7 @@ export async function updateStage(
  * a target, a stage with deals is a conflict. Deals are never deleted with a stage.
  */
 export async function deleteStage(ctx: Context, id: string, targetStageId?: string | null) {
-  const viewer = requireTenant(ctx.viewer);
+  requireTenant(ctx.viewer);
   if (targetStageId && targetStageId.toLowerCase() === id.toLowerCase()) throw invalidInput('A etapa de destino deve ser diferente da etapa excluída');
   try {
     await configTransaction(ctx, async (db) => {
@@ -80,7 +80,7 @@ export async function deleteStage(ctx: Context, id: string, targetStageId?: stri
       if (dealCount > 0 && !target) {
         throw conflict('A etapa possui negócios: informe target_stage_id para realocá-los', { deal_count: dealCount });
       }
-      if (target) await reallocateDeals(db, viewer, [id], target, dealCount);
+      if (target) await reallocateDeals(db, ctx, [id], target, dealCount);
       await db.stage.delete({ where: { id }, select: { id: true } });
       await writePositions(db, 'stage', stages.filter((s) => s.id !== id));
     });
