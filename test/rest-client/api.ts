@@ -5352,6 +5352,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Sync (`updated_since` or `cursor` given): the `cursor` of the next page; absent on the last page and outside a sync. */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7631,6 +7633,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Sync (`updated_since` or `cursor` given): the `cursor` of the next page; absent on the last page and outside a sync. */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8574,6 +8578,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Sync (`updated_since` or `cursor` given): the `cursor` of the next page; absent on the last page and outside a sync. */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8795,6 +8801,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Sync (`updated_since` or `cursor` given): the `cursor` of the next page; absent on the last page and outside a sync. */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -91,6 +91,19 @@ function successResponses(route: RouteSpec, result: JsonSchema | null): Record<s
   return { [status]: { description: status === '201' ? 'Created.' : 'Success.', content: { 'application/json': { schema: dressed(route, result) } } } };
 }
 
+/** A synced list answered as a plain array gives its next page's cursor in the X-Next-Cursor header. */
+function withNextCursorHeader(field: GraphQLField<unknown, unknown>, success: Record<string, unknown>): Record<string, unknown> {
+  const unwrapped = isNonNullType(field.type) ? field.type.ofType : field.type;
+  if (!isListType(unwrapped) || !field.args.some((a) => a.name === 'cursor')) return success;
+  const header = {
+    description: 'Sync (`updated_since` or `cursor` given): the `cursor` of the next page; absent on the last page and outside a sync.',
+    schema: { type: 'string' },
+  };
+  return Object.fromEntries(
+    Object.entries(success).map(([status, response]) => [status, { ...(response as object), headers: { 'X-Next-Cursor': header } }]),
+  );
+}
+
 export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly DomainManifest[], options: OpenApiOptions = {}): OpenApiDocument {
   const table = buildRouteTable(domains);
   const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => !!r.field);
@@ -160,7 +173,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       description: [field.description, route.openapi?.description].filter(Boolean).join('\n\n'),
       parameters,
       requestBody: bodyOf(bodyArgs),
-      success: successResponses(route, result),
+      success: withNextCursorHeader(field, successResponses(route, result)),
       facts: { takesInput: field.args.length > 0, namesRecords: inPath.size > 0 || field.args.some((a) => holdsScalar(a.type, 'UUID')) },
     };
   }
