@@ -126,9 +126,9 @@ describe('the OpenAPI document', () => {
     expect((doc.components as Json).schemas.Pipeline.properties.group).toBeUndefined();
     // A synced plain-array list names its next page in the X-Next-Cursor header; a paginated one in its body.
     for (const path of ['/backend/tags', '/backend/pipeline/products', '/backend/knowledge', '/backend/templates']) {
-      expect(doc.paths[path].get.responses['200'].headers?.['X-Next-Cursor']?.schema, path).toEqual({ type: 'string' });
+      expect((doc.paths[path].get.responses['200'] as Json).headers?.['X-Next-Cursor']?.schema, path).toEqual({ type: 'string' });
     }
-    expect(doc.paths['/backend/leads'].get.responses['200'].headers).toBeUndefined();
+    expect((doc.paths['/backend/leads'].get.responses['200'] as Json).headers).toBeUndefined();
   });
 
   it('documents every error in its route’s style with its codes; 401 is always the envelope', async () => {
