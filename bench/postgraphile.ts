@@ -40,7 +40,7 @@ const LIST_QUERY = `query BenchDeals($tenantId: UUID!, $pipelineId: UUID!, $firs
   allDeals(condition: { tenantId: $tenantId, pipelineId: $pipelineId }, orderBy: [CREATED_AT_DESC, PRIMARY_KEY_DESC], first: $first) {
     totalCount
     nodes {
-      rowId number pipelineId stageId leadId ownerId value total origin lossReason note wonAt lostAt createdAt updatedAt
+      rowId number pipelineId stageId leadId ownerId value total origin lossReason note wonAt lostAt stageEnteredAt createdAt updatedAt
       leadByTenantIdAndLeadId { name surname company email phone avatarUrl statusId }
       dealProductsByTenantIdAndDealId(orderBy: [POSITION_ASC, CREATED_AT_ASC, PRIMARY_KEY_ASC]) { nodes { rowId productId name price qty custom total } }
       dealTagsByTenantIdAndDealId { nodes { tagByTenantIdAndTagId { rowId name color createdAt updatedAt } } }
@@ -62,7 +62,7 @@ function toRestShape(json: unknown, limit: number): unknown {
       return {
         id: d.rowId, number: d.number, pipeline_id: d.pipelineId, stage_id: d.stageId, lead_id: d.leadId, owner_id: d.ownerId,
         value: num(d.value), total: num(d.total), origin: d.origin, loss_reason: d.lossReason, note: d.note,
-        won_at: iso(d.wonAt), lost_at: iso(d.lostAt), created_at: iso(d.createdAt), updated_at: iso(d.updatedAt),
+        won_at: iso(d.wonAt), lost_at: iso(d.lostAt), stage_entered_at: iso(d.stageEnteredAt), created_at: iso(d.createdAt), updated_at: iso(d.updatedAt),
         lead_name: l.name ?? null, lead_surname: l.surname ?? null, lead_company: l.company ?? null, lead_email: l.email ?? null,
         lead_phone: l.phone ?? null, lead_avatar: l.avatarUrl ?? null, lead_status_id: l.statusId ?? null,
         products: d.dealProductsByTenantIdAndDealId.nodes.map((p: Row) => ({
@@ -76,7 +76,7 @@ function toRestShape(json: unknown, limit: number): unknown {
         overdue_todos: d.overdueTodos,
       };
     }),
-    pagination: { current_page: 1, total_pages: pages, total_count: conn.totalCount, has_next: 1 < pages, has_prev: false },
+    pagination: { current_page: 1, total_pages: pages, total_count: conn.totalCount, has_next: 1 < pages, has_prev: false, next_cursor: null },
   };
 }
 

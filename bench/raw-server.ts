@@ -31,7 +31,7 @@ export async function tenantOfKey(query: (sql: string, params: unknown[]) => Pro
 const DEAL_JSON = `json_build_object(
   'id', d.id, 'number', d.number, 'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'lead_id', d.lead_id, 'owner_id', d.owner_id,
   'value', d.value::float8, 'total', d.total::float8, 'origin', d.origin, 'loss_reason', d.loss_reason, 'note', d.note,
-  'won_at', ${ts('d.won_at')}, 'lost_at', ${ts('d.lost_at')}, 'created_at', ${ts('d.created_at')}, 'updated_at', ${ts('d.updated_at')},
+  'won_at', ${ts('d.won_at')}, 'lost_at', ${ts('d.lost_at')}, 'stage_entered_at', ${ts('d.stage_entered_at')}, 'created_at', ${ts('d.created_at')}, 'updated_at', ${ts('d.updated_at')},
   'lead_name', l.name, 'lead_surname', l.surname, 'lead_company', l.company, 'lead_email', l.email, 'lead_phone', l.phone,
   'lead_avatar', l.avatar_url, 'lead_status_id', l.status_id,
   'products', COALESCE((SELECT json_agg(json_build_object('id', p.id, 'product_id', p.product_id, 'name', p.name, 'price', p.price::float8,
@@ -58,9 +58,14 @@ const PIPELINE_SQL = `
 
 const BOARD_SQL = `
   SELECT json_build_object('id', s.id, 'pipeline_id', s.pipeline_id, 'name', s.name, 'color', s.color, 'kind', s.kind, 'position', s.position)::text AS stage,
-         COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::float8 AS total, COALESCE(a.total, 0)::text AS exact
+         COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::float8 AS total, COALESCE(a.total, 0)::text AS exact,
+         a.avg_days_in_stage
   FROM stages s
-  LEFT JOIN (SELECT stage_id, count(*) AS deal_count, sum(total) AS total FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 GROUP BY stage_id) a ON a.stage_id = s.id
+  LEFT JOIN (
+    SELECT stage_id, count(*) AS deal_count, sum(total) AS total,
+           -- Days the open deals have spent in their stage, averaged (as src/domains/deals/board.ts does).
+           round((avg(extract(epoch FROM now() - stage_entered_at)) FILTER (WHERE won_at IS NULL AND lost_at IS NULL) / 86400)::numeric, 2)::float8 AS avg_days_in_stage
+    FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 GROUP BY stage_id) a ON a.stage_id = s.id
   WHERE s.tenant_id = $1 AND s.pipeline_id = $2 ORDER BY s.position, s.created_at, s.id`;
 
 // The knowledge search (src/domains/knowledge/search.ts) written out by hand: the same tsquery (websearch
@@ -181,7 +186,7 @@ export async function startRawServer(connectionString: string, schema: string, p
         return send(
           res,
           200,
-          `{"data":${r.data},"pagination":${JSON.stringify({ current_page: page, total_pages: pages, total_count: total, has_next: page < pages, has_prev: page > 1 })}}`,
+          `{"data":${r.data},"pagination":${JSON.stringify({ current_page: page, total_pages: pages, total_count: total, has_next: page < pages, has_prev: page > 1, next_cursor: null })}}`,
         );
       }
       const [pipeline, board] = await Promise.all([query(PIPELINE_SQL, [tenantId, pipelineId]), query(BOARD_SQL, [tenantId, pipelineId])]);
@@ -192,7 +197,7 @@ export async function startRawServer(connectionString: string, schema: string, p
         deals += s.deal_count;
         const [whole, frac = ''] = String(s.exact).split('.');
         cents += BigInt(whole) * 100n + BigInt((frac + '00').slice(0, 2));
-        return `{"stage":${s.stage},"deal_count":${s.deal_count},"total":${s.total}}`;
+        return `{"stage":${s.stage},"deal_count":${s.deal_count},"total":${s.total},"avg_days_in_stage":${JSON.stringify(s.avg_days_in_stage)}}`;
       });
       return send(res, 200, `{"pipeline":${pipeline.rows[0].pipeline},"stages":[${stages.join(',')}],"total_deals":${deals},"total_amount":${Number(cents) / 100}}`);
     } catch (e) {

@@ -60,17 +60,19 @@ export async function seed(pool: SeedTarget, opts: { leads: number; listDeals: n
   await q(`INSERT INTO products (tenant_id, name, price) SELECT $1, 'Produto ' || i, round((10 + random() * 4990)::numeric, 2) FROM generate_series(1, 200) AS i`, [t]);
   await q(`INSERT INTO tags (tenant_id, name, color) SELECT $1, 'tag-' || i, '#22c55e' FROM generate_series(1, 20) AS i`, [t]);
 
-  // Deals: stage chosen by i, created_at spread over two years, won/lost dates on those stages.
+  // Deals: stage chosen by i, created_at spread over two years, won/lost dates on those stages; each
+  // entered its stage when created (won and lost ones when closed), so the board's time in stage is real.
   const insertDeals = async (pipelineId: string, count: number, firstNumber: number) => {
     await q(
       `WITH st AS (SELECT array_agg(id ORDER BY position) AS ids FROM stages WHERE tenant_id = $1 AND pipeline_id = $2),
             ld AS (SELECT array_agg(id) AS ids FROM leads WHERE tenant_id = $1)
-       INSERT INTO deals (tenant_id, number, pipeline_id, stage_id, lead_id, value, total, origin, loss_reason, won_at, lost_at, created_at, updated_at)
+       INSERT INTO deals (tenant_id, number, pipeline_id, stage_id, lead_id, value, total, origin, loss_reason, won_at, lost_at, stage_entered_at, created_at, updated_at)
        SELECT $1, $3::int + i + 1, $2, st.ids[1 + i % 6], ld.ids[1 + (i * 7919) % array_length(ld.ids, 1)],
               v, v, 'manual',
               CASE WHEN i % 6 = 5 THEN 'Preço' END,
               CASE WHEN i % 6 = 4 THEN c + interval '10 days' END,
               CASE WHEN i % 6 = 5 THEN c + interval '10 days' END,
+              CASE WHEN i % 6 IN (4, 5) THEN c + interval '10 days' ELSE c END,
               c, c
        FROM st, ld, generate_series(0, $4::int - 1) AS i,
             LATERAL (SELECT round((100 + (i * 37) % 20000)::numeric, 2) AS v, now() - (i::float8 / $4::int) * interval '730 days' - (i % 1000) * interval '1 ms' AS c) x`,
