@@ -19,7 +19,7 @@ export interface TestS3 {
   /** Every object key in the bucket, sorted. */
   objectKeys(): Promise<string[]>;
   /** Moves an object's last-modified time into the past (s3rver keeps it as its file's mtime). */
-  age(key: string, ms: number): void;
+  age(key: string, ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -47,9 +47,12 @@ export async function startS3({ bucket = 'funil-test' }: { bucket?: string } = {
       } while (ContinuationToken);
       return keys.sort();
     },
-    age(key, ms) {
+    async age(key, ms) {
       const past = new Date(Date.now() - ms);
-      fs.utimesSync(path.join(directory, bucket, `${key}._S3rver_object`), past, past);
+      const file = path.join(directory, bucket, `${key}._S3rver_object`);
+      // s3rver may answer a PUT a moment before its file is in place (seen on a loaded machine).
+      for (const until = Date.now() + 10_000; !fs.existsSync(file) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      fs.utimesSync(file, past, past);
     },
     async stop() {
       client.destroy();

@@ -35,7 +35,7 @@ export interface TestStore {
   /** Whether a file is stored under `key`. */
   has(key: string): Promise<boolean>;
   /** Moves the stored file's modification time `ms` into the past. */
-  age(key: string, ms: number): void;
+  age(key: string, ms: number): Promise<void>;
   /** The bucket, on s3. */
   s3?: TestS3;
   close(): Promise<void>;
@@ -58,7 +58,7 @@ export async function openTestStore(kind: StorageKind = testStorageKind(), root 
       contents: async () => filesUnder(root).sort(),
       read: async (key) => (fs.existsSync(pathOf(key)) ? fs.readFileSync(pathOf(key)) : null),
       has: async (key) => fs.existsSync(pathOf(key)),
-      age(key, ms) {
+      async age(key, ms) {
         const past = new Date(Date.now() - ms);
         fs.utimesSync(pathOf(key), past, past);
       },

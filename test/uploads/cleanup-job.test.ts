@@ -62,7 +62,7 @@ describe('the scheduled uploads cleanup', () => {
 
   it('the start-up upkeep sweeps storage and schedules the cleanup', async () => {
     const orphan = (await api.app.deps.storage.put(new Blob(['órfão']).stream(), { maxBytes: 100 })).key;
-    store.age(orphan, 3600_000);
+    await store.age(orphan, 3600_000);
     await startUploadsUpkeep(api.db.prisma, api.app.deps.storage);
     expect((await store.has(orphan))).toBe(false);
     const runs = await pendingRuns();

@@ -32,8 +32,8 @@ describe('sweepOrphanFiles', () => {
     const recorded = keyOf((await upload(api, org.key)).file_url);
     const oldOrphan = (await storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
     const newOrphan = (await storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
-    store.age(recorded, 3600_000);
-    store.age(oldOrphan, 3600_000);
+    await store.age(recorded, 3600_000);
+    await store.age(oldOrphan, 3600_000);
     // Not a stored file (wrong name for its place): the sweep only touches what storage wrote.
     const foreign = 'ab/cd/nota.txt';
     // Partial files of dead uploads: on disk only (s3rver keeps no listable multipart uploads).
@@ -48,7 +48,7 @@ describe('sweepOrphanFiles', () => {
       age(path.join(root, foreign));
     } else {
       await store.s3!.client.send(new PutObjectCommand({ Bucket: store.s3!.bucket, Key: foreign, Body: 'nota' }));
-      store.age(foreign, 3600_000);
+      await store.age(foreign, 3600_000);
     }
     const partials = onDisk ? 1 : 0;
 
@@ -69,7 +69,7 @@ describe('sweepOrphanFiles', () => {
     // A store of its own: with PGlite the server has a database of its own, where no file is recorded.
     const own = await openTestStore();
     const orphan = (await own.storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
-    own.age(orphan, 3600_000);
+    await own.age(orphan, 3600_000);
     const databaseUrl = (api.db as { url?: string }).url;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-sweep-data-'));
     const port = await new Promise<number>((resolve) => {
