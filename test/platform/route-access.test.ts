@@ -133,7 +133,8 @@ describe('access matrix', () => {
     }
     await inParallel(passes);
     expect(problems).toEqual([]);
-  });
+    // Hundreds of requests: on embedded PGlite with both suites running it has taken over a minute.
+  }, 240_000);
 
   it('guards subscriptions by their declaration too', async () => {
     const org = await api.newOrg();
