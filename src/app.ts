@@ -17,7 +17,7 @@ import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } fr
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { errorResponse, graphqlErrorResponse } from './http/responses.js';
-import { log } from './log.js';
+import { log, errorText } from './log.js';
 import { enableMetrics, observeDatabase, observeRequest } from './observability/metrics.js';
 import { METRICS_PATH, metricsAuthorized, metricsResponse } from './observability/metrics-route.js';
 import { requestIdFrom, runWithRequestId } from './observability/request-context.js';
@@ -76,7 +76,7 @@ export function createApp(config: Config, db: Database): App {
   provideEventSchemas(() => (eventSchemas ??= eventSchemasOf(openApiDocument())));
   if (config.metricsToken) {
     enableMetrics();
-    observeDatabase({ sql: db.sql, pool: db.poolStats });
+    observeDatabase({ sql: db.sql, pool: db.poolStats && (() => db.poolStats!()) });
   }
 
   async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
@@ -143,7 +143,7 @@ export function createApp(config: Config, db: Database): App {
     try {
       response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
     } catch (e) {
-      log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
+      log.error('unhandled error', { error: errorText(e) });
       response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
     }
     if (crossOrigin(pathname)) {
@@ -167,7 +167,7 @@ export function createApp(config: Config, db: Database): App {
 
   return {
     deps,
-    styleOf: table.styleOf,
+    styleOf: (pathname) => table.styleOf(pathname),
     close: () => limits.close(),
     fetch(request, client = {}) {
       // Every log line written while the request is handled carries its id (src/log.ts).

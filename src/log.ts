@@ -52,3 +52,9 @@ export const log = {
   warn: write('warn'),
   error: write('error'),
 };
+
+/** What a log line says of a thrown value: its stack when it has one, else the value as text. */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.stack ?? e.message;
+  return typeof e === 'string' ? e : JSON.stringify(e) ?? String(e);
+}

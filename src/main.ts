@@ -13,7 +13,7 @@ import { listen } from './http/server.js';
 import { startJobRunner } from './jobs/registry.js';
 import { IDEMPOTENCY_CLEANUP_QUEUE } from './jobs/idempotency-cleanup.js';
 import { schedulePeriodicRun } from './jobs/periodic.js';
-import { log, setLogLevel } from './log.js';
+import { log, setLogLevel, errorText } from './log.js';
 import { stopTracing } from './observability/tracing.js';
 
 async function main() {
@@ -47,7 +47,7 @@ async function main() {
   }
   const app = createApp(config, db);
   void startUploadsUpkeep(db.prisma, app.deps.storage);
-  void schedulePeriodicRun(db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) => log.error('could not schedule the idempotency cleanup', { error: String(error?.stack ?? error) }));
+  void schedulePeriodicRun(db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) => log.error('could not schedule the idempotency cleanup', { error: errorText(error) }));
   const server = await listen(app, config);
   const jobs = await startJobRunner(db, config);
   console.log(
@@ -88,6 +88,6 @@ async function main() {
 
 main().catch((e) => {
   if (e instanceof DataDirInUseError || e instanceof MigrationsPendingError) console.error(e.message);
-  else log.error('failed to start', { error: String(e?.stack ?? e) });
+  else log.error('failed to start', { error: errorText(e) });
   process.exit(1);
 });

@@ -25,6 +25,6 @@ export async function openApiTypes(document: OpenApiDocument): Promise<string> {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const json = printedOpenApi();
   fs.writeFileSync(OPENAPI_FILE, json);
-  fs.writeFileSync(OPENAPI_TYPES_FILE, await openApiTypes(JSON.parse(json)));
+  fs.writeFileSync(OPENAPI_TYPES_FILE, await openApiTypes(JSON.parse(json) as OpenApiDocument));
   console.log(`wrote ${OPENAPI_FILE} and ${OPENAPI_TYPES_FILE}`);
 }

@@ -1,6 +1,8 @@
 // Work that must wait for a transaction to commit (announcing a change to live subscribers): registered
 // inside the transaction with `afterCommit(tx, fn)`, run once `$transaction` has resolved, dropped when
 // it rolls back. The tenant clients' `$transaction` keeps the list (TenantClients wraps it here).
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call --
+   This module wraps Prisma's $transaction, whose overloads take untyped callbacks and arrays. */
 import { log } from '../log.js';
 
 const pending = new WeakMap<object, (() => void)[]>();

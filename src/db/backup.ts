@@ -105,7 +105,7 @@ async function readManifest(file: string): Promise<BackupManifest> {
   });
   const manifest = text === undefined ? undefined : (JSON.parse(text) as BackupManifest);
   if (manifest?.format !== 'funil-backup') throw new BackupError(`${file} is not a Funil backup: it has no ${MANIFEST}.`);
-  if (manifest.version !== 1) throw new BackupError(`${file} is a backup of format version ${manifest.version}; this version reads version 1.`);
+  if (manifest.version !== 1) throw new BackupError(`${file} is a backup of format version ${String(manifest.version)}; this version reads version 1.`);
   return manifest;
 }
 

@@ -154,7 +154,7 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
   }
   const sql: SqlRunner = {
     script: async (s) => void (await pool.query(s)),
-    query: async (s, params) => (await pool.query(s, params as unknown[])).rows,
+    query: async <T>(s: string, params?: unknown[]) => (await pool.query(s, params)).rows as T[],
   };
   // Migrations hold an advisory lock for their whole run, so they need one connection of their own, and
   // no statement timeout: waiting for another process's migrations, or a long one, is not a fault.
@@ -165,7 +165,7 @@ async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 3
     applied = await migrateOrCheck(
       {
         script: async (s) => void (await migrator.query(s)),
-        query: async (s, params) => (await migrator.query(s, params as unknown[])).rows,
+        query: async <T>(s: string, params?: unknown[]) => (await migrator.query(s, params)).rows as T[],
       },
       apply,
     );

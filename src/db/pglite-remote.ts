@@ -139,11 +139,10 @@ export class PGliteRemote {
 
   /** A Prisma driver adapter whose every call runs in the thread. */
   adapterFactory(): SqlDriverAdapterFactory {
-    const remote = this;
     return {
       provider: 'postgres',
       adapterName: ADAPTER_NAME,
-      connect: async () => remote.adapter(),
+      connect: async () => this.adapter(),
     };
   }
 

@@ -1,6 +1,8 @@
 // Counts the SQL statements Prisma sends: the test suite and the benchmark use it to prove that a page
 // of deals costs the same number of statements whatever its size (no N+1). Requests measured this way
 // run one at a time. On the embedded database it also makes each statement a span when tracing is on.
+/* eslint-disable @typescript-eslint/no-unsafe-return --
+   This module is a Proxy over the driver adapter's methods, forwarding whatever they return. */
 import { traced, tracingEnabled } from '../observability/tracing.js';
 
 export interface StatementCounter {

@@ -9,6 +9,8 @@
 // scoped client it is: `where: { id }` of findUnique, update, delete and upsert, and a `cursor: { id }`
 // (at the top of a read, or in an included or selected relation: Pothos' connections) become the key
 // `{ tenant_id_id: { tenant_id, id } }`.
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument --
+   This module rewrites the untyped arguments of every Prisma model operation. */
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { withCommitHooks } from './after-commit.js';
 import type { DirectSql } from './direct.js';

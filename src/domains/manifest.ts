@@ -97,7 +97,7 @@ export interface HandlerInput {
  * Response, or a value that is dressed like a field route's answer.
  */
 export interface HandlerRoute extends RouteBase {
-  handler: (input: HandlerInput) => Promise<Response | unknown>;
+  handler: (input: HandlerInput) => Promise<unknown>; // a Response, or a value the route wraps
   wrap?: 'data' | 'spread' | 'none';
   field?: never;
 }

@@ -14,6 +14,7 @@ import { invalidInput } from '../errors.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { servedOfCap, type ListBound } from '../schema/list-bounds.js';
 import { requestError } from './graphql-errors.js';
+import { executionArgs } from './execution-args.js';
 
 /** Arguments that bound how many items a field returns (a page, a connection). */
 const SIZE_ARGUMENTS = ['first', 'last', 'limit'];
@@ -56,10 +57,11 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       if (cost !== undefined) response.headers.set(COST_HEADER, String(cost));
     },
     onSchemaChange({ schema }) {
-      assertCostedFieldsExist(schema);
-      assertListsBounded(schema);
+      assertCostedFieldsExist(schema as GraphQLSchema);
+      assertListsBounded(schema as GraphQLSchema);
     },
-    async onExecute({ args, setResultAndStopExecution }) {
+    async onExecute({ args: untyped, setResultAndStopExecution }) {
+      const args = executionArgs(untyped);
       const operation = getOperationAST(args.document, args.operationName);
       if (!operation) return;
       const fragments = new Map<string, FragmentDefinitionNode>();

@@ -5,8 +5,9 @@
 import { GraphQLError, type DocumentNode, type GraphQLErrorOptions } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, normalizeError } from '../errors.js';
-import { log } from '../log.js';
+import { log, errorText } from '../log.js';
 import { literalDetails } from './graphql-literal-paths.js';
+import { documentOf } from './execution-args.js';
 
 export interface ErrorShapeOptions {
   production: boolean;
@@ -18,7 +19,7 @@ const shaped = new WeakSet<GraphQLError>();
 export function clientError(error: unknown, { production }: ErrorShapeOptions, document?: DocumentNode): GraphQLError {
   if (error instanceof GraphQLError && shaped.has(error)) return error;
   const { error: app, internal } = withLiteralDetails(normalizeError(error), error, document);
-  if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
+  if (internal) log.error('unhandled error', { error: errorText(internal) });
   const original = error as GraphQLError;
   const at = { nodes: original.nodes, source: original.source, positions: original.positions };
   const message = production ? withoutSuggestions(app.message) : app.message;
@@ -61,7 +62,7 @@ function withoutDetailSuggestions(app: AppError): AppError {
 export function shapeValidationErrors(options: ErrorShapeOptions): Plugin {
   return {
     onValidate: ({ params }) => ({ valid, result, setResult }) => {
-      if (!valid) setResult(result.map((e) => clientError(e, options, params.documentAST)));
+      if (!valid) setResult(result.map((e) => clientError(e, options, documentOf(params))));
     },
   };
 }

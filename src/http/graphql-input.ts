@@ -5,6 +5,7 @@ import { GraphQLError, Kind, visit, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../errors.js';
 import { assertCleanInput, isDirtyText } from '../schema/clean-input.js';
+import { executionArgs } from './execution-args.js';
 
 function refuse(error: AppError): never {
   throw new GraphQLError(error.message, { extensions: { code: error.kind, status: error.status, http: { status: error.status } } });
@@ -25,7 +26,8 @@ function assertCleanDocument(document: DocumentNode) {
 
 export function cleanInputPlugin(): Plugin {
   return {
-    onExecute({ args }) {
+    onExecute({ args: untyped }) {
+      const args = executionArgs(untyped);
       try {
         assertCleanInput(args.variableValues ?? {});
       } catch (e) {

@@ -6,18 +6,20 @@ import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context/context.js';
 import { planJsonOperation } from '../schema/json-fields.js';
+import { executionArgs } from './execution-args.js';
 
 export function jsonFieldsPlugin(): Plugin {
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
+    onExecute({ args: untyped, executeFn, setExecuteFn }) {
+      const args = executionArgs(untyped);
       const planned = planJsonOperation(args.schema, args.document, args.operationName, (args.variableValues ?? {}) as Record<string, unknown>);
       if (!planned) return;
       setExecuteFn(async (execArgs) => {
         let texts: string[];
         try {
-          texts = await Promise.all(planned.map((f) => f.run(execArgs.contextValue as Context)));
+          texts = await Promise.all(planned.map((f) => f.run(executionArgs(execArgs).contextValue as Context)));
         } catch {
-          return executeFn(execArgs);
+          return executeFn(execArgs) as ReturnType<typeof jsonResult>;
         }
         return jsonResult(`{"data":{${planned.map((f, i) => `${JSON.stringify(f.key)}:${texts[i]}`).join(',')}}}`);
       });

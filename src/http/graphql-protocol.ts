@@ -8,6 +8,7 @@ import { GraphQLError, getOperationAST, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { countGraphQLOperation } from '../observability/metrics.js';
 import type { RequestFacts } from './request-facts.js';
+import { executionArgs } from './execution-args.js';
 
 /** A protocol refusal Yoga raised (405), as it should reach the client; null for anything else. */
 export function methodNotAllowed(error: GraphQLError): GraphQLError | null {
@@ -19,7 +20,8 @@ export function methodNotAllowed(error: GraphQLError): GraphQLError | null {
 
 export function graphqlProtocolPlugin(): Plugin<{ facts?: RequestFacts }> {
   return {
-    onExecute({ args }) {
+    onExecute({ args: untyped }) {
+      const args = executionArgs(untyped);
       const facts = (args.contextValue as { facts?: RequestFacts }).facts;
       const operation = getOperationAST(args.document, args.operationName);
       if (operation) countGraphQLOperation(operation.operation, operation.name?.value);

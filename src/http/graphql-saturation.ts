@@ -9,6 +9,7 @@ import { RETRY_AFTER_SECONDS } from '../errors.js';
 
 export function saturationStatusPlugin(): Plugin {
   return {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- envelop's hooks hand out setters to destructure
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result) || Symbol.asyncIterator in (result as object)) return;
       const single = result as ExecutionResult;

@@ -4,6 +4,7 @@
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { traced } from '../observability/tracing.js';
+import { executionArgs } from './execution-args.js';
 
 export function executionAttributes(document: DocumentNode, operationName: string | null | undefined, transport: 'graphql' | 'rest') {
   const operation = getOperationAST(document, operationName);
@@ -12,9 +13,10 @@ export function executionAttributes(document: DocumentNode, operationName: strin
 
 export function graphqlTracingPlugin(): Plugin {
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
+    onExecute({ args: untyped, executeFn, setExecuteFn }) {
+      const args = executionArgs(untyped);
       const attributes = executionAttributes(args.document, args.operationName, 'graphql');
-      setExecuteFn((execArgs) => traced('graphql.execute', attributes, async () => executeFn(execArgs)));
+      setExecuteFn((execArgs) => traced('graphql.execute', attributes, async () => executeFn(execArgs) as Promise<unknown>));
     },
   };
 }

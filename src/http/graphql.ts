@@ -4,7 +4,7 @@
 // (graphql-saturation.ts); protocol errors with their HTTP status (graphql-protocol.ts); multipart
 // requests with files spooled to disk
 // (graphql-multipart.ts) instead of Yoga's in-memory parser.
-import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, OperationTypeNode, parse, type GraphQLSchema } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -89,7 +89,7 @@ export async function isMutationRequest(request: Request): Promise<boolean> {
   try {
     const { query, operationName } = (await request.json()) as { query?: unknown; operationName?: unknown };
     if (typeof query !== 'string') return false;
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'mutation';
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.MUTATION;
   } catch {
     return false;
   }

@@ -133,7 +133,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
       });
       return;
     }
-    adapter(req, res);
+    void adapter(req, res);
   };
 
   // Node's own limit on receiving a whole request, a little after ours: it also cuts a late body no

@@ -16,6 +16,7 @@ export interface QueueDeps {
 }
 
 /** Every queue, as a factory of its definition. A domain adds its own here. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- queues of different payloads in one list
 const QUEUES: Array<(deps: QueueDeps) => QueueDefinition<any>> = [dispatchQueue, deliveryQueue, uploadCleanupQueue, messageDeliveryQueue, idempotencyCleanupQueue];
 
 /** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */

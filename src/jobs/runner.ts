@@ -17,6 +17,7 @@ import { JOBS_CHANNEL } from './enqueue.js';
 import { DEFAULT_RETRY_DELAYS, FailJob, RetryJob, type JobPayload, type QueueDefinition } from './queue.js';
 
 export interface JobRunnerOptions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- queues of different payloads in one list
   queues: QueueDefinition<any>[];
   /** Handlers running at once in this runner, all queues together. */
   concurrency?: number;
@@ -41,6 +42,7 @@ export async function runJobs(db: Pick<Database, 'sql' | 'listen'>, options: Job
 }
 
 interface Queue {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- queues of different payloads in one list
   definition: QueueDefinition<any>;
   retryDelays: number[];
   maxAttempts: number;

@@ -9,7 +9,7 @@ import type { TenantViewer, Viewer } from '../auth/viewer.js';
 import { createContext, type ContextDeps } from '../context/context.js';
 import type { FieldRoute, ResponseStyle, RouteSpec } from '../domains/manifest.js';
 import { AppError, normalizeError } from '../errors.js';
-import { log } from '../log.js';
+import { log, errorText } from '../log.js';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { assertCleanInput } from '../schema/clean-input.js';
@@ -146,7 +146,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       const key = request.method === 'POST' && viewer?.kind === 'user' ? idempotencyKeyOf(request) : null;
       return key ? await runIdempotent(deps.prisma, (viewer as TenantViewer).tenantId, key, request, execute) : await execute(request);
     } catch (e) {
-      return answer(style, requestId, () => Promise.reject(e));
+      return answer(style, requestId, () => { throw e; });
     }
   };
 }
@@ -163,15 +163,15 @@ async function answer(style: ResponseStyle, requestId: string, run: () => Promis
     return await run();
   } catch (e) {
     const { error, internal } = normalizeError(e);
-    if (internal) log.error('unhandled error', { requestId, error: String((internal as Error)?.stack ?? internal) });
+    if (internal) log.error('unhandled error', { requestId, error: errorText(internal) });
     return errorResponse(style, error);
   }
 }
 
 function parseJsonObject(text: string): Record<string, unknown> | null {
   try {
-    const value = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }

@@ -9,7 +9,7 @@ import type { FieldRoute } from '../domains/manifest.js';
 import { normalizeError } from '../errors.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { answerTooLarge, jsonLongerThan, MAX_ANSWER_BYTES } from '../http/graphql-size.js';
-import { log } from '../log.js';
+import { log, errorText } from '../log.js';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 import { BASE_PATH } from './route-table.js';
 
@@ -81,7 +81,7 @@ export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRo
     // A neutral {kind, message, extra} the dispatcher re-dresses in the route's style.
     errorHandler: ((errors: readonly unknown[]) => {
       const { error, internal } = normalizeError(errors[0]);
-      if (internal) log.error('unhandled error', { error: String((internal as Error)?.stack ?? internal) });
+      if (internal) log.error('unhandled error', { error: errorText(internal) });
       return new Response(JSON.stringify({ kind: error.kind, message: error.message, extra: error.extra }), {
         status: error.status,
         headers: { 'content-type': 'application/json' },

@@ -79,11 +79,11 @@ export async function readMultipartForm(request: Request, limits: FormLimits, co
     throw malformedForm();
   }
 
-  let failure: unknown;
+  let failure: Error | undefined;
   let interrupt: (() => void) | undefined;
   const fail = (error: unknown) => {
     if (failure !== undefined) return;
-    failure = error;
+    failure = error instanceof Error ? error : new Error(String(error));
     interrupt?.();
   };
   /**
@@ -163,7 +163,7 @@ export async function readMultipartForm(request: Request, limits: FormLimits, co
 
   // Stop everything: a file part still arriving errors (its consumer removes what it wrote) and the rest
   // of the body is not read.
-  parser.destroy(failure as Error);
+  parser.destroy(failure);
   if (!bodyDone) void reader.cancel().catch(() => {});
   await Promise.all(parts);
   throw failure;

@@ -41,7 +41,7 @@ export async function startBalancer(): Promise<Balancer> {
     if (!upstreams.length) return void res.writeHead(503).end();
     const pinned = req.headers[UPSTREAM_HEADER];
     const index = pinned === undefined ? next++ % upstreams.length : Number(pinned);
-    if (!(index in upstreams)) return void res.writeHead(400).end(`no upstream ${pinned}`);
+    if (!(index in upstreams)) return void res.writeHead(400).end(`no upstream ${String(pinned)}`);
     balancer.served[index] = (balancer.served[index] ?? 0) + 1;
     const headers = endToEnd(req.headers);
     delete headers[UPSTREAM_HEADER];

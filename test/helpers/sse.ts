@@ -85,7 +85,7 @@ export async function subscribeSse<T>(baseUrl: string, key: string | null, query
         if (!data || data.length <= 6) continue;
         const payload = JSON.parse(data.slice(5));
         if (payload.errors) stream.errors.push(...payload.errors);
-        if (payload.data) stream.received.push(...(Object.values(payload.data) as T[]));
+        if (payload.data) stream.received.push(...Object.values<T>(payload.data));
       }
     }
     stream.completed = true;

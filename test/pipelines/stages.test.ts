@@ -75,11 +75,13 @@ describe('update stage', () => {
     expect(r.body.position).toBe(0);
     expect(await names()).toEqual(['Perdido:0', 'Entrada:1', 'Em andamento:2', 'Ganho:3']);
     r = await api.rest('PUT', `/backend/pipeline/stages/${perdido.id}`, { key: org.key, body: { position: 3 } });
+    expect(r.status).toBe(200);
     expect(await names()).toEqual(['Entrada:0', 'Em andamento:1', 'Ganho:2', 'Perdido:3']);
     r = await api.rest('PUT', `/backend/pipeline/stages/${entrada.id}`, { key: org.key, body: { position: 2, name: 'Início' } });
     expect(r.body).toMatchObject({ name: 'Início', position: 2 });
     expect(await names()).toEqual(['Em andamento:0', 'Ganho:1', 'Início:2', 'Perdido:3']);
     r = await api.rest('PUT', `/backend/pipeline/stages/${ganho.id}`, { key: org.key, body: { position: 1 } });
+    expect(r.status).toBe(200);
     expect(await names()).toEqual(['Em andamento:0', 'Ganho:1', 'Início:2', 'Perdido:3']);
     expect(andamento.id).toBeDefined();
   });

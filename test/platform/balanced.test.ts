@@ -42,7 +42,10 @@ async function call(method: string, pathname: string, options: { key?: string; b
   if (options.upstream !== undefined) headers[UPSTREAM_HEADER] = String(options.upstream);
   let body: BodyInit | undefined;
   if (options.body instanceof FormData) body = options.body;
-  else if (options.body !== undefined) (body = JSON.stringify(options.body)), (headers['content-type'] = 'application/json');
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
   const r = await fetch(balancer.url + pathname, { method, headers, body });
   const text = await r.text();
   let parsed: unknown = text;

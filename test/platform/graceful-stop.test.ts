@@ -37,7 +37,7 @@ function rawConnection(port: number, text: string) {
   const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
   let received = '';
   let closedAt: number | undefined;
-  socket.on('data', (d) => (received += d));
+  socket.on('data', (d) => (received += d.toString()));
   socket.on('error', () => {});
   socket.on('close', () => (closedAt = Date.now()));
   return { received: () => received, closedAt: () => closedAt };

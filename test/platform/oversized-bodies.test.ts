@@ -33,7 +33,7 @@ function sendFromAnotherProcess(path: string): Promise<unknown[]> {
   const client = fileURLToPath(new URL('./oversized-client.mjs', import.meta.url));
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [client, server.url, key, path, '12', '10'], { timeout: 100_000 }, (error, stdout) => {
-      if (error) reject(error);
+      if (error) reject(new Error(error.message));
       else resolve(stdout.trim().split('\n').map((line) => JSON.parse(line)));
     });
   });

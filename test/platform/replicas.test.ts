@@ -121,7 +121,11 @@ class Balancer {
     private readonly ports: number[],
     private readonly key: string,
   ) {
-    for (const p of ports) this.up.add(p), this.probes.set(p, []), void this.probeLoop(p);
+    for (const p of ports) {
+      this.up.add(p);
+      this.probes.set(p, []);
+      void this.probeLoop(p);
+    }
   }
 
   /** One check at a time per process, so their outcomes come in order. */
@@ -206,7 +210,7 @@ async function idleKeepAlive(port: number) {
   let received = '';
   await new Promise<void>((resolve) => {
     socket.on('data', (d) => {
-      received += d;
+      received += d.toString();
       if (received.includes('\r\n\r\n') && received.includes('"ok"')) resolve();
     });
     socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');

@@ -165,7 +165,7 @@ const listOf = (arg: GraphQLArgument) => isListType(isNonNullType(arg.type) ? ar
 
 /** The id slots of a REST operation: path parameters and UUID arguments of its body or query. */
 function restSlots(op: RestOperation): { name: string; inPath: boolean; entity: string }[] {
-  const slots = op.params.map((p, i) => {
+  const slots = op.params.map((p) => {
     const before = op.compiled.fullPath.split('/').filter(Boolean);
     const at = before.indexOf(`:${p}`);
     return { name: p, inPath: true, entity: p === 'id' ? ENTITY[before[at - 1]] : entityOf(p) };

@@ -3,7 +3,6 @@
 // loopback, the SSRF guard at registration and at connect time, and the retry schedule.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { AppError } from '../../src/errors.js';
@@ -12,6 +11,7 @@ import { generateSecret, sign, signatureHeader } from '../../src/domains/webhook
 import { attemptDelivery, parseRetryAfter, type DeliveryRequest } from '../../src/domains/webhooks/deliver.js';
 import { validateWebhookUrl, type Resolver } from '../../src/domains/webhooks/url-guard.js';
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay, parseRetrySchedule } from '../../src/domains/webhooks/schedule.js';
+import { plainSignature } from './signature.js';
 
 interface Hit {
   method: string;
@@ -66,11 +66,6 @@ function delivery(url: string, overrides: Partial<DeliveryRequest> = {}): Delive
   };
 }
 
-function plainSignature(secret: string, hit: Hit): string {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const signed = Buffer.concat([Buffer.from(`${hit.headers['webhook-id']}.${hit.headers['webhook-timestamp']}.`), hit.body]);
-  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
-}
 
 function verifyWith(secret: string, hit: Hit): unknown {
   return new Webhook(secret).verify(hit.body, {

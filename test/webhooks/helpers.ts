@@ -1,6 +1,5 @@
 // Shared by the webhook tests: a real HTTP receiver on 127.0.0.1, an app with the job runner started
 // (private URLs allowed, a short retry schedule), webhook factories and signature checks.
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
@@ -111,12 +110,7 @@ export function verifyStandard(secret: string, hit: Hit): any {
   });
 }
 
-/** The signature a receiver computes by hand: base64 HMAC-SHA256 of "id.timestamp.body" keyed with the secret's bytes. */
-export function plainSignature(secret: string, hit: Hit): string {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const signed = Buffer.concat([Buffer.from(`${hit.headers['webhook-id']}.${hit.headers['webhook-timestamp']}.`), hit.body]);
-  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
-}
+export { plainSignature } from './signature.js';
 
 export const signaturesOf = (hit: Hit) => String(hit.headers['webhook-signature']).split(' ');
 

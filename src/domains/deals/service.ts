@@ -138,11 +138,17 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     }
     if (input.note !== undefined) {
       const v = note(input.note) ?? null;
-      if (v !== deal.note) (data.note = v), changed.push('note');
+      if (v !== deal.note) {
+        data.note = v;
+        changed.push('note');
+      }
     }
     if (input.origin !== undefined) {
       const v = origin(input.origin);
-      if (v !== deal.origin) (data.origin = v), changed.push('origin');
+      if (v !== deal.origin) {
+        data.origin = v;
+        changed.push('origin');
+      }
     }
     let value = deal.value;
     if (input.value !== undefined) {

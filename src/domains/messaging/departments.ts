@@ -32,7 +32,7 @@ export interface DepartmentListSource {
   where: Prisma.DepartmentWhereInput;
 }
 
-export function listDepartments(ctx: Context): DepartmentListSource {
+export function listDepartments(_ctx: Context): DepartmentListSource {
   return { where: {} };
 }
 

@@ -127,7 +127,7 @@ const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []
 function changesOf(payload: unknown): ChangeValue[] {
   const entries = (payload as { entry?: unknown })?.entry;
   if (!Array.isArray(entries)) throw invalidInput('Payload do WhatsApp sem entry');
-  return entries.flatMap((entry) => (Array.isArray(entry?.changes) ? entry.changes : [])).flatMap((change: { value?: unknown }) => (change?.value && typeof change.value === 'object' ? [change.value as ChangeValue] : []));
+  return (entries as unknown[]).flatMap((entry) => { const changes = (entry as { changes?: unknown } | null)?.changes; return Array.isArray(changes) ? (changes as unknown[]) : []; }).flatMap((change) => { const value = (change as { value?: unknown } | null)?.value; return value && typeof value === 'object' ? [value as ChangeValue] : []; });
 }
 
 export async function receiveWebhook({ request, params, ctx }: HandlerInput) {

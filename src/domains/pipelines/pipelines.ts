@@ -10,7 +10,7 @@ import { recordDealsDeleted } from '../deals/history.js';
 import type { Selection } from '../common/types.js';
 
 /** The listing's fields (groups, pipelines) run their own planned queries; this checks access. */
-export function pipelineListing(ctx: Context): Record<string, never> {
+export function pipelineListing(_ctx: Context): Record<string, never> {
   return {};
 }
 

@@ -49,7 +49,8 @@ function customField(lead: LeadForRender, key: string): string {
   const fields = lead.custom_fields;
   if (!fields || typeof fields !== 'object' || !Object.hasOwn(fields, key)) return '';
   const value = (fields as Record<string, unknown>)[key];
-  return value == null ? '' : String(value);
+  if (value == null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
 }
 
 /** Whether the name between the braces is a documented variable: one of the lead fields, or LEAD_FIELD_<key>. */

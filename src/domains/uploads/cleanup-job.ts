@@ -5,7 +5,7 @@ import type { PrismaClient } from '../../generated/prisma/client.js';
 import { defineQueue } from '../../jobs/queue.js';
 import { schedulePeriodicRun } from '../../jobs/periodic.js';
 import type { QueueDeps } from '../../jobs/registry.js';
-import { log } from '../../log.js';
+import { log, errorText } from '../../log.js';
 import { createStorage } from '../../storage/create.js';
 import type { FileStorage } from '../../storage/storage.js';
 import { cleanupExpiredUploads, DEFAULT_CLEANUP_HOURS } from './service.js';
@@ -40,7 +40,7 @@ export async function startUploadsUpkeep(prisma: PrismaClient, storage: FileStor
   try {
     log.info('storage sweep done', await sweepOrphanFiles(prisma, storage));
   } catch (error) {
-    log.error('storage sweep failed', { error: String((error as Error)?.stack ?? error) });
+    log.error('storage sweep failed', { error: errorText(error) });
   }
-  await scheduleUploadCleanup(prisma).catch((error) => log.error('could not schedule the uploads cleanup', { error: String(error?.stack ?? error) }));
+  await scheduleUploadCleanup(prisma).catch((error) => log.error('could not schedule the uploads cleanup', { error: errorText(error) }));
 }

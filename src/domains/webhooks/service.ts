@@ -97,7 +97,7 @@ export async function deliveryPage(ctx: Context, id: string, args: { limit?: num
 }
 
 /** Every event type, with its description and its body's JSON Schema. */
-export function listEventTypes(ctx: Context) {
+export function listEventTypes(_ctx: Context) {
   return eventTypes();
 }
 

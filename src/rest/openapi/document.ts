@@ -277,7 +277,7 @@ type MediaTypes = Record<string, { schema?: Record<string, unknown>; example?: u
 /** An example on each JSON or multipart body of an operation (request and answers) that has none yet. */
 function addExamples(operation: { operationId?: unknown; requestBody?: unknown; responses: Record<string, unknown> }, examples: ExampleMaker): void {
   const request = (operation.requestBody as { content?: MediaTypes } | undefined)?.content ?? {};
-  const record = recordOf(String(operation.operationId ?? ''));
+  const record = recordOf(typeof operation.operationId === 'string' ? operation.operationId : '');
   for (const [type, media] of Object.entries(request)) if (type !== 'application/octet-stream' && media.schema && media.example === undefined) media.example = examples.of(media.schema, '', true, record);
   for (const response of Object.values(operation.responses)) {
     const media = (response as { content?: MediaTypes }).content?.['application/json'];

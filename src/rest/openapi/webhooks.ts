@@ -120,6 +120,6 @@ export function standaloneSchema(schema: JsonSchema, components: Record<string, 
 export function eventSchemasOf(document: Record<string, unknown>): Record<string, JsonSchema> {
   const components = (document.components as { schemas?: Record<string, JsonSchema> } | undefined)?.schemas ?? {};
   return Object.fromEntries(
-    Object.entries((document.webhooks ?? {}) as Record<string, any>).map(([type, item]) => [type, standaloneSchema(item.post.requestBody.content['application/json'].schema, components)]),
+    Object.entries((document.webhooks ?? {}) as Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchema }> } } }>).map(([type, item]) => [type, standaloneSchema(item.post.requestBody.content['application/json'].schema, components)]),
   );
 }

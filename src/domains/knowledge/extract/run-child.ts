@@ -39,7 +39,7 @@ const STDERR_KEPT_CHARS = 16 * 1024;
  */
 export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, signal?: AbortSignal, niceness = 0): Promise<ExtractionOutcome> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(abortReason(signal));
     const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
       // Plain JavaScript: no TypeScript loader (or any other flag) inherited from `tsx` or NODE_OPTIONS.
       execArgv: [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, '--max-semi-space-size=16'],
@@ -78,7 +78,7 @@ export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, 
     child.once('close', (code, killedBy) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
-      if (signal?.aborted && !outcome) reject(signal.reason);
+      if (signal?.aborted && !outcome) reject(abortReason(signal));
       else resolve(outcome ?? { ok: false, reason: 'limits', detail: deathDetail(stderr, code, killedBy) });
     });
     child.send(input, () => {}); // a process that died before reading its input: its 'close' says why
@@ -90,4 +90,9 @@ function deathDetail(stderr: string, code: number | null, signal: NodeJS.Signals
   const said = /^funil-extract: (.*)$/m.exec(stderr)?.[1] ?? /FATAL ERROR: (.*)$/m.exec(stderr)?.[1];
   const status = signal ? `killed by ${signal}` : `exited with code ${code}`;
   return said ? `${said} (${status})` : status;
+}
+
+/** The reason an AbortSignal carries, as an Error (AbortController.abort() gives a DOMException, which is one). */
+export function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
 }

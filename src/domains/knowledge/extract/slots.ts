@@ -4,6 +4,7 @@
 // queue; one that waits longer than `waitMs` gets a 503 with Retry-After.
 import { AppError } from '../../../errors.js';
 import { setExtractionQueue } from '../../../observability/metrics.js';
+import { abortReason } from './run-child.js';
 
 interface Waiter {
   grant: () => void;
@@ -38,7 +39,7 @@ export class ExtractionSlots {
       };
       const cancelled = () => {
         leave();
-        reject(signal!.reason);
+        reject(abortReason(signal!));
       };
       const waiter: Waiter = {
         grant: () => {
