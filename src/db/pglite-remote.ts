@@ -93,15 +93,27 @@ export class PGliteRemote {
     this.thread.unref();
   }
 
+  /**
+   * Each reply is acted on in a turn of the event loop of its own (setImmediate), not inside the port's
+   * message handler: Node drains a worker's port without returning to the event loop for as long as
+   * messages keep arriving (up to 1,000 at a time), and under concurrent requests each reply's
+   * continuation queries again, so the replies kept coming: timers (Prisma's maxWait, deadlines),
+   * sockets and /health waited until a burst of requests was done (a 5 ms timer fired after 170–350 ms
+   * in the saturation test, test/platform/saturation.test.ts).
+   */
   private receive(reply: Reply) {
-    if ('notify' in reply) return this.listeners.get(reply.notify)?.();
+    if ('notify' in reply) {
+      const listener = this.listeners.get(reply.notify);
+      if (listener) setImmediate(listener);
+      return;
+    }
     if (!('id' in reply)) return;
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.thread.unref();
-    if ('error' in reply) waiting.reject(remoteError(reply.error));
-    else waiting.resolve(reply.result);
+    if ('error' in reply) setImmediate(() => waiting.reject(remoteError(reply.error)));
+    else setImmediate(() => waiting.resolve(reply.result));
   }
 
   private stop(reason: string) {

@@ -79,6 +79,12 @@ export interface FieldRoute extends RouteBase {
    * Default: 'data' for envelope routes, 'none' for bare ones.
    */
   wrap?: 'data' | 'spread' | 'none';
+  /**
+   * Runs before a multipart body of an organisation's request is read: resolves with a release (called
+   * once the request is answered) when the request may go on, rejects (an AppError) to refuse it. Lets a
+   * route bound how many of one organisation's file uploads are read and handled at once.
+   */
+  admission?: (request: { tenantId: string; config: Context['config']; signal: AbortSignal }) => Promise<() => void>;
   handler?: never;
 }
 

@@ -103,9 +103,14 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
   }
 
   async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
+    // The route's admission before a form is read (knowledge files: one upload per organisation at a time).
+    const admitted = route.admission && viewer.kind === 'user' && isMultipartForm(request) ? await route.admission({ tenantId: viewer.tenantId, config: deps.config, signal: request.signal }) : undefined;
     // A form's files wait on disk while the field runs and are removed once it has, whatever the outcome.
     const spool = new FileSpool(deps.config.uploadTempDir);
-    const { ok, status, text, context } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => spool.dispose());
+    const { ok, status, text, context } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => {
+      admitted?.();
+      return spool.dispose();
+    });
     if (ok) return withNextCursor(successResponse(route, text), nextCursorOf(context));
     const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
     throw new AppError(neutral.kind ?? (status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);

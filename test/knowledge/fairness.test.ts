@@ -2,16 +2,20 @@
 // organisation, EXTRACT_CONCURRENCY in all (1 here), organisations served in turns, so another
 // organisation's queue delays a file by one extraction at most; a request whose client goes away
 // leaves the queue or has its extraction process killed; a file that waits past EXTRACT_WAIT_MS → 503.
-// An organisation with files waiting (flooding) has its extraction run at the lowest OS priority.
+// An organisation with files waiting (flooding) has its extraction run at the lowest OS priority. Before
+// any of that, an organisation's uploads are admitted one at a time, their bodies read only once
+// admitted (uploadAdmission).
 import fs from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { extractionSlots } from '../../src/domains/knowledge/extract/index.js';
+import { extractionSlots, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { form } from './helpers.js';
 
 const api = useTestApp({ EXTRACT_CONCURRENCY: '1', EXTRACT_WAIT_MS: '20000' });
 const slots = () => extractionSlots(api.config);
+/** The organisations' uploads admitted (one each) and waiting before their bodies are read. */
+const admitted = () => uploadAdmission(api.config);
 
 /** About 1.7 MB of CSV: its own process and a few hundred ms of parsing. */
 const MEDIUM_CSV = 'nome,telefone,cidade,estado\n'.repeat(60_000);
@@ -39,7 +43,8 @@ function extractionProcesses(): number[] {
   return pids;
 }
 
-const settle = () => vi.waitFor(() => expect(slots().state).toEqual({ running: 0, waiting: 0 }), { timeout: 60_000, interval: 50 });
+const settle = () =>
+  vi.waitFor(() => expect([slots().state, admitted().state]).toEqual([{ running: 0, waiting: 0 }, { running: 0, waiting: 0 }]), { timeout: 60_000, interval: 50 });
 
 describe('extraction turns', () => {
   it('serves another organisation’s file beside the flooding organisation’s, not after its queue', { timeout: 120_000 }, async () => {
@@ -47,7 +52,8 @@ describe('extraction turns', () => {
     const b = await api.newOrg('B');
     const finished: string[] = [];
     const flood = Array.from({ length: 4 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV).then((r) => (finished.push(`A${r.status}`), r)));
-    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 3 }), { timeout: 20_000, interval: 20 });
+    // One of A's uploads is admitted (and extracted), its other three wait before their bodies are read.
+    await vi.waitFor(() => expect([slots().state, admitted().state]).toEqual([{ running: 1, waiting: 0 }, { running: 1, waiting: 3 }]), { timeout: 20_000, interval: 20 });
     const small = await upload(b, 'b', 'nome\nAna\n').then((r) => (finished.push(`B${r.status}`), r));
     expect(small.status).toBe(201);
     await Promise.all(flood);
@@ -76,7 +82,7 @@ describe('extraction turns', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
-    // Three at once: the first starts alone (nothing else waits), the second while the third waits.
+    // Three at once: the first ones are extracted while others wait (19), the last alone (0).
     const flood = await Promise.all(Array.from({ length: 3 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV)));
     watching = false;
     await watch;
@@ -93,10 +99,11 @@ describe('extraction turns', () => {
     const waiting = new AbortController();
     const first = upload(org, 'grande', LARGE_CSV, running.signal).catch(() => null);
     await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 0 }), { timeout: 20_000, interval: 20 });
+    // The organisation's second upload waits for its admission.
     const second = upload(org, 'outro', MEDIUM_CSV, waiting.signal).catch(() => null);
-    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 1 }), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(() => expect(admitted().state).toEqual({ running: 1, waiting: 1 }), { timeout: 20_000, interval: 20 });
     waiting.abort();
-    await vi.waitFor(() => expect(slots().state).toEqual({ running: 1, waiting: 0 }), { timeout: 2_000, interval: 20 });
+    await vi.waitFor(() => expect(admitted().state).toEqual({ running: 1, waiting: 0 }), { timeout: 2_000, interval: 20 });
     const cancelled = Date.now();
     running.abort();
     // The slot is released once the extraction process has exited: killed, not left to finish.
@@ -129,5 +136,26 @@ describe('a file that waits too long for its turn', () => {
     expect(await late.json()).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: expect.any(String), retry_after: expect.any(Number) });
     // Once the slot is free, the same file is extracted.
     expect((await send('primeiro')).status).toBe(201);
+  });
+
+  it('an upload whose organisation’s previous one holds its admission gets 503 before its body is read; another organisation’s is served', { timeout: 120_000 }, async () => {
+    const a = await short.newOrg('A');
+    const b = await short.newOrg('B');
+    const release = await uploadAdmission(short.config).acquire(a.tenantId);
+    let late: Response;
+    let other: Response;
+    try {
+      // A body that never ends: read, it would hold the request until the body deadline (408).
+      const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
+      const headers = { authorization: `Bearer ${a.key}`, 'content-type': 'multipart/form-data; boundary=x' };
+      late = await short.raw('/backend/knowledge', { method: 'POST', headers, body: endless, duplex: 'half' } as RequestInit);
+      other = await short.raw('/backend/knowledge', { method: 'POST', headers: { authorization: `Bearer ${b.key}` }, body: form({ name: 'b' }, ['file', 'b.csv', 'nome\nAna\n']) });
+    } finally {
+      release();
+    }
+    expect(late.status).toBe(503);
+    expect(Number(late.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await late.json()).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: expect.any(String), retry_after: expect.any(Number) });
+    expect(other.status).toBe(201);
   });
 });

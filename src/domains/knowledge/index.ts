@@ -1,6 +1,7 @@
 // The knowledge base: assistants, knowledge items (text or files), their scope and exclusions, and the
 // ranked full-text search assistants consult (bare style).
 import { defineDomain } from '../manifest.js';
+import { admitKnowledgeUpload } from './files.js';
 import './fields.js';
 
 export const knowledgeDomain = defineDomain({
@@ -22,8 +23,8 @@ export const knowledgeDomain = defineDomain({
     { method: 'GET', path: '/knowledge/search', field: 'Query.searchKnowledge', style: 'bare', access: 'knowledge.view', summary: 'Ranked full-text search' },
     { method: 'GET', path: '/knowledge/:id', field: 'Query.knowledgeItem', style: 'bare', access: 'knowledge.view', summary: 'Get a knowledge item' },
     // assistant_id is text ("" means global), so the 404 for an unknown assistant is stated here.
-    { method: 'POST', path: '/knowledge', field: 'Mutation.createKnowledgeItem', style: 'bare', status: 201, access: 'knowledge.manage', summary: 'Create a knowledge item (JSON or multipart)', openapi: { errors: [404, 503] } },
-    { method: 'PUT', path: '/knowledge/:id', field: 'Mutation.updateKnowledgeItem', style: 'bare', access: 'knowledge.manage', summary: 'Update a knowledge item (JSON or multipart)', openapi: { errors: [503] } },
+    { method: 'POST', path: '/knowledge', field: 'Mutation.createKnowledgeItem', style: 'bare', status: 201, access: 'knowledge.manage', summary: 'Create a knowledge item (JSON or multipart)', openapi: { errors: [404, 503] }, admission: admitKnowledgeUpload },
+    { method: 'PUT', path: '/knowledge/:id', field: 'Mutation.updateKnowledgeItem', style: 'bare', access: 'knowledge.manage', summary: 'Update a knowledge item (JSON or multipart)', openapi: { errors: [503] }, admission: admitKnowledgeUpload },
     { method: 'DELETE', path: '/knowledge/:id', field: 'Mutation.deleteKnowledgeItem', style: 'bare', status: 204, access: 'knowledge.manage', summary: 'Delete a knowledge item' },
     { method: 'POST', path: '/knowledge/:id/exclusions/:assistant_id', field: 'Mutation.addKnowledgeExclusion', style: 'bare', access: 'knowledge.manage', summary: 'Hide a global item from an assistant' },
     { method: 'DELETE', path: '/knowledge/:id/exclusions/:assistant_id', field: 'Mutation.removeKnowledgeExclusion', style: 'bare', access: 'knowledge.manage', summary: 'Show a global item to an assistant again' },

@@ -20,6 +20,8 @@ export interface ExtractionTurn {
   org: string;
   /** The request's: once aborted, the file leaves the queue or its process is killed. */
   signal?: AbortSignal;
+  /** The organisation's other files waiting before this stage (its uploads not yet admitted). */
+  queued?: () => number;
 }
 
 const schedulers = new WeakMap<object, ExtractionSlots>();
@@ -39,6 +41,20 @@ export function extractionSlots(config: { extractConcurrency: number; extractWai
   let slots = schedulers.get(config);
   if (!slots) schedulers.set(config, (slots = new ExtractionSlots(config.extractConcurrency, config.extractWaitMs)));
   return slots;
+}
+
+const admissions = new WeakMap<object, ExtractionSlots>();
+
+/**
+ * Knowledge uploads admitted per organisation (the REST routes' `admission`): one organisation's files
+ * are read, extracted and written one request at a time, the others waiting before their body is read
+ * (after EXTRACT_WAIT_MS, 503), so a flooder's waiting files are not held in memory (10 MB each).
+ * Per organisation only: a slow client holds no one else's turn.
+ */
+export function uploadAdmission(config: { extractWaitMs: number }): ExtractionSlots {
+  let admission = admissions.get(config);
+  if (!admission) admissions.set(config, (admission = new ExtractionSlots(Number.POSITIVE_INFINITY, config.extractWaitMs, () => {})));
+  return admission;
 }
 
 export interface ExtractedText {
@@ -79,7 +95,7 @@ export async function extractText(
   try {
     const release = await turn?.slots.acquire(turn.org, turn.signal);
     // An organisation with more files waiting is flooding: its extraction yields the CPU to everyone else.
-    const niceness = turn && turn.slots.waitingOf(turn.org) > 0 ? BACKGROUND_NICENESS : 0;
+    const niceness = turn && turn.slots.waitingOf(turn.org) + (turn.queued?.() ?? 0) > 0 ? BACKGROUND_NICENESS : 0;
     outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits, turn?.signal, niceness).finally(() => release?.());
   } catch (e) {
     // The client went away: no one reads the answer, and it is no server fault to log.

@@ -21,6 +21,8 @@ export class ExtractionSlots {
   constructor(
     readonly total: number,
     readonly waitMs: number,
+    /** Told the running and waiting counts on every change (the extraction gauges of /metrics by default). */
+    private readonly onChange: (running: number, waiting: number) => void = setExtractionQueue,
   ) {}
 
   /** Resolves with the slot's release once `org` may extract; call the release exactly once. */
@@ -93,7 +95,7 @@ export class ExtractionSlots {
   /** The extraction gauges of /metrics. */
   private report() {
     const { running, waiting } = this.state;
-    setExtractionQueue(running, waiting);
+    this.onChange(running, waiting);
   }
 
   /** Hands free slots to the first organisations in turn that are not extracting; a served one goes last. */
