@@ -3,8 +3,9 @@
 // bench, and as funil_json_path_fallbacks_total when metrics are on) and logged. Reasons:
 // - selection: the operation asks for something the JSON path does not serve (a graph-only edge, another
 //   root field without a JSON path); logged once per compiled operation, counted per request.
-// - error: the JSON path failed and the resolvers answered (with their own error, e.g. a 404); an
-//   expected error (AppError) is logged at info, anything else (a bug in the SQL) at warn.
+// - error: the JSON path failed, or the arguments did not coerce, and the resolvers answered (with their
+//   own error, e.g. a 404 or a 400); an expected error is logged at info, anything else (a bug in the
+//   SQL) at warn.
 import { AppError } from '../errors.js';
 import { log } from '../log.js';
 import { countJsonPathFallback } from '../observability/metrics.js';
@@ -31,6 +32,12 @@ export function noteJsonError(field: string, error: unknown): void {
   countJsonFallback(field, 'error');
   if (error instanceof AppError) log.info('json path: error, answered by the resolvers', { field, code: error.kind, error: error.message });
   else log.warn('json path: unexpected error, answered by the resolvers', { field, error: String((error as Error)?.stack ?? error) });
+}
+
+/** Variables or arguments the schema refuses: the resolvers answer with the usual error (counted as one). */
+export function noteJsonInputRefused(fields: string[]): void {
+  for (const field of fields) countJsonFallback(field, 'error');
+  if (fields.length) log.info('json path: arguments refused, answered by the resolvers', { fields });
 }
 
 /** Requests of `field` the resolvers answered instead of the JSON path, since the process started. */

@@ -22,7 +22,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Context } from '../context/context.js';
-import { countJsonFallback, logJsonRefusal } from './json-fallbacks.js';
+import { countJsonFallback, logJsonRefusal, noteJsonInputRefused } from './json-fallbacks.js';
 
 /** One response key of a selection: its field, and its own sub-selection when it has one. */
 export interface SelectedField {
@@ -133,7 +133,7 @@ export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode,
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables);
   if (coerced.errors) {
     // Variables the schema refuses: the resolvers answer with the usual error.
-    if (roots) for (const r of roots) if (r.field) countJsonFallback(r.coordinate, 'error');
+    if (roots) noteJsonInputRefused(roots.flatMap((r) => (r.field ? [r.coordinate] : [])));
     return null;
   }
   if (roots === undefined) {
@@ -151,7 +151,7 @@ export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode,
     try {
       if (field && node) args = getArgumentValues(field, node, coerced.coerced);
     } catch {
-      for (const r of roots) if (r.field) countJsonFallback(r.coordinate, 'error');
+      noteJsonInputRefused(roots.flatMap((r) => (r.field ? [r.coordinate] : [])));
       return null;
     }
     planned.push({ key, field: coordinate, run: (ctx) => run(ctx, args) });

@@ -6,7 +6,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
 import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
-import { isoSql, jsonObject, objectSql, selectList } from '../../schema/json-sql.js';
+import { isoSql, jsonObject, selectList } from '../../schema/json-sql.js';
 import { cursorAfter, openSync, syncSql } from '../common/sync.js';
 import { offsetPagination, offsetWindow } from '../common/types.js';
 import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
@@ -41,15 +41,23 @@ function objectSelect(sub: SelectedField[] | null, fields: Record<string, string
   return selectList(sub.map((s) => [s.key, fields[s.name]]));
 }
 
-/** A conversation card: the select list of its row over `c` (and `l` when `lead`). */
+/** A conversation card: the select list of its row over `c` (and `l` when `lead`), after `objects`. */
 export interface ConversationCardSql {
   columns: string;
   lead: boolean;
+  /** The nested objects' rows, each `CROSS JOIN LATERAL (SELECT …) oN`: row_to_json(oN) is then a plain row expression, not a subquery per row. */
+  objects: string[];
 }
 
 /** Null when the selection has a field not served here. */
 export function conversationCardSql(selection: readonly SelectedField[]): ConversationCardSql | null {
   const pairs: [string, string][] = [];
+  const objects: string[] = [];
+  const object = (select: string) => {
+    const alias = `o${objects.length + 1}`;
+    objects.push(`CROSS JOIN LATERAL (SELECT ${select}) ${alias}`);
+    return `row_to_json(${alias})`;
+  };
   let lead = false;
   for (const f of selection) {
     if (Object.hasOwn(CONVERSATION, f.name)) {
@@ -57,16 +65,16 @@ export function conversationCardSql(selection: readonly SelectedField[]): Conver
     } else if (f.name === 'lead') {
       const select = objectSelect(f.sub('ConversationLead'), LEAD);
       if (!select) return null;
-      pairs.push([f.key, objectSql(select)]);
+      pairs.push([f.key, object(select)]);
       lead = true;
     } else if (f.name === 'last_message') {
       const select = objectSelect(f.sub('LastMessage'), LAST_MESSAGE);
       if (!select) return null;
-      pairs.push([f.key, `CASE WHEN c.last_message_at IS NULL THEN NULL ELSE ${objectSql(select)} END`]);
+      pairs.push([f.key, `CASE WHEN c.last_message_at IS NULL THEN NULL ELSE ${object(select)} END`]);
     } else return null;
   }
   const columns = selectList(pairs);
-  return columns ? { columns, lead } : null;
+  return columns ? { columns, lead, objects } : null;
 }
 
 /** ConversationPage as JSON text: what to build for a selection of it. */
@@ -126,7 +134,7 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
       ? Prisma.sql`(SELECT '[' || COALESCE(string_agg(row_to_json(card)::text, ',' ORDER BY ${order}), '') || ']'
           FROM (SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
           ${card.lead ? Prisma.sql`JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id` : Prisma.empty}
-          CROSS JOIN LATERAL (SELECT ${Prisma.raw(card.columns)}) card)`
+          ${Prisma.raw(card.objects.join(' '))} CROSS JOIN LATERAL (SELECT ${Prisma.raw(card.columns)}) card)`
       : Prisma.sql`NULL::text`;
     // A sync page's next cursor: its last row, when a row follows it.
     const next = sync
