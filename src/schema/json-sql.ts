@@ -16,8 +16,5 @@ export function selectList(pairs: [string, string][]): string | null {
   return pairs.map(([key, sql]) => `${sql} AS "${key}"`).join(', ');
 }
 
-/** One JSON object (no blanks) of a select list over the current row, as a json value. */
-export const objectSql = (select: string) => `(SELECT row_to_json(x) FROM (SELECT ${select}) x)`;
-
 /** A JSON object of already-serialised values, in this key order (the page's own envelope). */
 export const jsonObject = (entries: [string, string][]) => `{${entries.map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}`;
