@@ -131,7 +131,7 @@ export async function startRawMessagingServer(connectionString: string, schema: 
         const rawOffset = Number(url.searchParams.get('offset') ?? 0);
         const offset = Number.isInteger(rawOffset) && rawOffset >= 0 ? rawOffset : 0;
         const { rows: [r] } = await query(LIST_SQL, [tenantId, limit, offset]);
-        const pagination = { total: r.total, limit, offset, has_more: offset + limit < r.total };
+        const pagination = { total: r.total, limit, offset, has_more: offset + limit < r.total, next_cursor: null };
         return send(res, 200, `{"success":true,"data":${r.data},"pagination":${JSON.stringify(pagination)}}`);
       }
       const inboundPath = /^\/channels\/([0-9a-f-]{36})\/inbound$/.exec(url.pathname);

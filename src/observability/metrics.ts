@@ -69,8 +69,15 @@ function createMetrics(client: typeof PromClient) {
     labelNames: ['limit'] as const,
     registers: [registry],
   });
+
+  const jsonPathFallbacks = new client.Counter({
+    name: 'funil_json_path_fallbacks_total',
+    help: 'Requests of a field PostgreSQL writes as JSON text that the resolvers answered instead, by root field and reason (selection: it asks for what the JSON path does not serve; error: the JSON path failed).',
+    labelNames: ['field', 'reason'] as const,
+    registers: [registry],
+  });
   client.collectDefaultMetrics({ register: registry });
-  return { registry, httpDuration, graphqlOperations, poolSize, poolInUse, poolWaiting, jobQueue, jobOldest, jobRuns, webhookAttempts, extractionsRunning, extractionsWaiting, rateLimitRefusals };
+  return { registry, httpDuration, graphqlOperations, poolSize, poolInUse, poolWaiting, jobQueue, jobOldest, jobRuns, webhookAttempts, extractionsRunning, extractionsWaiting, rateLimitRefusals, jsonPathFallbacks };
 }
 
 type Metrics = ReturnType<typeof createMetrics>;
@@ -124,6 +131,11 @@ export function setExtractionQueue(running: number, waiting: number): void {
 
 export function countRateLimitRefusal(limit: 'api_key' | 'failed_auth'): void {
   if (m) m.rateLimitRefusals.inc({ limit });
+}
+
+/** `field` is a root field with a JSON path (a fixed, small set). */
+export function countJsonPathFallback(field: string, reason: 'selection' | 'error'): void {
+  if (m) m.jsonPathFallbacks.inc({ field, reason });
 }
 
 export interface PoolStats {

@@ -22,6 +22,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Context } from '../context/context.js';
+import { countJsonFallback, logJsonRefusal, noteJsonInputRefused } from './json-fallbacks.js';
 
 /** One response key of a selection: its field, and its own sub-selection when it has one. */
 export interface SelectedField {
@@ -94,25 +95,33 @@ export function collectFields(typeName: string, sets: readonly SelectionSetNode[
   }));
 }
 
-/** A root field of an operation served as JSON text: its response key and its runner. */
+/** A root field of an operation served as JSON text: its response key, its coordinate (Query.x) and its runner. */
 export interface JsonRootField {
   key: string;
+  field: string;
   run(ctx: Context): Promise<string>;
 }
 
 interface CompiledRoot {
   key: string;
+  coordinate: string;
   field?: GraphQLField<unknown, unknown>;
   node?: FieldNode;
   run: JsonFieldRunner;
 }
 
+/** An operation with root fields that have a JSON path, which it cannot take: those fields (counted per request). */
+interface Refused {
+  refused: string[];
+}
+
 /** Compiled operations, reused while their document is (Yoga caches documents by query text; REST has one per route). */
-const compiled = new WeakMap<OperationDefinitionNode, CompiledRoot[] | null>();
+const compiled = new WeakMap<OperationDefinitionNode, CompiledRoot[] | Refused | null>();
 
 /**
  * Runners for every root field of a query, when each of them has a compiler that takes its selection
- * and the variables coerce; null otherwise (the resolvers then answer, with their own errors). A root
+ * and the variables coerce; null otherwise (the resolvers then answer, with their own errors; when a
+ * field with a JSON path is left to them, that is counted: schema/json-fallbacks.ts). A root
  * `__typename` is answered as a constant.
  */
 export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Record<string, unknown>): JsonRootField[] | null {
@@ -120,44 +129,62 @@ export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode,
   if (operation?.operation !== OperationTypeNode.QUERY) return null;
   let roots = compiled.get(operation);
   if (roots === null) return null;
+  if (roots && 'refused' in roots) return refuse(roots);
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables);
-  if (coerced.errors) return null;
+  if (coerced.errors) {
+    // Variables the schema refuses: the resolvers answer with the usual error.
+    if (roots) noteJsonInputRefused(roots.flatMap((r) => (r.field ? [r.coordinate] : [])));
+    return null;
+  }
   if (roots === undefined) {
     const c: Collecting = { fragments: fragmentsOf(document), variables: coerced.coerced, dynamic: false };
     roots = compileRoots(schema, operation, c);
+    if (roots && 'refused' in roots) logJsonRefusal(roots.refused, `operation ${operation.name?.value ?? '(anonymous)'}: a selection without a JSON path`);
     // A selection that @skip/@include decide by variables is compiled again for each request.
     if (!c.dynamic) compiled.set(operation, roots);
   }
   if (!roots) return null;
+  if ('refused' in roots) return refuse(roots);
   const planned: JsonRootField[] = [];
-  for (const { key, field, node, run } of roots) {
+  for (const { key, coordinate, field, node, run } of roots) {
     let args: Record<string, unknown> = {};
     try {
       if (field && node) args = getArgumentValues(field, node, coerced.coerced);
     } catch {
+      noteJsonInputRefused(roots.flatMap((r) => (r.field ? [r.coordinate] : [])));
       return null;
     }
-    planned.push({ key, run: (ctx) => run(ctx, args) });
+    planned.push({ key, field: coordinate, run: (ctx) => run(ctx, args) });
   }
   return planned;
 }
 
-function compileRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, c: Collecting): CompiledRoot[] | null {
+function refuse(r: Refused): null {
+  for (const field of r.refused) countJsonFallback(field, 'selection');
+  return null;
+}
+
+/** The operation's runners; Refused when a root field with a JSON path cannot take it; null when none has one. */
+function compileRoots(schema: GraphQLSchema, operation: OperationDefinitionNode, c: Collecting): CompiledRoot[] | Refused | null {
   const root = schema.getQueryType()!;
   const selection = collectFields(root.name, [operation.selectionSet], c, true);
-  if (!selection?.length) return null;
+  // Root fields with a JSON path that the operation names (directly, when the collector gave up).
+  const names = selection ? selection.map((sel) => sel.name) : operation.selectionSet.selections.flatMap((sel) => (sel.kind === Kind.FIELD ? [sel.name.value] : []));
+  const candidates = [...new Set(names.filter((name) => jsonCompilerOf(root.getFields()[name])).map((name) => `${root.name}.${name}`))];
+  if (!selection?.length) return candidates.length ? { refused: candidates } : null;
   const roots: CompiledRoot[] = [];
   for (const sel of selection) {
+    const coordinate = `${root.name}.${sel.name}`;
     if (sel.name === '__typename') {
-      roots.push({ key: sel.key, run: async () => JSON.stringify(root.name) });
+      roots.push({ key: sel.key, coordinate, run: async () => JSON.stringify(root.name) });
       continue;
     }
     const field = root.getFields()[sel.name];
     const compile = jsonCompilerOf(field);
     const sub = compile && sel.sub(getNamedType(field.type).name);
     const run = sub && compile(sub);
-    if (!run) return null;
-    roots.push({ key: sel.key, field, node: sel.nodes[0], run });
+    if (!run) return candidates.length ? { refused: candidates } : null;
+    roots.push({ key: sel.key, coordinate, field, node: sel.nodes[0], run });
   }
   return roots;
 }

@@ -4,12 +4,12 @@
 // count are columns), never the messages.
 import type { Context } from '../../context/context.js';
 import { AppError, constraintViolation, notFound, invalidField } from '../../errors.js';
-import type { Conversation as ConversationRow, ConversationStatus, Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type Conversation as ConversationRow, type ConversationStatus } from '../../generated/prisma/client.js';
 import { openSync, SyncedPage, SYNC_ORDER, type SyncArgs } from '../common/sync.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { announceConversation, type ConversationChangeKind } from './live.js';
 import { conversationData } from './shapes.js';
-import { audienceOf, conversationWhere, messageWhere } from './visibility.js';
+import { audienceOf, conversationSql, conversationWhere, messageWhere, type Audience } from './visibility.js';
 
 /** `limit` above this falls back to the default 20, like the other lists. */
 export const CONVERSATIONS_MAX_LIMIT = 100;
@@ -25,10 +25,25 @@ export interface ConversationPageSource extends PageSource<Prisma.ConversationWh
   sync?: SyncedPage<ConversationRow>;
 }
 
-export async function conversationPage(
-  ctx: Context,
-  args: { limit?: number | null; offset?: number | null; lead_id?: string | null; status?: ConversationStatus | null } & SyncArgs,
-): Promise<ConversationPageSource> {
+export interface ConversationListArgs extends SyncArgs {
+  limit?: number | null;
+  offset?: number | null;
+  lead_id?: string | null;
+  status?: ConversationStatus | null;
+}
+
+/** The list's condition in SQL over `c` (conversations), for the JSON path: the same as `conversationPage`'s `where`. */
+export function conversationListSql(tenant: Prisma.Sql, audience: Audience, args: ConversationListArgs): Prisma.Sql {
+  const parts = [Prisma.sql`c.tenant_id = ${tenant}`, conversationSql(audience, Prisma.sql`c`)];
+  if (args.lead_id) parts.push(Prisma.sql`c.lead_id = ${args.lead_id}::uuid`);
+  if (args.status) parts.push(Prisma.sql`c.status = ${args.status}::"ConversationStatus"`);
+  return Prisma.join(parts, ' AND ');
+}
+
+/** A sync page's pagination: the count covers the rows from this page on; `next` is the next page's cursor. */
+export const syncPagination = (total: number, limit: number, next: string | null) => ({ total, limit, offset: 0, has_more: next != null, next_cursor: next });
+
+export async function conversationPage(ctx: Context, args: ConversationListArgs): Promise<ConversationPageSource> {
   const visible = conversationWhere(audienceOf(ctx.viewer));
   const filters: Prisma.ConversationWhereInput = {};
   if (args.lead_id) filters.lead_id = args.lead_id;

@@ -6,6 +6,8 @@ import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import * as channels from './channels.js';
 import * as conversations from './conversations.js';
+import { conversationPageJson } from './conversation-json.js';
+import { jsonField } from '../../schema/json-fields.js';
 import * as departments from './departments.js';
 import * as inbound from './inbound.js';
 import * as live from './live.js';
@@ -179,6 +181,8 @@ builder.mutationField('receiveInboundMessage', (t) =>
 builder.queryField('conversations', (t) =>
   t.field({
     type: ConversationPage,
+    // Served as JSON text built by PostgreSQL when the selection allows (conversation-json.ts).
+    extensions: jsonField(conversationPageJson),
     description: 'Conversations the caller can see, latest activity first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored).',
     args: {
       ...syncArgs,

@@ -6,7 +6,7 @@ import { listCap, listCount } from '../../schema/list-bounds.js';
 import { OffsetPagination, offsetPagination, SyncPagination } from '../common/types.js';
 import { syncWhere } from '../common/sync.js';
 import { Lead } from '../leads/types.js';
-import type { ConversationPageSource, PageSource } from './conversations.js';
+import { syncPagination, type ConversationPageSource, type PageSource } from './conversations.js';
 import { MEMBERS_MAX, type DepartmentListSource } from './departments.js';
 import type { InboundResult } from './inbound.js';
 import type { ConversationChange, ConversationSnapshot } from './live.js';
@@ -237,7 +237,7 @@ export const ConversationPage = builder.objectRef<ConversationPageSource>('Conve
         if (!page.sync) return { ...offsetPagination(await ctx.db.conversation.count({ where: page.where }), page), next_cursor: null };
         const where = { AND: [page.where, syncWhere(page.sync.window) as Prisma.ConversationWhereInput] };
         const [total, next] = await Promise.all([ctx.db.conversation.count({ where }), page.sync.next()]);
-        return { total, limit: page.limit, offset: 0, has_more: next != null, next_cursor: next };
+        return syncPagination(total, page.limit, next);
       },
     }),
   }),

@@ -1,0 +1,165 @@
+// The conversations list (Query.conversations, GET /backend/conversations) as PostgreSQL writes it in
+// JSON: the page, its embedded lead and last message, and the count, in ONE statement (a sync page reads
+// its horizon first, as the resolvers do), within the visibility policy (conversationListSql). Each field
+// is one SQL expression giving byte for byte what the resolvers give (schema/json-sql.ts); a selection
+// with anything else (the graph-only `messages` and `lead.details`) is refused and left to the resolvers.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { Context } from '../../context/context.js';
+import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
+import { isoSql, jsonObject, selectList } from '../../schema/json-sql.js';
+import { cursorAfter, openSync, syncSql } from '../common/sync.js';
+import { offsetPagination, offsetWindow } from '../common/types.js';
+import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
+import { audienceOf } from './visibility.js';
+
+/** Scalar fields of Conversation over `c` (conversations). */
+const CONVERSATION: Record<string, string> = {
+  id: 'c.id',
+  unread_count: 'c.unread_count',
+  status: 'c.status',
+  department_id: 'c.department_id',
+  channel_id: 'c.channel_id',
+  created_at: isoSql('c.created_at'),
+  updated_at: isoSql('c.updated_at'),
+  __typename: `'Conversation'`,
+};
+
+/** ConversationLead over `l` (the conversation's lead, joined). */
+const LEAD: Record<string, string> = { id: 'l.id', name: 'l.name', phone: 'l.phone', __typename: `'ConversationLead'` };
+
+/** LastMessage over `c`: the columns the message's transaction keeps (shapes.ts lastMessage). */
+const LAST_MESSAGE: Record<string, string> = {
+  content: `COALESCE(c.last_message_content, '')`,
+  role: 'c.last_message_role',
+  timestamp: isoSql('c.last_message_at'),
+  __typename: `'LastMessage'`,
+};
+
+/** The select list of an object's sub-selection from its field map; null when it asks for another field. */
+function objectSelect(sub: SelectedField[] | null, fields: Record<string, string>): string | null {
+  if (!sub?.length || sub.some((s) => !Object.hasOwn(fields, s.name))) return null;
+  return selectList(sub.map((s) => [s.key, fields[s.name]]));
+}
+
+/** A conversation card: the select list of its row over `c` (and `l` when `lead`), after `objects`. */
+export interface ConversationCardSql {
+  columns: string;
+  lead: boolean;
+  /** The nested objects' rows, each `CROSS JOIN LATERAL (SELECT …) oN`: row_to_json(oN) is then a plain row expression, not a subquery per row. */
+  objects: string[];
+}
+
+/** Null when the selection has a field not served here. */
+export function conversationCardSql(selection: readonly SelectedField[]): ConversationCardSql | null {
+  const pairs: [string, string][] = [];
+  const objects: string[] = [];
+  const object = (select: string) => {
+    const alias = `o${objects.length + 1}`;
+    objects.push(`CROSS JOIN LATERAL (SELECT ${select}) ${alias}`);
+    return `row_to_json(${alias})`;
+  };
+  let lead = false;
+  for (const f of selection) {
+    if (Object.hasOwn(CONVERSATION, f.name)) {
+      pairs.push([f.key, CONVERSATION[f.name]]);
+    } else if (f.name === 'lead') {
+      const select = objectSelect(f.sub('ConversationLead'), LEAD);
+      if (!select) return null;
+      pairs.push([f.key, object(select)]);
+      lead = true;
+    } else if (f.name === 'last_message') {
+      const select = objectSelect(f.sub('LastMessage'), LAST_MESSAGE);
+      if (!select) return null;
+      pairs.push([f.key, `CASE WHEN c.last_message_at IS NULL THEN NULL ELSE ${object(select)} END`]);
+    } else return null;
+  }
+  const columns = selectList(pairs);
+  return columns ? { columns, lead, objects } : null;
+}
+
+/** ConversationPage as JSON text: what to build for a selection of it. */
+interface PagePlan {
+  keys: { key: string; kind: 'data' | 'pagination' | 'typename'; fields?: { key: string; name: string }[] }[];
+  card?: ConversationCardSql;
+  /** Whether the pagination asks for the count. */
+  counted: boolean;
+}
+
+const PAGINATION_FIELDS = new Set(['total', 'limit', 'offset', 'has_more', 'next_cursor', '__typename']);
+
+/** The plan for a selection of ConversationPage; null when a part of it is not served here. */
+export function planConversationPage(selection: readonly SelectedField[]): PagePlan | null {
+  const plan: PagePlan = { keys: [], counted: false };
+  for (const f of selection) {
+    if (f.name === '__typename') plan.keys.push({ key: f.key, kind: 'typename' });
+    else if (f.name === 'data') {
+      const sub = f.sub('Conversation');
+      const card = !plan.card && sub?.length ? conversationCardSql(sub) : null;
+      if (!card) return null;
+      plan.card = card;
+      plan.keys.push({ key: f.key, kind: 'data' });
+    } else if (f.name === 'pagination') {
+      const sub = f.sub('SyncPagination');
+      if (!sub?.length || sub.some((s) => !PAGINATION_FIELDS.has(s.name))) return null;
+      // has_more of an offset page compares with the count; of a sync page, it is whether a row follows.
+      if (sub.some((s) => s.name === 'total' || s.name === 'has_more')) plan.counted = true;
+      plan.keys.push({ key: f.key, kind: 'pagination', fields: sub.map((s) => ({ key: s.key, name: s.name })) });
+    } else return null;
+  }
+  return plan;
+}
+
+interface PageHead {
+  total: number | null;
+  data: string | null;
+  last_at?: Date | null;
+  last_id?: string | null;
+  more?: boolean;
+}
+
+/** A page of the conversations list as JSON text: one statement (after the sync horizon, for a sync page). */
+export async function conversationsJson(ctx: Context, args: ConversationListArgs, plan: PagePlan): Promise<string> {
+  const audience = audienceOf(ctx.viewer);
+  const window = offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT);
+  const sync = await openSync(ctx, 'conversations', args, window.limit);
+  const card = plan.card;
+  // A page that asks for neither rows nor counts (limit, offset and next_cursor of an offset page) reads nothing.
+  const [head] = !card && !plan.counted && !sync ? [{ total: null, data: null }] : await ctx.db.$tenantQueryDirect<PageHead>((tenant) => {
+    const filter = conversationListSql(tenant, audience, args);
+    const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
+    const order = Prisma.raw(sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC');
+    const offset = sync ? 0 : window.offset;
+    const count = plan.counted ? Prisma.sql`(SELECT count(*) FROM conversations c WHERE ${where})::int` : Prisma.sql`NULL::int`;
+    const data = card
+      ? Prisma.sql`(SELECT '[' || COALESCE(string_agg(row_to_json(card)::text, ',' ORDER BY ${order}), '') || ']'
+          FROM (SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
+          ${card.lead ? Prisma.sql`JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id` : Prisma.empty}
+          ${Prisma.raw(card.objects.join(' '))} CROSS JOIN LATERAL (SELECT ${Prisma.raw(card.columns)}) card)`
+      : Prisma.sql`NULL::text`;
+    // A sync page's next cursor: its last row, when a row follows it.
+    const next = sync
+      ? Prisma.sql`, last.updated_at AS last_at, last.id AS last_id,
+          EXISTS (SELECT 1 FROM conversations c WHERE ${where} ORDER BY ${order} OFFSET ${window.limit} LIMIT 1) AS more
+        FROM (SELECT NULL) one
+        LEFT JOIN LATERAL (SELECT c.updated_at, c.id FROM conversations c WHERE ${where} ORDER BY ${order} OFFSET ${window.limit - 1} LIMIT 1) last ON true`
+      : Prisma.empty;
+    return Prisma.sql`SELECT ${count} AS total, ${data} AS data ${next}`;
+  });
+  const total = Number(head.total ?? 0);
+  const info: Record<string, unknown> = sync
+    ? syncPagination(total, window.limit, head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null)
+    : { ...offsetPagination(total, window), next_cursor: null };
+  return jsonObject(
+    plan.keys.map(({ key, kind, fields }) => {
+      if (kind === 'typename') return [key, '"ConversationPage"'];
+      if (kind === 'data') return [key, head.data ?? '[]'];
+      return [key, jsonObject(fields!.map((f) => [f.key, JSON.stringify(f.name === '__typename' ? 'SyncPagination' : info[f.name])]))];
+    }),
+  );
+}
+
+/** Query.conversations served as JSON text when the selection allows (schema/json-fields.ts). */
+export const conversationPageJson: JsonFieldCompiler = (selection) => {
+  const plan = planConversationPage(selection);
+  return plan && ((ctx, args) => conversationsJson(ctx, args as ConversationListArgs, plan));
+};
