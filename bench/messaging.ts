@@ -116,7 +116,11 @@ export const conversationsLine: BenchLine = {
       '',
       `- (a)/(c) throughput: limit 20 ${(a20.rps / c20.rps).toFixed(2)}×, limit 100 ${(a100.rps / c100.rps).toFixed(2)}×; statements (a) ${s20} at 20 and ${s100} at 100 (the page never reads messages)`,
     ];
-    return { report, summary: [`conversations: (a)/(c) ${(a20.rps / c20.rps).toFixed(2)}× at 20, ${(a100.rps / c100.rps).toFixed(2)}× at 100`] };
+    return {
+      report,
+      summary: [`conversations: (a)/(c) ${(a20.rps / c20.rps).toFixed(2)}× at 20, ${(a100.rps / c100.rps).toFixed(2)}× at 100`],
+      ratios: { 'conversations/raw 20': a20.rps / c20.rps, 'conversations/raw 100': a100.rps / c100.rps },
+    };
   },
 };
 
@@ -187,6 +191,10 @@ export const inboundLine: BenchLine = {
       '',
       `- SQL/req: a new sender (lead and conversation created) / a known one. (a)/(c) throughput ${(a.rps / c.rps).toFixed(2)}×`,
     ];
-    return { report, summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${(a.rps / c.rps).toFixed(2)}×`] };
+    return {
+      report,
+      summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${(a.rps / c.rps).toFixed(2)}×`],
+      ratios: { 'inbound/raw': a.rps / c.rps },
+    };
   },
 };

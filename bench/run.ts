@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { BenchEnv, BenchLine } from './line.js';
+import { ratiosLine, type BenchEnv, type BenchLine } from './line.js';
 
 process.env.NODE_ENV = 'production';
 // autocannon closes its sockets with requests in flight at the end of each run; those aborted requests
@@ -113,11 +113,13 @@ async function main() {
   };
 
   const results: { line: string; report: string[]; summary: string[] }[] = [];
+  const ratios: Record<string, number> = {};
   try {
     for (const line of selected) {
       const t0 = Date.now();
       const r = await line.run(env);
       results.push({ line: line.name, report: r.report, summary: r.summary ?? [] });
+      Object.assign(ratios, r.ratios);
       log(`${line.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
@@ -132,7 +134,8 @@ async function main() {
   for (const r of results) console.log(`\n${r.report.join('\n')}`);
   log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const summaries = results.flatMap((r) => r.summary);
-  if (summaries.length) console.log(`\n${summaries.join('\n')}`);
+  // Last: the issue 25 targets in one line, whichever lines ran (`–` for a ratio not measured).
+  console.log(`\n${[...summaries, ratiosLine(ratios)].join('\n')}`);
 }
 
 main().catch((e) => {
