@@ -4,6 +4,7 @@
 //
 // Lines (bench/<line>.ts), run in this order; BENCH_ONLY=deals,uploads runs only those:
 //   deals     deals list (limit 20, 100) and board: REST, GraphQL, raw SQL; the list also PostGraphile V5
+//   kanban    the README's board query (stages × deals(first: 20) × lead): GraphQL, raw SQL, PostGraphile V5
 //   webhooks  events committed → delivered to a loopback receiver (events/s, delay)
 //   uploads   upload MB/s (1 MB, 10 MB) and media proxy req/s beside plain Node
 //   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query
@@ -37,6 +38,7 @@ const log = (s: string) => console.log(`[bench ${new Date().toISOString().slice(
 async function lines(): Promise<BenchLine[]> {
   const all: BenchLine[] = [
     (await import('./deals.js')).dealsLine,
+    (await import('./kanban.js')).kanbanLine,
     (await import('./webhooks.js')).webhooksLine,
     (await import('./uploads.js')).uploadsLine,
     (await import('./knowledge.js')).knowledgeLine,
