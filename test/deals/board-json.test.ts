@@ -104,7 +104,7 @@ describe('the kanban as JSON from PostgreSQL', () => {
       [`query ($id: UUID!, $n: Int) { pipelineBoard(id: $id) { stages { stage { deals(first: $n) { nodes { number } } } } } }`, { n: 3 }],
       [`query ($id: UUID!) { pipelineBoard(id: $id) { stages { stage { deals { edges { cursor node { number } } } } } } }`, {}],
       [`query ($id: UUID!) { pipelineBoard(id: $id) { stages { stage { deals { nodes { number stage { name } owner { id } } } } } } }`, {}],
-      [`query ($id: UUID!, $stage: UUID) { pipelineBoard(id: $id, stage_id: $stage) { total_deals stages { stage { name } } } }`, { stage: p.andamento }],
+      [`query ($id: UUID!, $stage: UUID) { pipelineBoard(id: $id, stage_id: $stage) { total_deals stages { stage { name deals { totalCount } } } } }`, { stage: p.andamento }],
     ];
     for (const [query, extra] of queries) {
       const variables = { id: p.id, ...extra };
