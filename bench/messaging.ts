@@ -122,7 +122,11 @@ export const conversationsLine: BenchLine = {
     ];
     conversationsRatios[20] = (a20.rps / c20.rps).toFixed(2);
     conversationsRatios[100] = (a100.rps / c100.rps).toFixed(2);
-    return { report, summary: [`conversations/raw 20=${conversationsRatios[20]} 100=${conversationsRatios[100]}`] };
+    return {
+      report,
+      summary: [`conversations/raw 20=${conversationsRatios[20]} 100=${conversationsRatios[100]}`],
+      ratios: { 'conversations/raw 20': a20.rps / c20.rps, 'conversations/raw 100': a100.rps / c100.rps },
+    };
   },
 };
 
@@ -193,6 +197,10 @@ export const inboundLine: BenchLine = {
       '',
       `- SQL/req: a new sender (lead and conversation created) / a known one. (a)/(c) throughput ${(a.rps / c.rps).toFixed(2)}×`,
     ];
-    return { report, summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${(a.rps / c.rps).toFixed(2)}×`] };
+    return {
+      report,
+      summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${(a.rps / c.rps).toFixed(2)}×`],
+      ratios: { 'inbound/raw': a.rps / c.rps },
+    };
   },
 };

@@ -137,6 +137,7 @@ export const pgliteLine: BenchLine = {
         `CPU per request is this process's (PostgreSQL's own is not counted); on an idle machine the busiest thread bounds req/s.`,
         `Target: PGlite p50 ≤ 2× PostgreSQL's — worker thread ${worker.p50.toFixed(2)}× (main thread ${main.p50.toFixed(2)}×)`,
       ],
+      ratios: { 'pglite p50/PG': worker.p50 },
       summary: [
         `pglite ratios: p50 worker/PG=${worker.p50.toFixed(2)} main/PG=${main.p50.toFixed(2)}; req/s worker/PG=${worker.rps.toFixed(2)} main/PG=${main.rps.toFixed(2)}`,
       ],

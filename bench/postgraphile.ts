@@ -1,5 +1,5 @@
 // (d) PostGraphile V5 (the devDependency) on the bench's schema, in this process: a GraphQL server
-// generated from the tables, the deals list read with its own query (a connection of deals with the
+// generated from the tables, the deals list (and the kanban, bench/kanban.ts) read with its own query (a connection of deals with the
 // lead, the lines, the tags through deal_tags and the todo counts). Two computed columns give it the
 // card's todo counts and line totals; PgIndexBehaviorsPlugin is off so that deal → deal_tags is
 // visible (PostGraphile hides relations without an index on their key). It does not check an API
@@ -14,6 +14,10 @@ export interface PostGraphileServer {
   listBody(tenantId: string, pipelineId: string, limit: number): string;
   /** A PostGraphile answer in the shape of Funil's REST answer (for the identical-data check). */
   toRestShape(json: unknown, limit: number): unknown;
+  /** The kanban query (README's board query) and its variables, for a pipeline. */
+  boardBody(tenantId: string, pipelineId: string): string;
+  /** A PostGraphile kanban answer in the shape of Funil's GraphQL answer (its cursors are its own). */
+  boardToFunilShape(json: unknown): unknown;
   close(): Promise<void>;
 }
 
@@ -34,7 +38,9 @@ const COMPUTED_COLUMNS = `
   CREATE OR REPLACE FUNCTION deals_overdue_todos(d deals) RETURNS int LANGUAGE sql STABLE AS
     $$ SELECT count(*)::int FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done AND a.due_at < now() $$;
   CREATE OR REPLACE FUNCTION deal_products_total(p deal_products) RETURNS numeric LANGUAGE sql STABLE AS
-    $$ SELECT p.price * p.qty $$;`;
+    $$ SELECT p.price * p.qty $$;
+  CREATE OR REPLACE FUNCTION stages_deals_total(s stages) RETURNS numeric LANGUAGE sql STABLE AS
+    $$ SELECT COALESCE(sum(d.total), 0) FROM deals d WHERE d.tenant_id = s.tenant_id AND d.stage_id = s.id $$;`;
 
 const LIST_QUERY = `query BenchDeals($tenantId: UUID!, $pipelineId: UUID!, $first: Int!) {
   allDeals(condition: { tenantId: $tenantId, pipelineId: $pipelineId }, orderBy: [CREATED_AT_DESC, PRIMARY_KEY_DESC], first: $first) {
@@ -45,6 +51,23 @@ const LIST_QUERY = `query BenchDeals($tenantId: UUID!, $pipelineId: UUID!, $firs
       dealProductsByTenantIdAndDealId(orderBy: [POSITION_ASC, CREATED_AT_ASC, PRIMARY_KEY_ASC]) { nodes { rowId productId name price qty custom total } }
       dealTagsByTenantIdAndDealId { nodes { tagByTenantIdAndTagId { rowId name color createdAt updatedAt } } }
       pendingTodos overdueTodos
+    }
+  }
+}`;
+
+// The kanban (bench/kanban.ts): the README's board query (without a period) as PostGraphile writes it:
+// the stages in board order, each with its deal total (a computed column) and its first 20 deals, newest
+// first, with their leads; the count per stage is the connection's totalCount.
+const BOARD_QUERY = `query BenchBoard($tenantId: UUID!, $pipelineId: UUID!) {
+  allStages(condition: { tenantId: $tenantId, pipelineId: $pipelineId }, orderBy: [POSITION_ASC, CREATED_AT_ASC, PRIMARY_KEY_ASC]) {
+    nodes {
+      name
+      dealsTotal
+      dealsByTenantIdAndPipelineIdAndStageId(orderBy: [CREATED_AT_DESC, PRIMARY_KEY_DESC], first: 20) {
+        totalCount
+        nodes { number total leadByTenantIdAndLeadId { name company } }
+        pageInfo { endCursor hasNextPage }
+      }
     }
   }
 }`;
@@ -77,6 +100,42 @@ function toRestShape(json: unknown, limit: number): unknown {
       };
     }),
     pagination: { current_page: 1, total_pages: pages, total_count: conn.totalCount, has_next: 1 < pages, has_prev: false, next_cursor: null },
+  };
+}
+
+/**
+ * A PostGraphile board answer in the shape of Funil's GraphQL answer. The totals of the whole board are
+ * summed here (in cents, as the raw handler does); endCursor is PostGraphile's own (its cursors are opaque).
+ */
+function boardToFunilShape(json: unknown): unknown {
+  const stages = (json as { data: { allStages: { nodes: Row[] } } }).data.allStages.nodes;
+  let cents = 0n;
+  for (const s of stages) {
+    const [whole, frac = ''] = String(s.dealsTotal).split('.');
+    cents += BigInt(whole) * 100n + BigInt((frac + '00').slice(0, 2));
+  }
+  return {
+    data: {
+      pipelineBoard: {
+        total_deals: stages.reduce((n, s) => n + s.dealsByTenantIdAndPipelineIdAndStageId.totalCount, 0),
+        total_amount: Number(cents) / 100,
+        stages: stages.map((s) => {
+          const deals = s.dealsByTenantIdAndPipelineIdAndStageId;
+          return {
+            deal_count: deals.totalCount,
+            total: num(s.dealsTotal),
+            stage: {
+              name: s.name,
+              deals: {
+                totalCount: deals.totalCount,
+                nodes: deals.nodes.map((d: Row) => ({ number: d.number, total: num(d.total), lead: { name: d.leadByTenantIdAndLeadId.name, company: d.leadByTenantIdAndLeadId.company } })),
+                pageInfo: { endCursor: deals.pageInfo.endCursor, hasNextPage: deals.pageInfo.hasNextPage },
+              },
+            },
+          };
+        }),
+      },
+    },
   };
 }
 
@@ -121,6 +180,8 @@ export async function startPostGraphile(connectionString: string, schema: string
     statements,
     listBody: (tenantId, pipelineId, limit) => JSON.stringify({ query: LIST_QUERY, variables: { tenantId, pipelineId, first: limit } }),
     toRestShape,
+    boardBody: (tenantId, pipelineId) => JSON.stringify({ query: BOARD_QUERY, variables: { tenantId, pipelineId } }),
+    boardToFunilShape,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

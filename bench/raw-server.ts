@@ -1,6 +1,6 @@
 // The baseline: a hand-written HTTP handler answering the same routes with the same JSON, using `pg` and
 // SQL directly (PostgreSQL builds the JSON). It authenticates the key like the app does. Routes: the deals
-// list and board (bench/deals.ts) and the knowledge search (bench/knowledge.ts).
+// list and board (bench/deals.ts), the kanban (bench/kanban.ts) and the knowledge search (bench/knowledge.ts).
 import http from 'node:http';
 import pg from 'pg';
 import { hashApiKey } from '../src/auth/keys.js';
@@ -67,6 +67,31 @@ const BOARD_SQL = `
            round((avg(extract(epoch FROM now() - stage_entered_at)) FILTER (WHERE won_at IS NULL AND lost_at IS NULL) / 86400)::numeric, 2)::float8 AS avg_days_in_stage
     FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 GROUP BY stage_id) a ON a.stage_id = s.id
   WHERE s.tenant_id = $1 AND s.pipeline_id = $2 ORDER BY s.position, s.created_at, s.id`;
+
+// The kanban (README's board query, without a period): per stage its count and total and its first 20
+// deals, newest first, with their leads, as the `data` of Funil's GraphQL answer, in one statement.
+// endCursor is Funil's cursor (base64url of `created_at|id`); a stage holds a next page when a 21st deal exists.
+const KANBAN_SQL = `
+  WITH agg AS (SELECT stage_id, count(*) AS n, sum(total) AS total FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 GROUP BY stage_id),
+  cols AS (
+    SELECT s.position, s.created_at, s.id, s.name, COALESCE(a.n, 0)::int AS n, COALESCE(a.total, 0) AS total, page.nodes,
+           translate(rtrim(replace(encode(convert_to(page.last_key, 'UTF8'), 'base64'), E'\n', ''), '='), '+/', '-_') AS last_cursor
+    FROM stages s LEFT JOIN agg a ON a.stage_id = s.id
+    CROSS JOIN LATERAL (
+      SELECT COALESCE(json_agg(json_build_object('number', p.number, 'total', p.total::float8, 'lead', json_build_object('name', l.name, 'company', l.company))
+                        ORDER BY p.created_at DESC, p.id DESC), '[]') AS nodes,
+             (array_agg(${ts('p.created_at')} || '|' || p.id ORDER BY p.created_at, p.id))[1] AS last_key
+      FROM (SELECT * FROM deals WHERE tenant_id = $1 AND pipeline_id = $2 AND stage_id = s.id ORDER BY created_at DESC, id DESC LIMIT $3) p
+      JOIN leads l ON l.tenant_id = p.tenant_id AND l.id = p.lead_id
+    ) page
+    WHERE s.tenant_id = $1 AND s.pipeline_id = $2)
+  SELECT json_build_object('data', json_build_object('pipelineBoard', json_build_object(
+    'total_deals', (SELECT sum(n) FROM cols)::int,
+    'total_amount', (SELECT sum(total) FROM cols)::float8,
+    'stages', (SELECT json_agg(json_build_object('deal_count', n, 'total', total::float8, 'stage', json_build_object('name', name,
+        'deals', json_build_object('totalCount', n, 'nodes', nodes, 'pageInfo', json_build_object('endCursor', last_cursor, 'hasNextPage', n > $3))))
+      ORDER BY position, created_at, id) FROM cols))))::text AS body
+  WHERE EXISTS (SELECT 1 FROM cols)`;
 
 // The knowledge search (src/domains/knowledge/search.ts) written out by hand: the same tsquery (websearch
 // syntax under the three configurations OR-ed, AND each prefix term), visibility, rank, order and
@@ -172,9 +197,14 @@ export async function startRawServer(connectionString: string, schema: string, p
         if (!r.assistant_found) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Assistente não encontrado(a)"}');
         return send(res, 200, r.hits);
       }
-      const m = /^\/pipelines\/([0-9a-f-]{36})\/(deals|board)$/.exec(url.pathname);
+      const m = /^\/pipelines\/([0-9a-f-]{36})\/(deals|board|kanban)$/.exec(url.pathname);
       if (!m) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Rota não encontrada"}');
       const pipelineId = m[1];
+      if (m[2] === 'kanban') {
+        const { rows } = await query(KANBAN_SQL, [tenantId, pipelineId, 20]);
+        if (!rows.length) return send(res, 200, '{"data":null,"errors":[{"message":"Pipeline não encontrado(a)"}]}');
+        return send(res, 200, rows[0].body);
+      }
       if (m[2] === 'deals') {
         const rawLimit = Number(url.searchParams.get('limit') ?? 20);
         const limit = Number.isInteger(rawLimit) && rawLimit >= 1 && rawLimit <= 100 ? rawLimit : 20;

@@ -4,6 +4,7 @@
 //
 // Lines (bench/<line>.ts), run in this order; BENCH_ONLY=deals,uploads runs only those:
 //   deals     deals list (limit 20, 100) and board: REST, GraphQL, raw SQL; the list also PostGraphile V5
+//   kanban    the README's board query (stages × deals(first: 20) × lead): GraphQL, raw SQL, PostGraphile V5
 //   webhooks  events committed → delivered to a loopback receiver (events/s, delay)
 //   uploads   upload MB/s (1 MB, 10 MB) and media proxy req/s beside plain Node
 //   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query
@@ -21,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { BenchEnv, BenchLine } from './line.js';
+import { ratiosLine, type BenchEnv, type BenchLine } from './line.js';
 
 process.env.NODE_ENV = 'production';
 // autocannon closes its sockets with requests in flight at the end of each run; those aborted requests
@@ -37,6 +38,7 @@ const log = (s: string) => console.log(`[bench ${new Date().toISOString().slice(
 async function lines(): Promise<BenchLine[]> {
   const all: BenchLine[] = [
     (await import('./deals.js')).dealsLine,
+    (await import('./kanban.js')).kanbanLine,
     (await import('./webhooks.js')).webhooksLine,
     (await import('./uploads.js')).uploadsLine,
     (await import('./knowledge.js')).knowledgeLine,
@@ -113,11 +115,13 @@ async function main() {
   };
 
   const results: { line: string; report: string[]; summary: string[] }[] = [];
+  const ratios: Record<string, number> = {};
   try {
     for (const line of selected) {
       const t0 = Date.now();
       const r = await line.run(env);
       results.push({ line: line.name, report: r.report, summary: r.summary ?? [] });
+      Object.assign(ratios, r.ratios);
       log(`${line.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
@@ -132,7 +136,8 @@ async function main() {
   for (const r of results) console.log(`\n${r.report.join('\n')}`);
   log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const summaries = results.flatMap((r) => r.summary);
-  if (summaries.length) console.log(`\n${summaries.join('\n')}`);
+  // Last: the issue 25 targets in one line, whichever lines ran (`–` for a ratio not measured).
+  console.log(`\n${[...summaries, ratiosLine(ratios)].join('\n')}`);
 }
 
 main().catch((e) => {

@@ -217,7 +217,13 @@ export const uploadsLine: BenchLine = {
       cleanup: () => cleanupExpiredUploads(env.db.prisma, env.app.deps.storage, 0).then(() => undefined),
       log: env.log,
     });
+    // The summary's ratios: the disk rows (no label), by their measure.
+    const ratio = (measure: RegExp) => {
+      const r = rows.find((row) => measure.test(row.measure));
+      return r && r.funil / r.baseline;
+    };
+    const ratios = { 'uploads/node 1MB': ratio(/^upload 1 MB/), 'uploads/node 10MB': ratio(/^upload 10 MB/), 'proxy/node': ratio(/^proxy /) };
     if (process.env.BENCH_S3 !== '0') rows.push(...(await benchS3Uploads(env)));
-    return { report: uploadReport(rows) };
+    return { report: uploadReport(rows), ratios };
   },
 };

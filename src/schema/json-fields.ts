@@ -30,8 +30,11 @@ export interface SelectedField {
   name: string;
   /** The field nodes merged under this key (arguments are read from the first). */
   nodes: readonly FieldNode[];
-  /** The fields selected below it, as seen from `typeName`; null when they use what the collector does not serve. */
-  sub(typeName: string): SelectedField[] | null;
+  /**
+   * The fields selected below it, as seen from `typeName`; null when they use what the collector does not
+   * serve (fields with arguments too, unless `withArguments`: the compiler then reads them from `nodes`).
+   */
+  sub(typeName: string, withArguments?: boolean): SelectedField[] | null;
 }
 
 /** The JSON text of the field's value for the coerced arguments. */
@@ -91,7 +94,8 @@ export function collectFields(typeName: string, sets: readonly SelectionSetNode[
     key,
     name,
     nodes,
-    sub: (childType) => collectFields(childType, nodes.map((n) => n.selectionSet).filter((s): s is SelectionSetNode => !!s), c),
+    sub: (childType, childArguments = false) =>
+      collectFields(childType, nodes.map((n) => n.selectionSet).filter((s): s is SelectionSetNode => !!s), c, childArguments),
   }));
 }
 

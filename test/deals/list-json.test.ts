@@ -153,7 +153,7 @@ describe('deals list as JSON from PostgreSQL', () => {
       // Graph-only edges.
       `query ($id: UUID!) { pipelineDeals(id: $id) { data { id lead_name lead { name company } stage { name } owner { id } } } }`,
       // A field beside the list that has no JSON path.
-      `query ($id: UUID!) { pipelineDeals(id: $id) { data { id } } pipelineBoard(id: $id) { total_deals } }`,
+      `query ($id: UUID!) { pipelineDeals(id: $id) { data { id } } pipelineBoard(id: $id) { pipeline { id } } }`,
     ];
     for (const query of queries) {
       let served!: { status: number; text: string };

@@ -8,6 +8,7 @@ import { SUCCESS, Success } from '../common/types.js';
 import * as activities from './activities.js';
 import { dealPageJson, pipelineBoard, pipelineDeals } from './board.js';
 import { jsonField } from '../../schema/json-fields.js';
+import { boardJsonField } from './board-json.js';
 import { dealHistory } from './history.js';
 import * as deals from './service.js';
 import { dealChangesFor, resolveDealChange } from './live.js';
@@ -50,6 +51,9 @@ builder.queryField('pipelineBoard', (t) =>
   t.field({
     type: Board,
     description: 'A pipeline’s board: deal count and total per stage under the filters. No deals.',
+    // The kanban (columns with their first deals and leads) is built as JSON by PostgreSQL in one
+    // statement (board-json.ts); the resolvers answer the rest.
+    extensions: jsonField(boardJsonField),
     args: { ...idArg('The pipeline.'), ...filterArgs },
     resolve: (_, { id, ...args }, ctx) => pipelineBoard(ctx, id, args),
   }),
