@@ -77,12 +77,15 @@ export function createDirectoryStorage(root: string): DirectoryStorage {
       if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ELOOP') return null;
       throw error;
     }
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      await handle.close();
-      return null;
+    try {
+      const stats = await handle.stat();
+      if (stats.isFile()) return openedFile(key, handle, stats.size, stats.mtime);
+    } catch (error) {
+      await handle.close().catch(() => {});
+      throw error;
     }
-    return openedFile(key, handle, stats.size, stats.mtime);
+    await handle.close();
+    return null;
   }
 
   async function remove(key: string): Promise<boolean> {
@@ -143,6 +146,12 @@ function openedFile(key: string, handle: fs.FileHandle, size: number, mtime: Dat
     close,
     stream(range = { start: 0, end: size - 1 }, signal) {
       let position = range.start;
+      // A signal aborted already (the client left while the file was being opened) fires no event: the
+      // file is closed now, or it would wait for the garbage collector (DEP0137).
+      if (signal?.aborted) {
+        void close();
+        return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+      }
       const abort = () => void close();
       signal?.addEventListener('abort', abort, { once: true });
       const finish = () => {

@@ -252,7 +252,7 @@ describe.runIf(testStorageKind() === 'disk')('the directory', () => {
     expect(sameBytes(await readAll(opened.stream()), bytes)).toBe(true);
   });
 
-  it('closes the file when the stream is cancelled, aborted, or never read', async () => {
+  it('closes the file when the stream is cancelled, aborted (before or while it is read), or never read', async () => {
     const stored = await disk.put(webStream(patternBytes(500_000)), { maxBytes: 1_000_000 });
     const file = (await disk.resolveKey(stored.key))!;
 
@@ -275,6 +275,14 @@ describe.runIf(testStorageKind() === 'disk')('the directory', () => {
     expect(descriptorsOn(file)).toBe(1);
     await unread.close();
     expect(descriptorsOn(file)).toBe(0);
+
+    // A signal already aborted when the stream is asked for (the client left while the file was opened).
+    const late = (await disk.open(stored.key))!;
+    expect(descriptorsOn(file)).toBe(1);
+    const lateReader = late.stream(undefined, AbortSignal.abort()).getReader();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(descriptorsOn(file)).toBe(0);
+    expect((await lateReader.read()).done).toBe(true);
   });
 
   it('lists stored keys and none of the junk a sweep must not mistake for stored files', async () => {
