@@ -206,6 +206,18 @@ function uploadReport(rows: UploadBenchRow[]): string[] {
   ];
 }
 
+/**
+ * `uploads/node 1MB=… 10MB=…; proxy/node …`: Funil ÷ plain Node per row of one store (label '' for the
+ * directory, 's3 ' for the bucket), the fragment of the bench's last `messaging ratios:` line.
+ */
+export function uploadRatios(rows: UploadBenchRow[], label = ''): string {
+  const ratio = (prefix: string) => {
+    const row = rows.find((r) => r.measure.startsWith(`${label}${prefix}`));
+    return row ? (row.funil / row.baseline).toFixed(2) : '–';
+  };
+  return `${label}uploads/node 1MB=${ratio('upload 1 MB')} 10MB=${ratio('upload 10 MB')}; ${label}proxy/node ${ratio('proxy')}`;
+}
+
 export const uploadsLine: BenchLine = {
   name: 'uploads',
   async run(env) {
@@ -218,7 +230,11 @@ export const uploadsLine: BenchLine = {
       cleanup: () => cleanupExpiredUploads(env.db.prisma, env.app.deps.storage, 0).then(() => undefined),
       log: env.log,
     });
-    if (process.env.BENCH_S3 !== '0') rows.push(...(await benchS3Uploads(env)));
-    return { report: uploadReport(rows) };
+    const summary = [`uploads ratios: ${uploadRatios(rows)}`];
+    if (process.env.BENCH_S3 !== '0') {
+      rows.push(...(await benchS3Uploads(env)));
+      summary[0] += `; ${uploadRatios(rows, 's3 ')}`;
+    }
+    return { report: uploadReport(rows), summary };
   },
 };
