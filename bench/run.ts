@@ -18,10 +18,13 @@
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
 // BENCH_SCHEMA (funil_bench), BENCH_KEEP=1 keeps it after the run (dropped otherwise); each line documents its own.
+// A FileHandle left open on any path fails the run (exit 1): Node's DEP0137 warning, with a full
+// collection forced after each line so the leak is charged to its line (bench/leak-guard.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { collectLeaks, enterLine, fileHandleLeaks } from './leak-guard.js';
 import { ratiosLine, type BenchEnv, type BenchLine } from './line.js';
 
 process.env.NODE_ENV = 'production';
@@ -119,7 +122,9 @@ async function main() {
   try {
     for (const line of selected) {
       const t0 = Date.now();
+      enterLine(line.name);
       const r = await line.run(env);
+      await collectLeaks();
       results.push({ line: line.name, report: r.report, summary: r.summary ?? [] });
       Object.assign(ratios, r.ratios);
       log(`${line.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -138,6 +143,13 @@ async function main() {
   const summaries = results.flatMap((r) => r.summary);
   // Last: the issue 25 targets in one line, whichever lines ran (`–` for a ratio not measured).
   console.log(`\n${[...summaries, ratiosLine(ratios)].join('\n')}`);
+  await collectLeaks();
+  const leaks = fileHandleLeaks();
+  if (leaks.length) {
+    // A FileHandle closed by the garbage collector (DEP0137) is a descriptor leaked on some path.
+    console.error(`\nFAILED: ${leaks.length} FileHandle(s) left open (DEP0137):\n${leaks.join('\n')}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((e) => {

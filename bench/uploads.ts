@@ -9,7 +9,7 @@
 // bucket with the SDK's multipart Upload and pipes GetObject into the response. s3rver is a fake: the
 // rows show Funil's cost on top of the S3 protocol, not what AWS S3 or MinIO would do. BENCH_S3=0 skips them.
 //
-// Alone: `BENCH_ONLY=uploads npm run bench`. BENCH_UPLOAD_REQUESTS scales the request counts.
+// Alone: `BENCH_ONLY=uploads npm run bench`; BENCH_CPU_PROFILE=<dir> writes a CPU profile of each measured run (bench/cpu-profile.ts). BENCH_UPLOAD_REQUESTS scales the request counts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,6 +19,7 @@ import path from 'node:path';
 
 import { pipeline } from 'node:stream/promises';
 import { autocannon, pad, type LoadResult } from './autocannon.js';
+import { profiled } from './cpu-profile.js';
 import type { BenchEnv, BenchLine } from './line.js';
 
 const MB = 1024 * 1024;
@@ -136,10 +137,10 @@ export async function benchUploads(opts: {
     ] as const) {
       const body = multipartBody(dir, size);
       const upload = { method: 'POST', headers: { 'content-type': body.contentType }, bodyFile: body.file, amount, connections };
-      const funil = await autocannon(`${opts.appUrl}/backend/uploads`, { ...upload, headers: { ...upload.headers, ...auth } });
+      const funil = await profiled(`${label}funil-upload-${size / MB}MB`, () => autocannon(`${opts.appUrl}/backend/uploads`, { ...upload, headers: { ...upload.headers, ...auth } }));
       await expectStoredSizes(opts, size, proxiedUpload.id);
       await opts.cleanup();
-      const plain = await autocannon(`${baseline.url}/upload`, upload);
+      const plain = await profiled(`${label}node-upload-${size / MB}MB`, () => autocannon(`${baseline.url}/upload`, upload));
       for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
       const mbps = (r: LoadResult) => (r.requests * size) / MB / r.seconds;
       rows.push({ measure: `${label}upload ${size / MB} MB (${amount} requests)`, unit: 'MB/s', funil: mbps(funil), baseline: mbps(plain), errors: funil.errors + plain.errors });
@@ -147,8 +148,8 @@ export async function benchUploads(opts: {
     }
 
     const duration = opts.duration ?? 5;
-    const funil = await autocannon(`${opts.appUrl}${proxyPath}`, { method: 'GET', headers: {}, duration, connections: 10 });
-    const plain = await autocannon(`${baseline.url}/file`, { method: 'GET', headers: {}, duration, connections: 10 });
+    const funil = await profiled(`${label}funil-proxy`, () => autocannon(`${opts.appUrl}${proxyPath}`, { method: 'GET', headers: {}, duration, connections: 10 }));
+    const plain = await profiled(`${label}node-proxy`, () => autocannon(`${baseline.url}/file`, { method: 'GET', headers: {}, duration, connections: 10 }));
     rows.push({ measure: `${label}proxy 100 KB file`, unit: 'req/s', funil: funil.requests / funil.seconds, baseline: plain.requests / plain.seconds, errors: funil.errors + plain.errors });
     opts.log(`uploads: ${label}proxy done`);
     await baseline.close();
@@ -205,6 +206,18 @@ function uploadReport(rows: UploadBenchRow[]): string[] {
   ];
 }
 
+/**
+ * `uploads/node 1MB=… 10MB=…; proxy/node …`: Funil ÷ plain Node per row of one store (label '' for the
+ * directory, 's3 ' for the bucket), the fragment of the bench's last `messaging ratios:` line.
+ */
+export function uploadRatios(rows: UploadBenchRow[], label = ''): string {
+  const ratio = (prefix: string) => {
+    const row = rows.find((r) => r.measure.startsWith(`${label}${prefix}`));
+    return row ? (row.funil / row.baseline).toFixed(2) : '–';
+  };
+  return `${label}uploads/node 1MB=${ratio('upload 1 MB')} 10MB=${ratio('upload 10 MB')}; ${label}proxy/node ${ratio('proxy')}`;
+}
+
 export const uploadsLine: BenchLine = {
   name: 'uploads',
   async run(env) {
@@ -223,7 +236,11 @@ export const uploadsLine: BenchLine = {
       return r && r.funil / r.baseline;
     };
     const ratios = { 'uploads/node 1MB': ratio(/^upload 1 MB/), 'uploads/node 10MB': ratio(/^upload 10 MB/), 'proxy/node': ratio(/^proxy /) };
-    if (process.env.BENCH_S3 !== '0') rows.push(...(await benchS3Uploads(env)));
-    return { report: uploadReport(rows), ratios };
+    const summary = [`uploads ratios: ${uploadRatios(rows)}`];
+    if (process.env.BENCH_S3 !== '0') {
+      rows.push(...(await benchS3Uploads(env)));
+      summary[0] += `; ${uploadRatios(rows, 's3 ')}`;
+    }
+    return { report: uploadReport(rows), summary, ratios };
   },
 };

@@ -23,6 +23,8 @@ export interface Context {
   perRequest: Map<object, unknown>;
   /** Aborted when the client goes away: long work (a file's extraction) stops for it. */
   signal?: AbortSignal;
+  /** PostgreSQL: the `pg` path for statements every request of a route runs (the media proxy's lookup); see db/direct.ts. */
+  direct?: DirectSql;
 }
 
 export interface ContextDeps {
@@ -54,5 +56,6 @@ export function createContext(
     requestId: request.requestId,
     perRequest: new Map(),
     signal: request.signal,
+    direct: deps.direct,
   };
 }

@@ -7,7 +7,14 @@ import path from 'node:path';
 import { FileMeter, isStorageKey, newStorageKey, type FileSource, type FileStorage, type OpenedFile, type StoredFile } from './storage.js';
 
 const PARTIAL_DIR = '.partial';
-const READ_CHUNK = 64 * 1024;
+/** Bytes per read when serving: a file up to this size (most media) is one read and one chunk. */
+const READ_CHUNK = 128 * 1024;
+/**
+ * What a put buffers while a write is under way: the chunks that arrive meanwhile go to disk in one
+ * writev, and the socket keeps flowing instead of waiting for each write (a write per chunk, awaited
+ * in turn, ran a 1 MB upload at a third of plain Node's speed).
+ */
+const WRITE_BUFFER = 256 * 1024;
 
 /** The directory store also answers where a key's file is (open and delete go through it; tests look at the file). */
 export interface DirectoryStorage extends FileStorage {
@@ -28,19 +35,14 @@ export function createDirectoryStorage(root: string): DirectoryStorage {
     const key = newStorageKey();
     const target = pathOf(key);
     const partial = path.join(partialDir, key);
-    await fs.mkdir(partialDir, { recursive: true });
-    const handle = await fs.open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o640);
+    // The directories are made when missing, not checked before every file (two syscalls each).
+    const handle = await orMakeDirectory(partialDir, () => fs.open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o640));
     const meter = new FileMeter(maxBytes);
     try {
-      // for-await cancels a web stream (or returns an iterator) when the loop throws: the sender stops.
-      for await (const chunk of source as AsyncIterable<Uint8Array>) {
-        meter.take(chunk);
-        for (let written = 0; written < chunk.byteLength; ) written += (await handle.write(chunk, written)).bytesWritten;
-      }
+      await writeFrom(source, handle, meter);
       await handle.datasync();
       await handle.close();
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      await fs.rename(partial, target);
+      await orMakeDirectory(path.dirname(target), () => fs.rename(partial, target));
     } catch (error) {
       await handle.close().catch(() => {});
       await fs.rm(partial, { force: true });
@@ -67,22 +69,38 @@ export function createDirectoryStorage(root: string): DirectoryStorage {
   }
 
   async function open(key: string): Promise<OpenedFile | null> {
-    const file = await resolveKey(key);
-    if (!file) return null;
+    // The shape check alone refuses `..`, encodings, separators, NUL and overlong names.
+    if (!isStorageKey(key)) return null;
+    const file = pathOf(key);
     let handle: fs.FileHandle;
     try {
-      // O_NOFOLLOW: a symlink swapped in after resolveKey is refused too.
+      // O_NOFOLLOW: a symlink in place of the file is refused.
       handle = await fs.open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
       if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ELOOP') return null;
       throw error;
     }
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      await handle.close();
-      return null;
+    try {
+      const stats = await handle.stat();
+      if (stats.isFile() && (await opensUnderRoot(file, handle))) return openedFile(key, handle, stats.size, stats.mtime);
+    } catch (error) {
+      await handle.close().catch(() => {});
+      throw error;
     }
-    return openedFile(key, handle, stats.size, stats.mtime);
+    await handle.close();
+    return null;
+  }
+
+  /**
+   * Whether the opened file is the one under the root (a fan-out directory replaced by a symlink would
+   * lead elsewhere): the descriptor's own path where the system shows it (/proc/self/fd, one syscall
+   * for the file actually opened), else the real path of `file`.
+   */
+  async function opensUnderRoot(file: string, handle: fs.FileHandle): Promise<boolean> {
+    realRoot ??= await fs.realpath(root);
+    const expected = path.join(realRoot, path.relative(root, file));
+    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    return (opened ?? (await fs.realpath(file))) === expected;
   }
 
   async function remove(key: string): Promise<boolean> {
@@ -133,6 +151,69 @@ export function createDirectoryStorage(root: string): DirectoryStorage {
   return { put, open, delete: remove, list, removeStalePartials, resolveKey };
 }
 
+/**
+ * Writes `source` to `handle`, each chunk metered first (413 before it is written). Chunks that arrive
+ * while a write is under way queue up (up to WRITE_BUFFER) and go to disk together in one writev.
+ * Returns, or throws, only once no write is under way.
+ */
+async function writeFrom(source: FileSource, handle: fs.FileHandle, meter: FileMeter): Promise<void> {
+  let queue: Uint8Array[] = [];
+  let queued = 0;
+  let writing: Promise<void> | undefined;
+  let failure: { error: unknown } | undefined;
+  const drain = async () => {
+    try {
+      while (queue.length && !failure) {
+        const batch = queue;
+        queue = [];
+        queued = 0;
+        await writeAll(handle, batch);
+      }
+    } catch (error) {
+      failure = { error };
+    } finally {
+      writing = undefined;
+    }
+  };
+  try {
+    // for-await cancels a web stream (or returns an iterator) when the loop throws: the sender stops.
+    for await (const chunk of source as AsyncIterable<Uint8Array>) {
+      if (failure) throw failure.error;
+      meter.take(chunk);
+      queue.push(chunk);
+      queued += chunk.byteLength;
+      writing ??= drain();
+      if (queued >= WRITE_BUFFER) await writing;
+    }
+    while (writing) await writing;
+    if (failure) throw failure.error;
+  } catch (error) {
+    while (writing) await writing;
+    throw error;
+  }
+}
+
+async function writeAll(handle: fs.FileHandle, chunks: Uint8Array[]): Promise<void> {
+  let rest = chunks;
+  while (rest.length) {
+    let { bytesWritten } = await handle.writev(rest);
+    // A short write (rare on a regular file): carry on from where it stopped.
+    while (rest.length && bytesWritten >= rest[0].byteLength) bytesWritten -= rest.shift()!.byteLength;
+    if (bytesWritten > 0) rest[0] = rest[0].subarray(bytesWritten);
+  }
+}
+
+/** Runs `fn`; when it fails because `dir` is missing, makes it and runs `fn` again. */
+async function orMakeDirectory<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await fs.mkdir(dir, { recursive: true });
+    return fn();
+  }
+}
+
 function openedFile(key: string, handle: fs.FileHandle, size: number, mtime: Date): OpenedFile {
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= handle.close().catch(() => {}));
@@ -143,6 +224,12 @@ function openedFile(key: string, handle: fs.FileHandle, size: number, mtime: Dat
     close,
     stream(range = { start: 0, end: size - 1 }, signal) {
       let position = range.start;
+      // A signal aborted already (the client left while the file was being opened) fires no event: the
+      // file is closed now, or it would wait for the garbage collector (DEP0137).
+      if (signal?.aborted) {
+        void close();
+        return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+      }
       const abort = () => void close();
       signal?.addEventListener('abort', abort, { once: true });
       const finish = () => {
@@ -165,6 +252,11 @@ function openedFile(key: string, handle: fs.FileHandle, size: number, mtime: Dat
               if (bytesRead === 0) throw new Error(`Arquivo ${key} terminou antes do esperado`);
               position += bytesRead;
               controller.enqueue(buffer.subarray(0, bytesRead));
+              // The last bytes: close now rather than on one more pull (a small file is one read).
+              if (position > range.end) {
+                await finish();
+                controller.close();
+              }
             } catch (error) {
               await finish();
               controller.error(error);

@@ -95,6 +95,8 @@ export function createS3Storage(settings: S3Settings, client: S3Client = createS
 
   /** The bytes of one range, fetched at the first pull and passed on as the consumer pulls them. */
   function objectStream(key: string, range: ByteRange, size: number, etag: string | undefined, signal?: AbortSignal): ReadableStream<Uint8Array> {
+    // The client already left (an aborted signal fires no event): nothing to fetch.
+    if (signal?.aborted) return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
     const request = new AbortController();
     const abort = () => request.abort();
     signal?.addEventListener('abort', abort, { once: true });

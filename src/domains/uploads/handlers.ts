@@ -45,7 +45,7 @@ export async function mediaProxyHandler({ request, params, ctx }: HandlerInput) 
   const key = params.path;
   if (!isStorageKey(key)) throw fileNotFound();
   // The unscoped client: the public proxy has no organisation, only the key.
-  const contentType = await recordedContentType(ctx.prisma, key);
+  const contentType = await recordedContentType(ctx.prisma, key, ctx.direct);
   if (!contentType) throw fileNotFound();
   const opened = await ctx.storage.open(key);
   if (!opened) throw fileNotFound();

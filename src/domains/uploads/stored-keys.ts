@@ -2,6 +2,7 @@
 // file one of them records, and the public media proxy serves exactly the files they record. Today:
 // uploads (`storage_key`) and messaging's media messages (`messages.media_key`). A domain that stores
 // files in the same storage adds its table to both statements here.
+import type { DirectSql } from '../../db/direct.js';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 
 /** Which of `keys` a record holds (of any organisation). */
@@ -15,12 +16,19 @@ export async function recordedKeys(prisma: PrismaClient, keys: string[]): Promis
   return new Set(rows.map((r) => r.key));
 }
 
-/** The content type recorded with a stored file, or null when no record holds its key. One statement. */
-export async function recordedContentType(prisma: PrismaClient, key: string): Promise<string | null> {
-  const [row] = await prisma.$queryRaw<{ mime_type: string }[]>`
-    SELECT mime_type FROM uploads WHERE storage_key = ${key}
-    UNION ALL
-    SELECT media_mime_type FROM messages WHERE media_key = ${key} AND media_mime_type IS NOT NULL
-    LIMIT 1`;
+const CONTENT_TYPE_SQL = `SELECT mime_type FROM uploads WHERE storage_key = $1
+  UNION ALL
+  SELECT media_mime_type FROM messages WHERE media_key = $1 AND media_mime_type IS NOT NULL
+  LIMIT 1`;
+
+/**
+ * The content type recorded with a stored file, or null when no record holds its key. One statement;
+ * on PostgreSQL through `direct` (db/direct.ts: the media proxy runs it on every request, and Prisma's
+ * raw path cost more CPU than the rest of the proxy's work).
+ */
+export async function recordedContentType(prisma: PrismaClient, key: string, direct?: DirectSql): Promise<string | null> {
+  const [row] = direct
+    ? await direct.query<{ mime_type: string }>(CONTENT_TYPE_SQL, [key])
+    : await prisma.$queryRawUnsafe<{ mime_type: string }[]>(CONTENT_TYPE_SQL, key);
   return row?.mime_type ?? null;
 }
