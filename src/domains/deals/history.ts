@@ -1,14 +1,13 @@
 // A deal's timeline (decisions.md: created, stage moves, won/lost, value and product changes, with actor
 // and time) and the deal events of the outbox: both written by one call in the same transaction as the
 // change they describe. Timeline entries are deleted with the deal.
-import type { Prisma } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { emitMany, type EventInput } from '../../events/emit.js';
 import { announceDealChanges, type DealChange } from './live.js';
-import { dealPayload, dealSnapshots, type DealPayload, type DealSnapshot } from './payload.js';
+import { dealSnapshots, type DealPayload, type DealSnapshot, type HistoryRow } from './payload.js';
 
 export type DealEventType = 'created' | 'stage_changed' | 'won' | 'lost' | 'value_changed' | 'products_changed' | 'updated';
 
@@ -28,24 +27,30 @@ export interface DealEventInput {
  * live subscribers once it commits. Timestamps step by 1 ms so a deal's timeline keeps their order.
  * Nothing else writes either.
  */
-export async function recordDealChange(db: TenantTx, ctx: Pick<Context, 'viewer' | 'config'>, dealId: string | null, entries: DealEventInput[]) {
-  if (!entries.length) return;
+export async function recordDealChange(
+  db: TenantTx,
+  ctx: Pick<Context, 'viewer' | 'config'>,
+  dealId: string | null,
+  entries: DealEventInput[],
+): Promise<Map<string, DealSnapshot>> {
+  if (!entries.length) return new Map();
   const viewer = requireTenant(ctx.viewer);
   const at = Date.now();
-  const rows = entries.map((e, i) => ({
+  const rows: HistoryRow[] = entries.map((e, i) => ({
     deal_id: e.deal_id ?? dealId!,
     type: e.type,
     from_stage_id: e.from_stage_id ?? null,
     to_stage_id: e.to_stage_id ?? null,
-    data: (e.data ?? {}) as Prisma.InputJsonValue,
+    data: e.data ?? {},
     actor_id: viewer.userId,
     created_at: new Date(at + i),
   }));
-  await db.dealEvent.createMany({ data: rows });
-  const snapshots = await dealSnapshots(db, rows.map((r) => r.deal_id));
-  const deals = new Map([...snapshots].map(([id, s]) => [id, dealPayload(s.deal, s.extras)]));
+  // The history rows are written by the statement that reads the deals after the change.
+  const snapshots = await dealSnapshots(db, rows.map((r) => r.deal_id), rows);
+  const deals = new Map([...snapshots].map(([id, s]) => [id, s.payload]));
   await emitMany(db, dealEvents(rows, deals));
   announceDealChanges(db, ctx.config, liveChanges(rows, snapshots));
+  return snapshots;
 }
 
 /** Deals were deleted (their history goes with them): `deal.deleted` with `{id}` for each, and the live `deleted`. */
@@ -65,7 +70,7 @@ function liveChanges(rows: { deal_id: string; type: string; from_stage_id: strin
   for (const row of rows) {
     const snapshot = snapshots.get(row.deal_id);
     if (!snapshot) continue;
-    const change = { deal_id: row.deal_id, pipeline_id: snapshot.deal.pipeline_id, from_stage_id: null, to_stage_id: null, deal: snapshot };
+    const change = { deal_id: row.deal_id, pipeline_id: snapshot.deal.pipeline_id, from_stage_id: null, to_stage_id: null, deal: { deal: snapshot.deal, extras: snapshot.extras } };
     switch (row.type as DealEventType) {
       case 'created':
         changes.push({ ...change, kind: 'created', to_stage_id: row.to_stage_id });

@@ -26,7 +26,7 @@ export interface DealChange {
   from_stage_id: string | null;
   to_stage_id: string | null;
   /** Null for `deleted`. Through Redis its dates and amounts arrive as strings, which Deal's fields read alike. */
-  deal: DealSnapshot | null;
+  deal: Omit<DealSnapshot, 'payload'> | null;
 }
 
 /** The change's announcements, grouped by pipeline, sent once `tx` commits. */

@@ -5,6 +5,7 @@ import { Prisma, type DealProduct, type Lead, type Stage, type Tag, type User } 
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
+import { DEAL_CARD, isList, LEAD_COLUMNS, LEAD_JOIN, TODO_JOIN, type LeadColumn } from './card.js';
 
 /** Raw SQL rather than a planned Prisma query: this runs on every page of deals, and a raw statement skips query planning. */
 export const leadById = defineLoader(
@@ -34,7 +35,7 @@ export const userById = defineLoader(
 );
 
 /** The lead's contact fields as a deal shows them (read at read time, never copied). */
-export type DealLeadFields = Pick<Lead, 'name' | 'surname' | 'company' | 'email' | 'phone' | 'avatar_url' | 'status_id'>;
+export type DealLeadFields = Pick<Lead, LeadColumn>;
 
 /**
  * Everything a deal card shows beyond its own columns: the lead's contact fields, the lines, the tags
@@ -48,54 +49,49 @@ export interface DealExtras {
   overdue: number;
 }
 
-interface ExtrasRow extends Partial<DealLeadFields> {
-  deal_id: string;
-  lead_found: boolean | null;
-  products: (Omit<DealProduct, 'price' | 'created_at'> & { price: string; created_at: string })[] | null;
-  tags: (Omit<Tag, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })[] | null;
-  pending: number;
-  overdue: number;
-}
+type Json<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Prisma.Decimal ? number : T[K] };
+
+/** The extras as the statement gives them (JSON: dates as text, amounts as numbers). */
+export type ExtrasJson = Omit<DealExtras, 'products' | 'tags'> & { products: Json<DealProduct>[] | null; tags: Json<Tag>[] | null };
 
 const EMPTY: DealExtras = { lead: null, products: [], tags: [], pending: 0, overdue: 0 };
+
+const LISTS = Object.entries(DEAL_CARD).flatMap(([name, entry]) => (isList(entry) ? [[name, entry] as const] : []));
+
+/**
+ * A deal's extras as one JSON value over `d`, derived from the card's declarations (card.ts): the lead
+ * columns its fields read, the whole rows of its lists in their order, its todo counts. Needs
+ * LEAD_JOIN and TODO_JOIN.
+ */
+export const EXTRAS_SQL = `json_build_object(
+  'lead', CASE WHEN l.id IS NULL THEN NULL ELSE json_build_object(${LEAD_COLUMNS.map((c) => `'${c}', l.${c}`).join(', ')}) END,
+  ${LISTS.map(([name, list]) => `'${name}', (SELECT json_agg(row_to_json(${list.row}) ORDER BY ${list.order}) FROM ${list.from} WHERE ${list.where})`).join(',\n  ')},
+  'pending', todo.pending, 'overdue', todo.overdue)`;
+
+/** Extras from their JSON (a statement's, or an announcement's through Redis): rows with their dates and amounts. */
+export function decodeExtras(json: ExtrasJson): DealExtras {
+  return {
+    lead: json.lead,
+    products: (json.products ?? []).map((l) => ({ ...l, price: new Prisma.Decimal(l.price), created_at: new Date(l.created_at) })),
+    tags: (json.tags ?? []).map((t) => ({ ...t, created_at: new Date(t.created_at), updated_at: new Date(t.updated_at) })),
+    pending: Number(json.pending),
+    overdue: Number(json.overdue),
+  };
+}
 
 /** Extras already loaded in this request, readable synchronously (see `extrasOf`). */
 const SETTLED = {};
 const settled = (ctx: Context) => perRequest(ctx, SETTLED, () => new Map<string, DealExtras>());
 
-/** The extras of some deals in one statement, on any scoped client (a request's, or a transaction's: events). */
+/** The extras of some deals in one statement, on any scoped client (a request's, or a transaction's). */
 export async function queryDealExtras(db: Pick<TenantTx, '$tenantQuery'>, ids: readonly string[]): Promise<(DealExtras & { deal_id: string })[]> {
-  const rows = await db.$tenantQuery<ExtrasRow[]>(
+  const rows = await db.$tenantQuery<{ deal_id: string; extras: ExtrasJson }[]>(
     (tenant) => Prisma.sql`
-    SELECT d.id AS deal_id, l.id IS NOT NULL AS lead_found,
-      l.name, l.surname, l.company, l.email, l.phone, l.avatar_url, l.status_id,
-      (SELECT json_agg(json_build_object('id', p.id, 'tenant_id', p.tenant_id, 'deal_id', p.deal_id, 'product_id', p.product_id,
-                'name', p.name, 'price', p.price::text, 'qty', p.qty, 'custom', p.custom, 'position', p.position, 'created_at', p.created_at)
-              ORDER BY p.position, p.created_at, p.id)
-         FROM deal_products p WHERE p.tenant_id = d.tenant_id AND p.deal_id = d.id) AS products,
-      (SELECT json_agg(json_build_object('id', t.id, 'tenant_id', t.tenant_id, 'name', t.name, 'color', t.color,
-                'created_at', t.created_at, 'updated_at', t.updated_at) ORDER BY t.name, t.id)
-         FROM deal_tags dt JOIN tags t ON t.tenant_id = dt.tenant_id AND t.id = dt.tag_id
-         WHERE dt.tenant_id = d.tenant_id AND dt.deal_id = d.id) AS tags,
-      todo.pending, todo.overdue
-    FROM deals d
-    LEFT JOIN leads l ON l.tenant_id = d.tenant_id AND l.id = d.lead_id
-    CROSS JOIN LATERAL (
-      SELECT count(*)::int AS pending, (count(*) FILTER (WHERE a.due_at < now()))::int AS overdue
-      FROM activities a WHERE a.tenant_id = d.tenant_id AND a.deal_id = d.id AND NOT a.done
-    ) todo
+    SELECT d.id AS deal_id, ${Prisma.raw(EXTRAS_SQL)} AS extras
+    FROM deals d ${Prisma.raw(LEAD_JOIN)} ${Prisma.raw(TODO_JOIN)}
     WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
   );
-  return rows.map((r) => ({
-    deal_id: r.deal_id,
-    lead: r.lead_found
-      ? { name: r.name!, surname: r.surname ?? null, company: r.company ?? null, email: r.email ?? null, phone: r.phone!, avatar_url: r.avatar_url ?? null, status_id: r.status_id ?? null }
-      : null,
-    products: (r.products ?? []).map((l) => ({ ...l, price: new Prisma.Decimal(l.price), created_at: new Date(l.created_at) })),
-    tags: (r.tags ?? []).map((t) => ({ ...t, created_at: new Date(t.created_at), updated_at: new Date(t.updated_at) })),
-    pending: Number(r.pending),
-    overdue: Number(r.overdue),
-  }));
+  return rows.map((r) => ({ deal_id: r.deal_id, ...decodeExtras(r.extras) }));
 }
 
 export const dealExtras = defineLoader(

@@ -7,13 +7,14 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
-import { assertStatusExists, assertTagsExist, insertLead, MAX_TAGS, setLeadStatus } from '../leads/service.js';
+import { assertTagsExist, insertLead, MAX_TAGS, setLeadStatus } from '../leads/service.js';
 import { recordDealChange, recordDealsDeleted, type DealEventInput } from './history.js';
-import { stageState, transitionEvent } from './stage-transition.js';
+import { stageState, transitionEvent, type StageKindValue } from './stage-transition.js';
 import { buildLines, dealTotal, type DealProductInput, type LineData } from './lines.js';
-import { money, toNumber } from '../common/money.js';
+import { money, toNumber, type Money } from '../common/money.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
-import { settleDealExtras } from './loaders.js';
+import { settleDealExtras, settleExtras } from './loaders.js';
+import type { DealSnapshot } from './payload.js';
 
 export interface NewLeadInput {
   name?: string | null;
@@ -56,10 +57,94 @@ async function assertUser(db: TenantTx, userId: string) {
   if (!(await db.user.findFirst({ where: { id: userId, deleted_at: null }, select: { id: true } }))) throw notFound('Usuário');
 }
 
+/**
+ * The answer's extras from what the write saw: the snapshot its history read (no statement), or when it
+ * recorded nothing, read now in its transaction.
+ */
+async function settleAnswer(ctx: Context, db: TenantTx, id: string, snapshots: Map<string, DealSnapshot>) {
+  const snapshot = snapshots.get(id);
+  if (snapshot) settleExtras(ctx, id, snapshot.extras);
+  else await settleDealExtras(ctx, db, id);
+}
+
 async function insertLines(db: TenantTx, dealId: string, lines: LineData[]) {
   if (lines.length) await db.dealProduct.createMany({ data: lines.map((l) => ({ ...l, deal_id: dealId })) });
 }
 
+/** What a creation checks, read in one statement: the pipeline, its stage, and the lead, owner and status named. */
+interface CreateChecks {
+  pipeline_ok: boolean;
+  stage: { id: string; name: string; kind: StageKindValue } | null;
+  lead: { id: string; status_id: string | null } | null;
+  owner_ok: boolean;
+  status_ok: boolean;
+}
+
+async function createChecks(db: TenantTx, input: CreateDealInput): Promise<CreateChecks> {
+  const uuid = (id: string | null | undefined) => Prisma.sql`${id ?? null}::uuid`;
+  const [checks] = await db.$tenantQuery<CreateChecks[]>(
+    (tenant) => Prisma.sql`SELECT
+      EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${tenant} AND id = ${uuid(input.pipeline_id)}) AS pipeline_ok,
+      (SELECT json_build_object('id', s.id, 'name', s.name, 'kind', s.kind::text) FROM stages s
+        WHERE s.tenant_id = ${tenant} AND s.id = ${uuid(input.stage_id)} AND s.pipeline_id = ${uuid(input.pipeline_id)}) AS stage,
+      (SELECT json_build_object('id', l.id, 'status_id', l.status_id) FROM leads l WHERE l.tenant_id = ${tenant} AND l.id = ${uuid(input.lead_id)}) AS lead,
+      EXISTS (SELECT 1 FROM users WHERE tenant_id = ${tenant} AND id = ${uuid(input.owner_id)} AND deleted_at IS NULL) AS owner_ok,
+      EXISTS (SELECT 1 FROM lead_statuses WHERE tenant_id = ${tenant} AND id = ${uuid(input.lead_status_id)}) AS status_ok`,
+  );
+  return checks;
+}
+
+interface NewDeal {
+  pipeline_id: string;
+  stage_id: string;
+  lead_id: string;
+  owner_id: string | null;
+  value: Money;
+  total: Money;
+  origin: string;
+  note: string | null;
+  loss_reason: string | null;
+  won_at: Date | null;
+  lost_at: Date | null;
+  stage_entered_at: Date;
+}
+
+/**
+ * The deal with its lines and tags in one statement: the organisation's counter row is incremented (and
+ * stays locked until commit, so concurrent creations get consecutive, distinct numbers), the deal takes
+ * its number, its lines and tags reference it.
+ */
+async function insertDeal(db: TenantTx, deal: NewDeal, lines: LineData[], tagIds: string[]): Promise<DealRow> {
+  // Both stamped here, as Prisma stamps a created row.
+  const now = new Date();
+  const [row] = await db.$tenantQuery<DealRow[]>(
+    (tenant) => Prisma.sql`WITH n AS (
+      UPDATE tenants SET deal_number_seq = deal_number_seq + 1 WHERE id = ${tenant} RETURNING deal_number_seq
+    ), d AS (
+      INSERT INTO deals (tenant_id, number, pipeline_id, stage_id, lead_id, owner_id, value, total, origin, note, loss_reason,
+                         won_at, lost_at, stage_entered_at, created_at, updated_at)
+      SELECT ${tenant}, n.deal_number_seq, ${deal.pipeline_id}::uuid, ${deal.stage_id}::uuid, ${deal.lead_id}::uuid, ${deal.owner_id}::uuid,
+             ${deal.value.toString()}::numeric, ${deal.total.toString()}::numeric, ${deal.origin}, ${deal.note}, ${deal.loss_reason},
+             ${deal.won_at}::timestamptz, ${deal.lost_at}::timestamptz, ${deal.stage_entered_at}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM n RETURNING *
+    ), lines AS (
+      INSERT INTO deal_products (tenant_id, deal_id, product_id, name, price, qty, custom, position)
+      SELECT ${tenant}, d.id, x.product_id, x.name, x.price, x.qty, x.custom, x.position
+      FROM d, jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS x(product_id uuid, name text, price numeric, qty int, custom boolean, position int)
+    ), tags AS (
+      INSERT INTO deal_tags (tenant_id, deal_id, tag_id)
+      SELECT ${tenant}, d.id, x.tag_id::uuid FROM d, jsonb_array_elements_text(${JSON.stringify(tagIds)}::jsonb) AS x(tag_id)
+    )
+    SELECT * FROM d`,
+  );
+  return row;
+}
+
+/**
+ * Statements per creation with an existing lead: the checks, the insert (deal, lines, tags), the history
+ * with the card read back, the events and their dispatch jobs (test/deals/create.test.ts counts them).
+ * Tags and catalog lines add one read each; a new lead or a status change add their own writes.
+ */
 export async function createDeal(ctx: Context, input: CreateDealInput): Promise<DealRow> {
   requireTenant(ctx.viewer);
   if (!input.lead_id && !input.new_lead) throw invalidInput('Informe lead_id ou new_lead');
@@ -70,51 +155,39 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
   // re-read after commit, when another writer may already have changed the deal.
   return ctx.db.$transaction(async (tx) => {
     const db = tx;
-    if (!(await db.pipeline.findUnique({ where: { id: input.pipeline_id }, select: { id: true } }))) throw notFound('Pipeline');
-    const stage = await db.stage.findFirst({ where: { id: input.stage_id, pipeline_id: input.pipeline_id } });
+    const checks = await createChecks(db, input);
+    if (!checks.pipeline_ok) throw notFound('Pipeline');
+    const stage = checks.stage;
     if (!stage) throw invalidInput('A etapa não pertence ao pipeline');
-    const now = new Date();
-    const state = stageState(stage.kind, input.loss_reason, now);
-    if (input.owner_id) await assertUser(db, input.owner_id);
-    if (input.lead_status_id) await assertStatusExists(db, input.lead_status_id);
+    const state = stageState(stage.kind, input.loss_reason, new Date());
+    if (input.owner_id && !checks.owner_ok) throw notFound('Usuário');
+    if (input.lead_status_id && !checks.status_ok) throw notFound('Status');
     const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
     const lines = await buildLines(db, input.products ?? []);
     let leadId: string;
     if (input.lead_id) {
-      const lead = await db.lead.findUnique({ where: { id: input.lead_id }, select: { id: true, status_id: true } });
+      const lead = checks.lead;
       if (!lead) throw notFound('Lead');
       leadId = lead.id;
       if (input.lead_status_id && input.lead_status_id !== lead.status_id) await setLeadStatus(db, lead, input.lead_status_id);
     } else {
       leadId = (await insertLead(db, { ...input.new_lead, status_id: input.lead_status_id })).id;
     }
-    // The counter row stays locked until commit: concurrent creations get consecutive, distinct numbers.
-    const [{ n }] = await db.$tenantQuery<{ n: number }[]>(
-      (tenant) => Prisma.sql`UPDATE tenants SET deal_number_seq = deal_number_seq + 1 WHERE id = ${tenant} RETURNING deal_number_seq AS n`,
+    const total = dealTotal(lines, value);
+    const deal = await insertDeal(
+      db,
+      { pipeline_id: input.pipeline_id, stage_id: stage.id, lead_id: leadId, owner_id: input.owner_id ?? null, value, total, ...fields, ...state },
+      lines,
+      tagIds,
     );
-    const deal = await db.deal.create({
-      data: {
-        number: Number(n),
-        pipeline_id: input.pipeline_id,
-        stage_id: stage.id,
-        lead_id: leadId,
-        owner_id: input.owner_id ?? null,
-        value,
-        total: dealTotal(lines, value),
-        ...fields,
-        ...state,
-      },
-    });
-    await insertLines(db, deal.id, lines);
-    if (tagIds.length) await db.dealTag.createMany({ data: tagIds.map((tag_id) => ({ deal_id: deal.id, tag_id })) });
-    await recordDealChange(db, ctx, deal.id, [
+    const snapshots = await recordDealChange(db, ctx, deal.id, [
       {
         type: 'created',
         to_stage_id: stage.id,
-        data: { stage_name: stage.name, total: toNumber(dealTotal(lines, value)), ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
+        data: { stage_name: stage.name, total: toNumber(total), ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
       },
     ]);
-    await settleDealExtras(ctx, db, deal.id);
+    await settleAnswer(ctx, db, deal.id, snapshots);
     return deal;
   }, CREATE_TX);
 }
@@ -176,8 +249,7 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     if (!total.equals(deal.total)) data.total = total;
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
     const written = Object.keys(data).length || input.products != null ? await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } }) : deal;
-    await recordDealChange(db, ctx, id, events);
-    await settleDealExtras(ctx, db, id);
+    await settleAnswer(ctx, db, id, await recordDealChange(db, ctx, id, events));
     return written;
   }, LOCKING_TX);
 }
@@ -198,7 +270,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
     // A move to the deal's own stage re-applies its rules but is no change of stage: time in stage goes on.
     if (to.id === deal.stage_id) state.stage_entered_at = deal.stage_entered_at;
     const moved = await db.deal.update({ where: { id }, data: { stage_id: to.id, ...state } });
-    await recordDealChange(db, ctx, id, [
+    const snapshots = await recordDealChange(db, ctx, id, [
       {
         type: transitionEvent(to.kind),
         from_stage_id: deal.stage_id,
@@ -206,7 +278,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
         data: { from_stage_name: from?.name ?? null, to_stage_name: to.name, ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
       },
     ]);
-    await settleDealExtras(ctx, db, id);
+    await settleAnswer(ctx, db, id, snapshots);
     return moved;
   }, LOCKING_TX);
 }

@@ -4,18 +4,17 @@
 import { resolveCursorConnection } from '@pothos/plugin-relay';
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
 import { firstOfCapArg, listCap, takeOfFirst } from '../../schema/list-bounds.js';
-import { MAX_TAGS } from '../leads/service.js';
 import { STAGES_MAX } from '../pipelines/validate.js';
-import { MAX_LINES } from './lines.js';
 import type { Deal as DealRow, Stage as StageRow } from '../../generated/prisma/client.js';
 import { User } from '../accounts/types.js';
 import { Lead, Tag } from '../leads/types.js';
 import { Pipeline, Stage } from '../pipelines/types.js';
-import { dealExtras, extrasOf, leadById, stageById, userById, type DealLeadFields } from './loaders.js';
+import { dealExtras, extrasOf, leadById, stageById, userById } from './loaders.js';
 import type { Context } from '../../context/context.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { selectsAny } from './selection.js';
-import { Decimal, toNumber } from '../common/money.js';
+import { pothosFields, type SqlFields } from '../../schema/sql-fields.js';
+import { DEAL_CARD, isList, LINE_FIELDS } from './card.js';
 import type { DealChangeSource } from './live.js';
 import { dealCursor, stageDealCounts, stageDeals, withTotalCount, type CountedConnection } from './stage-deals.js';
 
@@ -31,22 +30,11 @@ export const DealDateMode = builder.enumType('DealDateMode', {
 
 export const DealProduct = builder.prismaObject('DealProduct', {
   description: 'A product line of a deal: name and price copied when the line was added.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    product_id: t.expose('product_id', { type: 'UUID', nullable: true, description: 'Null for one-off lines.' }),
-    name: t.exposeString('name'),
-    price: t.float({ description: 'Unit price.', resolve: (l) => toNumber(l.price) }),
-    qty: t.exposeInt('qty', { description: 'Quantity, at least 1.' }),
-    custom: t.exposeBoolean('custom', { description: 'True for a one-off line that never enters the catalog.' }),
-    total: t.float({ description: 'price × qty.', resolve: (l) => toNumber(new Decimal(l.price).times(l.qty)) }),
-  }),
+  fields: (t) => pothosFields(t, LINE_FIELDS),
 });
 
-const leadField = <K extends keyof DealLeadFields>(key: K) =>
-  (deal: DealRow, _args: object, ctx: Context) => extrasOf(ctx, deal.id, (e) => e.lead?.[key] ?? null);
-
 /** Fields of Deal read from `dealExtras`; a list whose selection has any of them primes the page. */
-const EXTRAS_FIELDS = new Set(['lead_name', 'lead_surname', 'lead_company', 'lead_email', 'lead_phone', 'lead_avatar', 'lead_status_id', 'products', 'tags', 'pending_todos', 'overdue_todos']);
+const EXTRAS_FIELDS = new Set(Object.entries(DEAL_CARD).flatMap(([name, f]) => (isList(f) || f.lead || f.todo ? [name] : [])));
 
 /** Loads the extras of a page of deals in one batch before their fields resolve, when they are selected. */
 export async function primeExtras(ctx: Context, info: GraphQLResolveInfo, deals: DealRow[], deep = false): Promise<DealRow[]> {
@@ -54,48 +42,43 @@ export async function primeExtras(ctx: Context, info: GraphQLResolveInfo, deals:
   return deals;
 }
 
+const LIST_TYPES = { DealProduct, Tag };
+
+/** The Deal fields of the card's declarations (card.ts): lead fields, lists and todo counts read the extras. */
+const cardFields: SqlFields<DealRow> = Object.fromEntries(
+  Object.entries(DEAL_CARD).flatMap(([name, f]) => {
+    if (isList(f)) return [];
+    const from = f.lead;
+    const todo = f.todo;
+    if (from) return [[name, { ...f, resolve: (d: DealRow, ctx: Context) => extrasOf(ctx, d.id, (e) => e.lead?.[from] ?? null) }]];
+    if (todo) return [[name, { ...f, resolve: (d: DealRow, ctx: Context) => extrasOf(ctx, d.id, (e) => e[todo]) }]];
+    return [[name, f]];
+  }),
+);
+
 export const Deal = builder.prismaObject('Deal', {
   description: 'An opportunity inside a stage. It always points to a lead; contact fields are read from the lead at read time.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    number: t.exposeInt('number', { description: 'Sequential per organisation, from 1.' }),
-    pipeline_id: t.expose('pipeline_id', { type: 'UUID' }),
-    stage_id: t.expose('stage_id', { type: 'UUID', description: 'Current stage.' }),
-    lead_id: t.expose('lead_id', { type: 'UUID', description: 'Linked lead.' }),
-    owner_id: t.expose('owner_id', { type: 'UUID', nullable: true, description: 'Responsible user.' }),
-    value: t.float({ description: 'Manual value, used when the deal has no product lines.', resolve: (d) => toNumber(d.value) }),
-    total: t.float({ description: 'Σ price × qty over the lines, or value when there are none.', resolve: (d) => toNumber(d.total) }),
-    origin: t.exposeString('origin', { description: 'Default `manual`.' }),
-    loss_reason: t.exposeString('loss_reason', { nullable: true, description: 'Present only on lost deals.' }),
-    note: t.exposeString('note', { nullable: true }),
-    won_at: t.expose('won_at', { type: 'DateTime', nullable: true, description: 'Set when the deal enters the won stage.' }),
-    lost_at: t.expose('lost_at', { type: 'DateTime', nullable: true, description: 'Set when the deal enters the lost stage.' }),
-    stage_entered_at: t.expose('stage_entered_at', { type: 'DateTime', description: 'When the deal entered its current stage (on create and on every stage change): its time in stage.' }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    updated_at: t.expose('updated_at', { type: 'DateTime' }),
-    lead_name: t.string({ nullable: true, description: 'The lead’s name.', resolve: leadField('name') }),
-    lead_surname: t.string({ nullable: true, description: 'The lead’s surname.', resolve: leadField('surname') }),
-    lead_company: t.string({ nullable: true, description: 'The lead’s company.', resolve: leadField('company') }),
-    lead_email: t.string({ nullable: true, description: 'The lead’s email.', resolve: leadField('email') }),
-    lead_phone: t.string({ nullable: true, description: 'The lead’s phone (E.164).', resolve: leadField('phone') }),
-    lead_avatar: t.string({ nullable: true, description: 'Avatar URL of the lead.', resolve: leadField('avatar_url') }),
-    lead_status_id: t.field({ type: 'UUID', nullable: true, description: 'Status of the lead.', resolve: leadField('status_id') }),
-    products: t.field({
-      type: [DealProduct],
-      args: firstOfCapArg(MAX_LINES),
-      extensions: listCap(MAX_LINES),
-      description: `Product lines, in order (at most ${MAX_LINES}).`,
-      resolve: (d, args, ctx) => extrasOf(ctx, d.id, (e) => e.products.slice(0, takeOfFirst(args.first, MAX_LINES))),
-    }),
-    tags: t.field({
-      type: [Tag],
-      args: firstOfCapArg(MAX_TAGS),
-      extensions: listCap(MAX_TAGS),
-      description: `Tags, by name (at most ${MAX_TAGS}).`,
-      resolve: (d, args, ctx) => extrasOf(ctx, d.id, (e) => e.tags.slice(0, takeOfFirst(args.first, MAX_TAGS))),
-    }),
-    pending_todos: t.int({ description: 'Activities not done.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.pending) }),
-    overdue_todos: t.int({ description: 'Activities not done whose due date has passed.', resolve: (d, _, ctx) => extrasOf(ctx, d.id, (e) => e.overdue) }),
+  fields: (t) => {
+    const scalars: Record<string, never> = pothosFields(t, cardFields);
+    // In the card's order: its lists between the lead fields and the todo counts.
+    const card = Object.fromEntries(
+      Object.entries(DEAL_CARD).map(([name, f]) => {
+        if (!isList(f)) return [name, scalars[name]];
+        const key = name as 'products' | 'tags';
+        return [
+          name,
+          t.field({
+            type: [LIST_TYPES[f.type]] as never,
+            args: firstOfCapArg(f.cap),
+            extensions: listCap(f.cap),
+            description: f.description,
+            resolve: (d, args, ctx) => extrasOf(ctx, d.id, (e) => e[key].slice(0, takeOfFirst(args.first, f.cap))) as never,
+          }),
+        ];
+      }),
+    ) as Record<string, never>;
+    return {
+      ...card,
     lead: t.field({
       type: Lead,
       extensions: GRAPH_ONLY,
@@ -110,7 +93,8 @@ export const Deal = builder.prismaObject('Deal', {
       description: 'The responsible user.',
       resolve: (d, _, ctx) => (d.owner_id ? userById(ctx).load(d.owner_id) : null),
     }),
-  }),
+    };
+  },
 });
 
 // Graph edges added to other domains' types.

@@ -2,20 +2,24 @@ import { builder } from '../../schema/builder.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { SyncPagination, offsetPagination } from '../common/types.js';
 import { syncWhere, type SyncedPage } from '../common/sync.js';
-import type { Lead as LeadRow } from '../../generated/prisma/client.js';
+import type { Lead as LeadRow, Tag as TagRow } from '../../generated/prisma/client.js';
+import { isoSql, pothosFields, type SqlFields } from '../../schema/sql-fields.js';
 import { MAX_TAGS } from './service.js';
 import { tagsByLead } from './loaders.js';
 import { firstOfCapArg, listCap, takeOfFirst } from '../../schema/list-bounds.js';
 
+/** Tag fields, each with its SQL over `t` (tags) for the JSON path (a deal's tags: deals/card.ts). */
+export const TAG_FIELDS: SqlFields<TagRow> = {
+  id: { type: 'UUID', column: 'id', sql: 't.id' },
+  name: { type: 'String', column: 'name', sql: 't.name' },
+  color: { type: 'String', column: 'color', description: 'Hexadecimal color, e.g. #22c55e.', sql: 't.color' },
+  created_at: { type: 'DateTime', column: 'created_at', sql: isoSql('t.created_at') },
+  updated_at: { type: 'DateTime', column: 'updated_at', sql: isoSql('t.updated_at') },
+};
+
 export const Tag = builder.prismaObject('Tag', {
   description: 'A label for leads and deals: one catalog per organisation.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    name: t.exposeString('name'),
-    color: t.exposeString('color', { description: 'Hexadecimal color, e.g. #22c55e.' }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    updated_at: t.expose('updated_at', { type: 'DateTime' }),
-  }),
+  fields: (t) => pothosFields(t, TAG_FIELDS),
 });
 
 export const LeadStatus = builder.prismaObject('LeadStatus', {
