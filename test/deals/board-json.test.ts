@@ -9,7 +9,7 @@ import { authenticate } from '../../src/auth/authenticate.js';
 import { createContext } from '../../src/context/context.js';
 import { schema } from '../../src/domains/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { createDeal, makeLead, makePipeline, makeProduct, makeTag, type PipelineFixture } from '../helpers/factories.js';
+import { createDeal, makeLead, makePipeline, makeProduct, type PipelineFixture } from '../helpers/factories.js';
 
 const api = useTestApp();
 
