@@ -80,14 +80,20 @@ export async function emitMany(tx: EmitClient, events: EventInput[], options: { 
  * `queued` their dispatch jobs. The statement's final SELECT adds `pg_notify(JOBS_CHANNEL, tenant::text)`
  * (as enqueueMany does); data-modifying CTEs run whether or not it reads them.
  */
-export function emitCtes(tenant: Prisma.Sql, events: EventInput[], when: Prisma.Sql): Prisma.Sql {
+export function emitCtes(
+  tenant: Prisma.Sql,
+  events: EventInput[],
+  when: Prisma.Sql,
+  /** The data as written, from the given data and type (jsonb, text): to add what only the statement knows. */
+  finish: (data: Prisma.Sql, type: Prisma.Sql) => Prisma.Sql = (data) => data,
+): Prisma.Sql {
   const unknown = events.find((e) => !KNOWN_TYPES.has(e.type));
   if (unknown) throw new Error(`emit: unknown event type "${unknown.type}"`);
   const rows = JSON.stringify(events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data })));
   return Prisma.sql`
   emitted AS (
     INSERT INTO events (tenant_id, id, type, data)
-    SELECT ${tenant}, (e.event->>'id')::uuid, e.event->>'type', e.event->'data' FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(event, n)
+    SELECT ${tenant}, (e.event->>'id')::uuid, e.event->>'type', ${finish(Prisma.sql`(e.event->'data')`, Prisma.sql`(e.event->>'type')`)} FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(event, n)
     WHERE ${when} ORDER BY e.n
     RETURNING tenant_id, id),
   queued AS (

@@ -34,6 +34,8 @@ describe('the cost of an inbound message', () => {
     let first: any;
     const newSender = await api.countStatements(async () => (first = await post(phone, 'primeira')));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.lead).toEqual((await api.rest('GET', `/backend/leads/${first.body.data.lead.id}`, { key: org.key })).body.data);
+    expect(first.body.data.conversation).toEqual((await api.rest('GET', `/backend/conversations/${first.body.data.conversation.id}`, { key: org.key })).body.data);
     let second: any;
     const knownSender = await api.countStatements(async () => (second = await post(phone, 'segunda')));
     expect(second.status).toBe(200);

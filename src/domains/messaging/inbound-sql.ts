@@ -132,17 +132,26 @@ export interface StoredConversation {
   updated_at: Date;
 }
 
+/** A timestamptz as JavaScript's toISOString writes it (the events' JSON). */
+const isoSql = (value: Prisma.Sql) => Prisma.sql`to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export interface Stored {
+  conversation: StoredConversation;
+  /** A new lead's updated_at (the database's clock at its insert). */
+  leadUpdatedAt: Date | null;
+}
+
 /** The conversation as the message left it; null when a conflict kept the message from being stored. */
-export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise<StoredConversation | null> {
+export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise<Stored | null> {
   const { lead, conversation, message } = input;
   const now = input.now.toISOString();
-  const [row] = await tx.$tenantQuery<(StoredConversation & { stored: boolean })[]>((tenant) => {
+  const [row] = await tx.$tenantQuery<(StoredConversation & { stored: boolean; lead_updated_at: Date | null; notified: string })[]>((tenant) => {
     const newLead = Prisma.sql`
       new_lead AS (
         INSERT INTO leads (tenant_id, id, name, phone, created_at, updated_at)
         VALUES (${tenant}, ${lead.id}::uuid, ${lead.name}::text, ${lead.phone}::text, ${now}::timestamptz, ${now}::timestamptz)
         ON CONFLICT (tenant_id, phone) DO NOTHING
-        RETURNING id),`;
+        RETURNING id, updated_at),`;
     // A new conversation starts with the message as its last one and one unread message.
     const newConversation = Prisma.sql`
       conv AS (
@@ -173,16 +182,23 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
     const writes = conversation.isNew
       ? Prisma.join([lead.isNew ? newLead : Prisma.empty, newConversation, insertMessage(Prisma.sql`FROM conv`)], '')
       : Prisma.join([insertMessage(Prisma.empty), updateConversation], '');
+    // updated_at is the database's clock at the write (a trigger): the new rows' events get it here.
+    const stampedAt = (table: string) => Prisma.sql`jsonb_build_object('updated_at', ${isoSql(Prisma.sql`(SELECT updated_at FROM ${Prisma.raw(table)})`)})`;
+    const finish = (data: Prisma.Sql, type: Prisma.Sql) => !lead.isNew && !conversation.isNew ? data : Prisma.sql`CASE ${type}
+      ${lead.isNew ? Prisma.sql`WHEN 'lead.created' THEN ${data} || ${stampedAt('new_lead')}` : Prisma.empty}
+      ${conversation.isNew ? Prisma.sql`WHEN 'conversation.created' THEN ${data} || ${stampedAt('conv')}` : Prisma.empty}
+      ELSE ${data} END`;
     return Prisma.sql`
     WITH ${writes}
-    ${emitCtes(tenant, input.events, Prisma.sql`EXISTS (SELECT 1 FROM m)`)}
+    ${emitCtes(tenant, input.events, Prisma.sql`EXISTS (SELECT 1 FROM m)`, finish)}
     SELECT conv.id::text AS id, conv.lead_id::text AS lead_id, conv.channel_id::text AS channel_id, conv.department_id::text AS department_id,
       conv.status::text AS status, conv.unread_count, conv.last_message_content, conv.last_message_role::text AS last_message_role,
       conv.last_message_at, conv.created_at, conv.updated_at,
+      ${lead.isNew ? Prisma.sql`(SELECT updated_at FROM new_lead)` : Prisma.sql`NULL::timestamptz`} AS lead_updated_at,
       EXISTS (SELECT 1 FROM m) AS stored, pg_notify(${JOBS_CHANNEL}, ${tenant}::text)::text AS notified
     FROM conv`;
   });
   if (!row?.stored) return null;
-  const { stored: _, notified: __, ...stored } = row as typeof row & { notified: string };
-  return stored;
+  const { stored: _, notified: __, lead_updated_at, ...written } = row;
+  return { conversation: written, leadUpdatedAt: lead_updated_at };
 }

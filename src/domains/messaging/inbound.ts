@@ -6,8 +6,9 @@
 // conversations the operator sees (404 otherwise, nothing stored).
 //
 // Two statements between BEGIN and COMMIT (inbound-sql.ts), whether the sender is new or known: one
-// that locks and reads, one that writes. Ids and the timestamp are made before the write, so the events'
-// data and the answer are built here from what the transaction read and returned, never read again.
+// that locks and reads, one that writes. Ids and the transaction's time are known before the write, so
+// the events' data and the answer are built here from what the transaction read and returned (the
+// write adds the new rows' updated_at, the database's clock), never read again.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
@@ -113,7 +114,8 @@ async function receiveOnce(tx: TenantTx, config: Config, channelId: string, inpu
     events,
   });
   if (!stored) throw new Raced('a concurrent write');
-  const conversation = { ...stored, tenant_id: tx.$tenantId, lead };
+  if (stored.leadUpdatedAt) lead.updated_at = stored.leadUpdatedAt;
+  const conversation = { ...stored.conversation, tenant_id: tx.$tenantId, lead };
   announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(conversation, lead) }]);
   announceMessageOnCommit(tx, config, message, conversation.department_id);
   return { lead, tags, conversation, message };
