@@ -197,9 +197,10 @@ export const inboundLine: BenchLine = {
       '',
       `- SQL/req: a new sender (lead and conversation created) / a known one. (a)/(c) throughput ${(a.rps / c.rps).toFixed(2)}×`,
     ];
+    const ratio = (a.rps / c.rps).toFixed(2);
     return {
       report,
-      summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${(a.rps / c.rps).toFixed(2)}×`],
+      summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${ratio}×; statements ${rows[0].statements} vs ${rows[1].statements}`],
       ratios: { 'inbound/raw': a.rps / c.rps },
     };
   },

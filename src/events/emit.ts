@@ -2,7 +2,7 @@
 // its dispatch in the transaction of the change, so an event exists, and is delivered, exactly when its
 // change commits. The webhooks domain handles the EVENTS_DISPATCH_QUEUE jobs.
 import { randomUUID } from 'node:crypto';
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { TenantTx } from '../db/tenant-scope.js';
 import { enqueueMany } from '../jobs/enqueue.js';
 
@@ -72,4 +72,32 @@ export async function emitMany(tx: EmitClient, events: EventInput[], options: { 
   const payloads: EventsDispatchPayload[] = rows.map((r) => ({ tenant_id: byId.get(r.id)!.tenant_id, event_id: r.id }));
   await enqueueMany(tx, EVENTS_DISPATCH_QUEUE, payloads);
   return rows.map((r) => byId.get(r.id)!);
+}
+
+/**
+ * `emitMany`'s two inserts as common table expressions, for a write that must stay one statement (an
+ * inbound message): `emitted` writes the events (ids made here) when `when` (an SQL condition) holds,
+ * `queued` their dispatch jobs. The statement's final SELECT adds `pg_notify(JOBS_CHANNEL, tenant::text)`
+ * (as enqueueMany does); data-modifying CTEs run whether or not it reads them.
+ */
+export function emitCtes(
+  tenant: Prisma.Sql,
+  events: EventInput[],
+  when: Prisma.Sql,
+  /** The data as written, from the given data and type (jsonb, text): to add what only the statement knows. */
+  finish: (data: Prisma.Sql, type: Prisma.Sql) => Prisma.Sql = (data) => data,
+): Prisma.Sql {
+  const unknown = events.find((e) => !KNOWN_TYPES.has(e.type));
+  if (unknown) throw new Error(`emit: unknown event type "${unknown.type}"`);
+  const rows = JSON.stringify(events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data })));
+  return Prisma.sql`
+  emitted AS (
+    INSERT INTO events (tenant_id, id, type, data)
+    SELECT ${tenant}, (e.event->>'id')::uuid, e.event->>'type', ${finish(Prisma.sql`(e.event->'data')`, Prisma.sql`(e.event->>'type')`)} FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(event, n)
+    WHERE ${when} ORDER BY e.n
+    RETURNING tenant_id, id),
+  queued AS (
+    INSERT INTO jobs (queue, payload)
+    SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', emitted.tenant_id::text, 'event_id', emitted.id::text) FROM emitted
+    RETURNING id)`;
 }

@@ -13,7 +13,8 @@ import { log } from '../log.js';
 
 /** Topic → [topic id, payload]. Payloads cross Redis as JSON: dates arrive as ISO strings, decimals as strings. */
 export type LiveTopics = {
-  messageAdded: [tenantId: string, event: { message_id: string }];
+  /** The message and its conversation's department (domains/messaging/live.ts); `{ message_id }` from a previous version. */
+  messageAdded: [tenantId: string, event: { message: unknown; department_id: string | null } | { message_id: string }];
   /** Topic id `${tenantId}:${pipelineId}`: the deal changes of one committed transaction in that pipeline. */
   dealChanged: [topic: string, batch: { events: unknown[] }];
   conversationUpdated: [tenantId: string, event: unknown];

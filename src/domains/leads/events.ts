@@ -3,6 +3,7 @@
 // the write; test/webhooks/events.test.ts compares the two.
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { emitMany, type EventInput } from '../../events/emit.js';
+import type { Lead, LeadStatus, Tag } from '../../generated/prisma/client.js';
 
 const iso = (d: Date) => d.toISOString();
 
@@ -11,7 +12,17 @@ async function leadPayload(db: TenantTx, id: string) {
     where: { id },
     include: { status: true, lead_tags: { select: { tag: true }, orderBy: [{ tag: { name: 'asc' } }, { tag_id: 'asc' }] } },
   });
-  const { status } = lead;
+  return leadData(lead, lead.status, lead.lead_tags.map(({ tag }) => tag));
+}
+
+type Stamped = { created_at: Date; updated_at: Date };
+
+/** A lead's event data from its row, its status and its tags (by name), for a write that has them already. */
+export function leadData(
+  lead: Omit<Lead, 'tenant_id' | 'status_id'>,
+  status: (Pick<LeadStatus, 'id' | 'name' | 'color'> & Stamped) | null,
+  tags: (Pick<Tag, 'id' | 'name' | 'color'> & Stamped)[],
+) {
   return {
     id: lead.id,
     name: lead.name,
@@ -21,7 +32,7 @@ async function leadPayload(db: TenantTx, id: string) {
     company: lead.company,
     avatar_url: lead.avatar_url,
     status: status && { id: status.id, name: status.name, color: status.color, created_at: iso(status.created_at), updated_at: iso(status.updated_at) },
-    tags: lead.lead_tags.map(({ tag }) => ({ id: tag.id, name: tag.name, color: tag.color, created_at: iso(tag.created_at), updated_at: iso(tag.updated_at) })),
+    tags: tags.map((tag) => ({ id: tag.id, name: tag.name, color: tag.color, created_at: iso(tag.created_at), updated_at: iso(tag.updated_at) })),
     custom_fields: (lead.custom_fields ?? {}) as Record<string, unknown>,
     created_at: iso(lead.created_at),
     updated_at: iso(lead.updated_at),

@@ -11,7 +11,6 @@ import type { Message } from '../../generated/prisma/client.js';
 import { log } from '../../log.js';
 import { contentTypeOf, type IncomingFile } from '../uploads/create.js';
 import { isUuid } from '../common/validate.js';
-import { announceMessage } from './live.js';
 import { recipientPhone } from './phone.js';
 import { chooseChannel, conversationToWrite, queueDelivery, visibleOpenConversation } from './send.js';
 import { appendMessage, leadForPhone, type MessageMedia } from './store.js';
@@ -98,6 +97,5 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
     await ctx.storage.delete(file.key).catch((e) => log.error('could not remove the file of a refused media message', { key: file.key, error: String(e) }));
     throw error;
   }
-  announceMessage(ctx.config, ctx.db.$tenantId, message.id);
   return message;
 }

@@ -10,7 +10,6 @@ import { AppError, notFound, invalidField } from '../../errors.js';
 import type { Channel, Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
-import { announceMessage } from './live.js';
 import { canReceiveMessages } from './phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
@@ -65,7 +64,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
   const content = messageText('content', input.content);
   const type = input.type ?? 'text';
   if (type !== 'text') throw invalidField('type', 'aceita apenas text');
-  const message = await ctx.db.$transaction(async (tx) => {
+  return ctx.db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({ where: { id: input.lead_id } });
     if (!lead) throw notFound('Lead');
     if (!canReceiveMessages(lead.phone)) throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
@@ -76,6 +75,4 @@ export async function sendMessage(ctx: Context, input: SendInput) {
     await queueDelivery(tx, message);
     return message;
   });
-  announceMessage(ctx.config, ctx.db.$tenantId, message.id);
-  return message;
 }

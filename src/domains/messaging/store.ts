@@ -1,42 +1,16 @@
-// The writes inbound and outbound messages share, each inside the caller's transaction: the lead of a
-// phone, the lead's open conversation, and a message with the conversation's denormalised last message
-// and unread count. Lead and open conversation are created with INSERT … ON CONFLICT DO NOTHING on
-// their unique keys ((tenant_id, phone); one `active` conversation per lead), then read back in a new
+// The writes of outbound messages (send, send-media), each inside the caller's transaction: the lead of
+// a phone, the lead's open conversation, and a message with the conversation's denormalised last
+// message and unread count (an inbound message writes the same rows its own way: inbound-sql.ts).
+// Lead and open conversation are created with INSERT … ON CONFLICT DO NOTHING on their unique keys
+// ((tenant_id, phone); one `active` conversation per lead), then read back in a new
 // statement: two requests racing for a new phone end with one lead and one open conversation.
 import { Prisma, type Conversation, type Lead, type Message, type MessageRole, type MessageStatus } from '../../generated/prisma/client.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';
 import type { Config } from '../../config.js';
-import { announceConversationOnCommit } from './live.js';
+import { announceConversationOnCommit, announceMessageOnCommit } from './live.js';
 import { conversationData } from './shapes.js';
-
-/**
- * The channel, locked until the caller's transaction ends (with its department), so that deleting either
- * meanwhile waits instead of breaking the foreign keys of the conversation and message being written. The
- * department is locked first, as its deletion does (it then clears channels.department_id); a channel
- * whose department changed in between is read again. Null when the channel is gone.
- */
-export async function lockChannel(tx: TenantTx, channelId: string): Promise<{ id: string; department_id: string | null } | null> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const [seen] = await tx.$tenantQuery<{ department_id: string | null }[]>(
-      (tenant) => Prisma.sql`SELECT department_id::text AS department_id FROM channels WHERE tenant_id = ${tenant} AND id = ${channelId}::uuid`,
-    );
-    if (!seen) return null;
-    if (seen.department_id) {
-      await tx.$tenantQuery(
-        (tenant) => Prisma.sql`SELECT id FROM departments WHERE tenant_id = ${tenant} AND id = ${seen.department_id}::uuid FOR KEY SHARE`,
-      );
-    }
-    const [channel] = await tx.$tenantQuery<{ id: string; department_id: string | null }[]>(
-      (tenant) => Prisma.sql`SELECT id::text AS id, department_id::text AS department_id FROM channels WHERE tenant_id = ${tenant} AND id = ${channelId}::uuid FOR SHARE`,
-    );
-    if (!channel) return null;
-    // Unchanged, or cleared by a department deletion that finished meanwhile: nothing left to lock.
-    if (channel.department_id === seen.department_id || channel.department_id === null) return channel;
-  }
-  throw new Error('lockChannel: the channel’s department kept changing');
-}
 
 /** The lead with this phone, created (and `lead.created` emitted) when the phone is new. */
 export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
@@ -106,7 +80,7 @@ export interface MessageMedia {
  * Stores a message in the conversation and updates the conversation row in the same transaction: the
  * last message (unless a newer one is there already) and, for inbound messages, the unread count. A
  * sent message never resets the unread count. The conversation as the statement left it is announced
- * to `conversationUpdated` once the transaction commits.
+ * to `conversationUpdated`, and the message to `messageAdded`, once the transaction commits.
  */
 export async function appendMessage(tx: TenantTx, config: Config, conversation: Pick<Conversation, 'id' | 'lead_id'>, input: NewMessage): Promise<Message> {
   const message = await tx.message.create({
@@ -142,6 +116,7 @@ export async function appendMessage(tx: TenantTx, config: Config, conversation: 
   if (row) {
     const lead = { id: row.lead_id, name: row.lead_name, phone: row.lead_phone };
     announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(row, lead) }]);
+    announceMessageOnCommit(tx, config, message, row.department_id);
   }
   return message;
 }

@@ -258,12 +258,31 @@ export const MessagePage = builder.objectRef<PageSource<Prisma.MessageWhereInput
   }),
 });
 
+/**
+ * A row the service returned with the relations it read (an inbound message's lead with its status, its
+ * conversation with the lead) when it carries every relation the planned query asks for; else the row
+ * read again with the plan. Pothos then answers the nested fields from the row.
+ */
+function loadedOr<R extends object>(query: { include?: object; select?: object }, row: R, read: () => Promise<unknown>): R | Promise<R> {
+  const planned = [...Object.keys(query.include ?? {}), ...Object.keys(query.select ?? {})];
+  return planned.every((key) => (row as Record<string, unknown>)[key] !== undefined) ? row : (read() as Promise<R>);
+}
+
 export const InboundResultType = builder.objectRef<InboundResult>('InboundResult').implement({
   description: 'What an inbound message touched: its lead, its conversation and the stored message.',
   fields: (t) => ({
-    lead: t.field({ type: Lead, resolve: (r) => r.lead }),
-    conversation: t.field({ type: Conversation, resolve: (r) => r.conversation }),
-    message: t.field({ type: Message, resolve: (r) => r.message }),
+    lead: t.prismaField({
+      type: Lead,
+      resolve: (query, r, _args, ctx) => loadedOr(query, r.lead, () => ctx.db.lead.findUniqueOrThrow({ ...query, where: { id: r.lead.id } })),
+    }),
+    conversation: t.prismaField({
+      type: Conversation,
+      resolve: (query, r, _args, ctx) => loadedOr(query, r.conversation, () => ctx.db.conversation.findUniqueOrThrow({ ...query, where: { id: r.conversation.id } })),
+    }),
+    message: t.prismaField({
+      type: Message,
+      resolve: (query, r, _args, ctx) => loadedOr(query, r.message, () => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: r.message.id } })),
+    }),
   }),
 });
 

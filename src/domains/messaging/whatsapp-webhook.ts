@@ -16,7 +16,6 @@ import { log } from '../../log.js';
 import { isUuid } from '../common/validate.js';
 import { whatsAppConfig } from './channels.js';
 import { receiveMessage } from './inbound.js';
-import { announceMessage } from './live.js';
 import { advanceStatus, REPORTED_STATUSES, type ReportedStatus } from './status.js';
 import { tenantDb } from './tenant-db.js';
 
@@ -159,10 +158,7 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
       }
       try {
         const stored = await receiveMessage(db, ctx.config, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: (message.type ?? 'text').slice(0, 32), providerMessageId: message.id });
-        if (stored) {
-          announceMessage(ctx.config, channel.tenant_id, stored.message.id);
-          messages++;
-        }
+        if (stored) messages++;
       } catch (e) {
         // One unreadable sender, or a channel deleted meanwhile, must not make the provider resend the
         // others forever.
