@@ -65,8 +65,6 @@ interface Running {
 
 /** A due job may be held by a claim of another runner for an instant: look again shortly, not in a loop. */
 const MIN_SLEEP_MS = 20;
-/** Passes back to back (notifications streaming in) start at least this far apart. */
-const MIN_PASS_GAP_MS = 10;
 
 const CLAIM = `
   UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
@@ -274,20 +272,13 @@ class Runner implements JobRunner {
   };
 
   private async passes() {
-    let previous = -Infinity;
     while (this.again && !this.stopping) {
-      // Under a stream of commits, one pass per MIN_PASS_GAP_MS claims what they queued together.
-      const gap = previous + MIN_PASS_GAP_MS - performance.now();
-      if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
-      if (this.stopping) break;
-      previous = performance.now();
       this.again = false;
       clearTimeout(this.timer);
       let sleepMs = this.pollMs;
       try {
         await this.claimDue();
-        // Another pass follows at once when something woke the runner meanwhile: no need to look ahead.
-        if (!this.again) sleepMs = await this.nextDueInMs();
+        sleepMs = await this.nextDueInMs();
       } catch (e) {
         log.error('job runner: claim failed', { error: String(e) });
       }
