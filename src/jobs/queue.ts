@@ -14,10 +14,34 @@ export interface JobInfo {
 
 export type JobPayload = Record<string, unknown>;
 
+/** A job of a batch, as the batch handler sees it. */
+export interface BatchJob<P extends JobPayload = JobPayload> {
+  payload: P;
+  job: JobInfo;
+}
+
+/**
+ * What became of one job of a batch: `done` (deleted), `release` (not attempted: claimable again at once,
+ * the attempt not counted), or what a one-job handler would have thrown (RetryJob, FailJob, or any error:
+ * the schedule).
+ */
+export type BatchOutcome = 'done' | 'release' | Error;
+
 export interface QueueDefinition<P extends JobPayload = JobPayload> {
   name: string;
-  /** Resolving finishes the job (it is deleted). Throwing retries it per `retryDelays`, or see RetryJob/FailJob. */
-  handler: (payload: P, job: JobInfo) => Promise<void>;
+  /**
+   * One job at a time (or `batch`, exactly one of the two). Resolving finishes the job (it is deleted).
+   * Throwing retries it per `retryDelays`, or see RetryJob/FailJob.
+   */
+  handler?: (payload: P, job: JobInfo) => Promise<void>;
+  /**
+   * Jobs claimed and run together: one claim, one handler call holding one slot of `concurrency`, one
+   * statement for all the outcomes. `handler` answers one outcome per job, in order; throwing gives every
+   * job that error. With `fairness`, a batch holds jobs of one group only and counts as one of the group's
+   * `perKey` (so at most `perKey` batches of a group run at once), and a group's due jobs are dealt out
+   * over the batches it may still start, so a few jobs run side by side rather than one after another.
+   */
+  batch?: { size: number; handler: (jobs: BatchJob<P>[], signal: AbortSignal) => Promise<BatchOutcome[]> };
   /** Milliseconds to wait after failed attempt 1, 2, …; the last value repeats. */
   retryDelays?: number[];
   /** Attempts in all, the first included; default retryDelays.length + 1. */
@@ -36,6 +60,8 @@ export interface QueueDefinition<P extends JobPayload = JobPayload> {
 export const DEFAULT_RETRY_DELAYS = [1_000, 10_000, 60_000, 600_000];
 
 export function defineQueue<P extends JobPayload>(queue: QueueDefinition<P>): QueueDefinition<P> {
+  if (!queue.handler === !queue.batch) throw new Error(`queue ${queue.name}: give exactly one of handler and batch`);
+  if (queue.batch && !(Number.isInteger(queue.batch.size) && queue.batch.size >= 1)) throw new Error(`queue ${queue.name}: batch.size must be a whole number >= 1`);
   return queue;
 }
 

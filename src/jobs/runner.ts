@@ -14,7 +14,7 @@ import { log } from '../log.js';
 import { observeJob } from '../observability/metrics.js';
 import { traced } from '../observability/tracing.js';
 import { JOBS_CHANNEL } from './enqueue.js';
-import { DEFAULT_RETRY_DELAYS, FailJob, RetryJob, type JobPayload, type QueueDefinition } from './queue.js';
+import { DEFAULT_RETRY_DELAYS, FailJob, RetryJob, type BatchOutcome, type JobPayload, type QueueDefinition } from './queue.js';
 
 export interface JobRunnerOptions {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- queues of different payloads in one list
@@ -54,11 +54,15 @@ interface ClaimedJob {
   id: string;
   payload: JobPayload;
   attempts: number;
+  /** The lease's holder (locked_by): this runner's id, or for a batch its own token. */
+  token: string;
 }
 
+/** A handler under way: one job, or one batch (one slot either way). */
 interface Running {
   done: Promise<void>;
   controller: AbortController;
+  jobs: ClaimedJob[];
 }
 
 /** A due job may be held by a claim of another runner for an instant: look again shortly, not in a loop. */
@@ -72,7 +76,7 @@ const CLAIM = `
     ORDER BY run_at
     LIMIT $4
     FOR UPDATE SKIP LOCKED)
-  RETURNING id::text AS id, payload, attempts`;
+  RETURNING id::text AS id, payload, attempts, locked_by AS token`;
 
 // The fair claim: per group (the payload field $5), only the oldest jobs that fit beside the group's
 // running ones ($6 at most, leases of every process counted); then the groups in turns, those with
@@ -99,29 +103,66 @@ const FAIR_CLAIM = `
     ORDER BY a.place, a.run_at, j.id
     LIMIT $4
     FOR UPDATE OF j SKIP LOCKED)
-  RETURNING id::text AS id, payload, attempts`;
+  RETURNING id::text AS id, payload, attempts, locked_by AS token`;
+
+// The fair claim of batches: what runs of a group is counted in batches (distinct lease holders: each
+// batch has its own token), at most $6 of them. A group's due jobs, oldest first, are dealt out in turns
+// over the batches it may still start (job n to batch n mod free), at most $7 per batch; batches are
+// taken as the jobs are above (fewer running first, then the oldest), $4 at most. Each gets the token
+// $1:<its rank>. Concurrent claims deal the same oldest rows, so together they start at most the free
+// batches of a group, whichever rows each one locks.
+const FAIR_BATCH_CLAIM = `
+  WITH running AS (
+    SELECT payload->>$5 AS k, count(DISTINCT locked_by)::int AS n FROM jobs
+    WHERE queue = $3 AND failed_at IS NULL AND locked_until > now()
+    GROUP BY 1),
+  due AS (
+    SELECT id, run_at, payload->>$5 AS k, row_number() OVER (PARTITION BY payload->>$5 ORDER BY run_at, id) - 1 AS turn
+    FROM jobs
+    WHERE queue = $3 AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())),
+  dealt AS (
+    SELECT d.id, d.k, d.run_at, COALESCE(r.n, 0) + d.turn % ($6 - COALESCE(r.n, 0)) AS place
+    FROM due d LEFT JOIN running r ON r.k IS NOT DISTINCT FROM d.k
+    WHERE COALESCE(r.n, 0) < $6 AND d.turn < ($6 - COALESCE(r.n, 0)) * $7),
+  batches AS (
+    SELECT k, place, row_number() OVER (ORDER BY place, min(run_at), k) AS rank
+    FROM dealt GROUP BY k, place
+    ORDER BY place, min(run_at), k
+    LIMIT $4),
+  picked AS (
+    SELECT d.id, b.rank FROM dealt d JOIN batches b ON b.k IS NOT DISTINCT FROM d.k AND b.place = d.place)
+  UPDATE jobs j SET attempts = j.attempts + 1, locked_by = $1::text || ':' || p.rank, locked_until = now() + $2::float8 * interval '1 millisecond'
+  FROM picked p
+  WHERE p.id = j.id AND j.id IN (
+    SELECT l.id FROM jobs l JOIN picked p2 ON p2.id = l.id
+    WHERE l.failed_at IS NULL AND l.run_at <= now() AND (l.locked_until IS NULL OR l.locked_until <= now())
+    FOR UPDATE OF l SKIP LOCKED)
+  RETURNING j.id::text AS id, j.payload, j.attempts, j.locked_by AS token`;
 
 // When the next job of a fair queue can be claimed, leaving out groups already at their cap (one of
 // their jobs finishing wakes the runner that ran it).
-const FAIR_NEXT_DUE = `
+const fairNextDue = (counted: string) => `
   WITH running AS (
-    SELECT payload->>$2 AS k, count(*)::int AS n FROM jobs
+    SELECT payload->>$2 AS k, ${counted}::int AS n FROM jobs
     WHERE queue = $1 AND failed_at IS NULL AND locked_until > now()
     GROUP BY 1)
   SELECT (EXTRACT(EPOCH FROM min(GREATEST(j.run_at, COALESCE(j.locked_until, j.run_at))) - now()) * 1000)::float8 AS ms
   FROM jobs j LEFT JOIN running r ON r.k IS NOT DISTINCT FROM j.payload->>$2
-  WHERE j.queue = $1 AND j.failed_at IS NULL AND j.locked_by IS DISTINCT FROM $4
+  WHERE j.queue = $1 AND j.failed_at IS NULL AND (j.locked_by IS NULL OR NOT starts_with(j.locked_by, $4))
     AND (COALESCE(r.n, 0) < $3 OR j.locked_until > now())`;
+const FAIR_NEXT_DUE = fairNextDue('count(*)');
+const FAIR_BATCH_NEXT_DUE = fairNextDue('count(DISTINCT locked_by)');
 
 // When the next job of these queues can be claimed: its run_at, or the end of another runner's lease.
 const NEXT_DUE = `
   SELECT (EXTRACT(EPOCH FROM min(GREATEST(run_at, COALESCE(locked_until, run_at))) - now()) * 1000)::float8 AS ms
   FROM jobs
-  WHERE queue = ANY($1::text[]) AND failed_at IS NULL AND locked_by IS DISTINCT FROM $2`;
+  WHERE queue = ANY($1::text[]) AND failed_at IS NULL AND (locked_by IS NULL OR NOT starts_with(locked_by, $2))`;
 
 const RENEW = `
   UPDATE jobs SET locked_until = now() + $3::float8 * interval '1 millisecond'
-  WHERE id = ANY($1::uuid[]) AND locked_by = $2`;
+  FROM unnest($1::uuid[], $2::text[]) AS held(id, token)
+  WHERE jobs.id = held.id AND jobs.locked_by = held.token`;
 
 // Outcomes apply only while this runner still holds this attempt.
 const DONE = `DELETE FROM jobs WHERE id = $1 AND locked_by = $2 AND attempts = $3`;
@@ -131,6 +172,33 @@ const RETRY = `
 const FAILED = `
   UPDATE jobs SET failed_at = now(), attempts = $4, locked_by = NULL, locked_until = NULL, last_error = $5
   WHERE id = $1 AND locked_by = $2 AND attempts = $3`;
+// A batch's outcomes in one statement: kind done | retry | failed | release per job ($1..$6), under its
+// token ($7). A released job was not attempted: its claim's attempt is given back.
+const OUTCOMES = `
+  WITH o AS (
+    SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::float8[], $5::text[], $6::int[]) AS o(id, attempts, kind, delay_ms, error, final_attempts)),
+  gone AS (
+    DELETE FROM jobs j USING o
+    WHERE o.kind = 'done' AND j.id = o.id AND j.locked_by = $7 AND j.attempts = o.attempts
+    RETURNING j.id),
+  kept AS (
+    UPDATE jobs j SET
+      run_at = CASE WHEN o.kind = 'retry' THEN now() + o.delay_ms * interval '1 millisecond' ELSE j.run_at END,
+      failed_at = CASE WHEN o.kind = 'failed' THEN now() END,
+      attempts = CASE o.kind WHEN 'release' THEN j.attempts - 1 WHEN 'failed' THEN o.final_attempts ELSE j.attempts END,
+      last_error = CASE WHEN o.kind = 'release' THEN j.last_error ELSE o.error END,
+      locked_by = NULL, locked_until = NULL
+    FROM o
+    WHERE o.kind <> 'done' AND j.id = o.id AND j.locked_by = $7 AND j.attempts = o.attempts
+    RETURNING j.id)
+  SELECT (SELECT count(*) FROM gone) + (SELECT count(*) FROM kept) AS n`;
+
+interface Outcome {
+  kind: 'done' | 'retry' | 'failed' | 'release';
+  delayMs?: number;
+  error?: string;
+  finalAttempts?: number;
+}
 
 class Runner implements JobRunner {
   private readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -139,6 +207,7 @@ class Runner implements JobRunner {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly running = new Map<string, Running>();
+  private claims = 0; // numbers the batch claims, whose tokens must differ
   private first = 0; // queue claimed first in the next pass, rotated so no queue always goes last
   private timer?: NodeJS.Timeout;
   private heartbeat?: NodeJS.Timeout;
@@ -226,11 +295,22 @@ class Runner implements JobRunner {
     for (const queue of order) {
       const free = Math.min(this.concurrency - this.running.size, queue.limit - queue.running);
       if (free <= 0 || this.stopping) continue;
-      const { name, fairness } = queue.definition;
+      const { name, fairness, batch } = queue.definition;
+      if (batch) {
+        // Each claim's batches get tokens of their own (a fair claim appends each batch's rank).
+        const token = `${this.id}:${++this.claims}`;
+        const jobs = fairness
+          ? await this.db.sql.query<ClaimedJob>(FAIR_BATCH_CLAIM, [token, this.leaseMs, name, free, fairness.key, fairness.perKey, batch.size])
+          : await this.db.sql.query<ClaimedJob>(CLAIM, [token, this.leaseMs, name, batch.size]);
+        const batches = new Map<string, ClaimedJob[]>();
+        for (const job of jobs) batches.set(job.token, [...(batches.get(job.token) ?? []), job]);
+        for (const [held, claimed] of batches) this.launch(queue, held, claimed, (signal) => this.executeBatch(queue, held, claimed, signal));
+        continue;
+      }
       const jobs = fairness
         ? await this.db.sql.query<ClaimedJob>(FAIR_CLAIM, [this.id, this.leaseMs, name, free, fairness.key, fairness.perKey])
         : await this.db.sql.query<ClaimedJob>(CLAIM, [this.id, this.leaseMs, name, free]);
-      for (const job of jobs) this.launch(queue, job);
+      for (const job of jobs) this.launch(queue, job.id, [job], (signal) => this.execute(queue, job, signal));
     }
   }
 
@@ -241,21 +321,24 @@ class Runner implements JobRunner {
     const plain = open.filter((q) => !q.fairness).map((q) => q.name);
     const waits = await Promise.all([
       ...(plain.length ? [this.db.sql.query<{ ms: number | null }>(NEXT_DUE, [plain, this.id])] : []),
-      ...open.filter((q) => q.fairness).map((q) => this.db.sql.query<{ ms: number | null }>(FAIR_NEXT_DUE, [q.name, q.fairness!.key, q.fairness!.perKey, this.id])),
+      ...open
+        .filter((q) => q.fairness)
+        .map((q) => this.db.sql.query<{ ms: number | null }>(q.batch ? FAIR_BATCH_NEXT_DUE : FAIR_NEXT_DUE, [q.name, q.fairness!.key, q.fairness!.perKey, this.id])),
     ]);
     const known = waits.map(([row]) => row.ms).filter((ms): ms is number => ms !== null);
     return known.length ? Math.min(this.pollMs, Math.max(MIN_SLEEP_MS, Math.ceil(Math.min(...known)))) : this.pollMs;
   }
 
-  private launch(queue: Queue, job: ClaimedJob) {
+  /** Runs one job or one batch in a slot of its own. */
+  private launch(queue: Queue, key: string, jobs: ClaimedJob[], run: (signal: AbortSignal) => Promise<void>) {
     const controller = new AbortController();
     queue.running++;
-    const done = this.execute(queue, job, controller.signal).finally(() => {
+    const done = run(controller.signal).finally(() => {
       queue.running--;
-      this.running.delete(job.id);
+      this.running.delete(key);
       this.wake();
     });
-    this.running.set(job.id, { done, controller });
+    this.running.set(key, { done, controller, jobs });
   }
 
   private async execute(queue: Queue, job: ClaimedJob, signal: AbortSignal) {
@@ -271,23 +354,72 @@ class Runner implements JobRunner {
     try {
       // Each attempt is a trace of its own when tracing is on: its SQL and HTTP calls are its children.
       const info = { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal };
-      await traced(`job ${name}`, { 'job.queue': name, 'job.id': job.id, 'job.attempt': job.attempts }, () => queue.definition.handler(job.payload, info), {
+      await traced(`job ${name}`, { 'job.queue': name, 'job.id': job.id, 'job.attempt': job.attempts }, () => queue.definition.handler!(job.payload, info), {
         root: true,
       });
     } catch (e) {
-      const error = e instanceof Error ? e.message : String(e);
-      if (e instanceof FailJob || job.attempts >= queue.maxAttempts) {
-        observeJob(name, 'failed', seconds());
-        log.error('job failed', { queue: name, job: job.id, attempt: job.attempts, error });
-        return this.record(FAILED, [...held, job.attempts, error]);
-      }
-      observeJob(name, 'retry', seconds());
-      const delayMs = e instanceof RetryJob ? e.delayMs : queue.retryDelays[Math.min(job.attempts, queue.retryDelays.length) - 1];
-      log.warn('job attempt failed', { queue: name, job: job.id, attempt: job.attempts, retry_in_ms: delayMs, error });
-      return this.record(RETRY, [...held, delayMs, error]);
+      const outcome = this.failure(queue, job, e, seconds());
+      return outcome.kind === 'failed'
+        ? this.record(FAILED, [...held, outcome.finalAttempts, outcome.error])
+        : this.record(RETRY, [...held, outcome.delayMs, outcome.error]);
     }
     observeJob(name, 'done', seconds());
     return this.record(DONE, held);
+  }
+
+  /** What a failed attempt leads to (logged and counted): failed for good, or retried after a delay. */
+  private failure(queue: Queue, job: ClaimedJob, e: unknown, seconds: number): Outcome {
+    const { name } = queue.definition;
+    const error = e instanceof Error ? e.message : String(e);
+    if (e instanceof FailJob || job.attempts >= queue.maxAttempts) {
+      observeJob(name, 'failed', seconds);
+      log.error('job failed', { queue: name, job: job.id, attempt: job.attempts, error });
+      return { kind: 'failed', finalAttempts: job.attempts, error };
+    }
+    observeJob(name, 'retry', seconds);
+    const delayMs = e instanceof RetryJob ? e.delayMs : queue.retryDelays[Math.min(job.attempts, queue.retryDelays.length) - 1];
+    log.warn('job attempt failed', { queue: name, job: job.id, attempt: job.attempts, retry_in_ms: delayMs, error });
+    return { kind: 'retry', delayMs, error };
+  }
+
+  /** One call of the batch handler for the jobs of one claim and token; all outcomes in one statement. */
+  private async executeBatch(queue: Queue, token: string, jobs: ClaimedJob[], signal: AbortSignal) {
+    const { name, batch } = queue.definition;
+    const outcomes = new Map<ClaimedJob, Outcome>();
+    // Jobs whose process died during their last attempt: the attempts are used up.
+    const spent = jobs.filter((job) => job.attempts > queue.maxAttempts);
+    for (const job of spent) {
+      log.error('job failed', { queue: name, job: job.id, attempt: queue.maxAttempts, error: 'lease expired' });
+      outcomes.set(job, { kind: 'failed', finalAttempts: queue.maxAttempts, error: 'lease expired during the last attempt (its process stopped)' });
+    }
+    const runnable = jobs.filter((job) => job.attempts <= queue.maxAttempts);
+    if (runnable.length) {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      const input = runnable.map((job) => ({ payload: job.payload, job: { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal } }));
+      let results: BatchOutcome[];
+      try {
+        results = await traced(`job ${name}`, { 'job.queue': name, 'job.batch': runnable.length }, () => batch!.handler(input, signal), { root: true });
+        if (results.length !== runnable.length) throw new Error(`batch handler answered ${results.length} outcomes for ${runnable.length} jobs`);
+      } catch (e) {
+        results = runnable.map(() => (e instanceof Error ? e : new Error(String(e))));
+      }
+      runnable.forEach((job, i) => {
+        const result = results[i];
+        if (result === 'done') observeJob(name, 'done', seconds());
+        outcomes.set(job, result === 'done' || result === 'release' ? { kind: result } : this.failure(queue, job, result, seconds()));
+      });
+    }
+    const rows = [...outcomes];
+    await this.record(OUTCOMES, [
+      rows.map(([job]) => job.id),
+      rows.map(([job]) => job.attempts),
+      rows.map(([, o]) => o.kind),
+      rows.map(([, o]) => o.delayMs ?? 0),
+      rows.map(([, o]) => o.error ?? null),
+      rows.map(([job, o]) => o.finalAttempts ?? job.attempts),
+      token,
+    ]);
   }
 
   /** If the outcome cannot be written, the lease runs out and the job runs again: at least once. */
@@ -297,8 +429,9 @@ class Runner implements JobRunner {
 
   private async renewLeases() {
     if (!this.running.size) return;
+    const held = [...this.running.values()].flatMap((r) => r.jobs);
     await this.db.sql
-      .query(RENEW, [[...this.running.keys()], this.id, this.leaseMs])
+      .query(RENEW, [held.map((job) => job.id), held.map((job) => job.token), this.leaseMs])
       .catch((e) => log.warn('job runner: lease renewal failed', { error: String(e) }));
   }
 }

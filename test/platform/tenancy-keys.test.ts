@@ -192,7 +192,7 @@ describe('tenant-first keys', () => {
     const hook = await scoped.webhook.create({ data: { url: 'https://example.com/hook', events: ['deal.created'], active_since: new Date(0), secret: 's' } });
     const event = await scoped.event.create({ data: { type: 'deal.created', data: {} } });
     const queue = dispatchQueue({ db, config: { webhookRetrySchedule: [0] } as Config });
-    await queue.handler({ event_id: event.id }, {} as JobInfo);
+    await queue.batch!.handler([{ payload: { event_id: event.id }, job: {} as JobInfo }], new AbortController().signal);
     const jobs = await db.prisma.job.findMany({ where: { queue: DELIVER_QUEUE } });
     expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: scoped.$tenantId, webhook_id: hook.id, event_id: event.id }]);
   });

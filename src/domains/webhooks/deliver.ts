@@ -2,14 +2,21 @@
 // a connection only to public addresses, checked on the address actually resolved at connect time so a
 // DNS answer that changed since registration cannot reach the internal network. Network failures never
 // throw: each becomes a result the caller records and schedules.
-import http from 'node:http';
-import https from 'node:https';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+//
+// Connections are kept alive: an undici Agent holds a pool per origin (scheme, host, port), so a burst to
+// one receiver reuses a few sockets instead of opening one per attempt. Two agents, one per guard
+// setting: a socket the guarded agent opened was checked when it connected, so reusing it is safe.
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, buildConnector, errors as undiciErrors, request } from 'undici';
 import { signatureHeader } from './signing.js';
+import { isPublicAddress } from './url-guard.js';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** Enough of a response body to let the connection be reused; the body itself is not kept. */
 const MAX_RESPONSE_BYTES = 4096;
+/** Idle sockets to a receiver are kept this long (receivers' own keep-alive is usually 5 s or more). */
+const KEEP_ALIVE_MS = 4_000;
 
 export interface DeliveryRequest {
   url: string;
@@ -37,12 +44,39 @@ export interface DeliveryResult {
   disable?: boolean;
 }
 
-// Keep-alive pools, one pair per guard setting: a socket the guarded agent opened was checked when it
-// connected, so reusing it is safe.
-const guardedAgents = { http: new RequestFilteringHttpAgent({ keepAlive: true }), https: new RequestFilteringHttpsAgent({ keepAlive: true }) };
-const openAgents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
-
 class DeliveryTimeout extends Error {}
+/** The connect-time guard's refusal: the host is, or resolved to, a non-public address. */
+class BlockedAddress extends Error {}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup that fails when any address it answers is not public (net.connect calls it for names). */
+function guardedLookup(hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const blocked = addresses.find((a) => !isPublicAddress(a.address));
+    if (blocked) return callback(new BlockedAddress(`${hostname} resolves to ${blocked.address}`), []);
+    if ((options as LookupAllOptions).all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
+const connectOptions = { timeout: DELIVERY_TIMEOUT_MS };
+const openConnector = buildConnector(connectOptions);
+const lookupGuardedConnector = buildConnector({ ...connectOptions, lookup: guardedLookup } as buildConnector.BuildOptions);
+/** Literal addresses never reach a resolver, so they are checked here; names by the lookup above. */
+const guardedConnector: buildConnector.connector = (options, callback) => {
+  const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) && !isPublicAddress(host)) {
+    callback(new BlockedAddress(`${host} is not a public address`), null);
+    return;
+  }
+  lookupGuardedConnector(options, callback);
+};
+
+const agentOptions = { keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS };
+const guardedAgent = new Agent({ ...agentOptions, connect: guardedConnector });
+const openAgent = new Agent({ ...agentOptions, connect: openConnector });
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
@@ -55,18 +89,18 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function outcomeOf(response: http.IncomingMessage): Omit<DeliveryResult, 'durationMs'> {
-  const status = response.statusCode ?? 0;
+function outcomeOf(status: number, retryAfter: string | string[] | undefined): Omit<DeliveryResult, 'durationMs'> {
   if (status >= 200 && status < 300) return { ok: true, status };
   if (status >= 300 && status < 400) return { ok: false, status, error: `Redirecionamento não seguido (HTTP ${status})` };
   if (status === 410) return { ok: false, status, error: 'O receptor respondeu HTTP 410 (Gone)', disable: true };
-  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) : undefined;
   return { ok: false, status, error: `O receptor respondeu HTTP ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
 
 const NETWORK_ERRORS: Record<string, string> = {
   ECONNREFUSED: 'Conexão recusada pelo receptor',
   ECONNRESET: 'Conexão interrompida pelo receptor',
+  UND_ERR_SOCKET: 'Conexão interrompida pelo receptor',
   ENOTFOUND: 'Host não encontrado',
   EAI_AGAIN: 'Falha temporária ao resolver o host',
   EHOSTUNREACH: 'Host inalcançável',
@@ -74,81 +108,73 @@ const NETWORK_ERRORS: Record<string, string> = {
 };
 
 function describeFailure(error: Error, timeoutMs: number): string {
-  if (error instanceof DeliveryTimeout) return `Tempo esgotado: o receptor não respondeu em ${timeoutMs / 1000} s`;
-  // request-filtering-agent's refusal (plain Error, no code): "DNS lookup <ip>(…) is not allowed. …"
-  if (/^DNS lookup .* is not allowed/.test(error.message)) {
-    return 'Conexão bloqueada: o host resolve para um endereço privado, local ou reservado';
+  if (error instanceof DeliveryTimeout || error instanceof undiciErrors.ConnectTimeoutError) {
+    return `Tempo esgotado: o receptor não respondeu em ${timeoutMs / 1000} s`;
   }
+  if (error instanceof BlockedAddress) return 'Conexão bloqueada: o host resolve para um endereço privado, local ou reservado';
   const code = (error as NodeJS.ErrnoException).code;
   if (code && NETWORK_ERRORS[code]) return `${NETWORK_ERRORS[code]} (${code})`;
   if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return `Falha de TLS (${code})`;
   return `Falha de rede: ${code ?? error.message}`;
 }
 
+/** Reads at most MAX_RESPONSE_BYTES of the answer (so the socket can be reused), then drops the rest. */
+async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }) {
+  let received = 0;
+  for await (const chunk of body) {
+    received += chunk.length;
+    if (received > MAX_RESPONSE_BYTES) {
+      body.destroy();
+      return;
+    }
+  }
+}
+
 /** Sends one signed attempt and reports what happened. Rejects only on a programming error (no secret). */
-export async function attemptDelivery(request: DeliveryRequest): Promise<DeliveryResult> {
+export async function attemptDelivery(delivery: DeliveryRequest): Promise<DeliveryResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const timeoutMs = request.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const timeoutMs = delivery.timeoutMs ?? DELIVERY_TIMEOUT_MS;
 
   let url: URL;
   try {
-    url = new URL(request.url);
+    url = new URL(delivery.url);
   } catch {
     return { ok: false, error: 'URL inválida', durationMs: elapsed() };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, error: `Esquema não suportado: ${url.protocol}`, durationMs: elapsed() };
   }
-  const secure = url.protocol === 'https:';
-  const agents = request.allowPrivate ? openAgents : guardedAgents;
   // Sign exactly the bytes that go on the wire.
-  const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
+  const body = typeof delivery.body === 'string' ? Buffer.from(delivery.body, 'utf8') : delivery.body;
   const headers = {
     'content-type': 'application/json',
-    'content-length': String(body.length),
     'user-agent': 'Funil-Webhooks/1.0',
-    'webhook-id': request.msgId,
-    'webhook-timestamp': String(request.timestamp),
-    'webhook-signature': signatureHeader(request.secrets, request.msgId, request.timestamp, body),
+    'webhook-id': delivery.msgId,
+    'webhook-timestamp': String(delivery.timestamp),
+    'webhook-signature': signatureHeader(delivery.secrets, delivery.msgId, delivery.timestamp, body),
   };
 
-  return new Promise((resolve) => {
-    let answered: Omit<DeliveryResult, 'durationMs'> | undefined;
-    let deadline: NodeJS.Timeout | undefined;
-    let settled = false;
-    const finish = (result: Omit<DeliveryResult, 'durationMs'>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve({ ...result, durationMs: elapsed() });
-    };
-    let req: http.ClientRequest;
-    try {
-      req = (secure ? https : http).request(url, { method: 'POST', headers, agent: secure ? agents.https : agents.http });
-    } catch (error) {
-      // e.g. a header value Node refuses
-      finish({ ok: false, error: describeFailure(error as Error, timeoutMs) });
-      return;
-    }
-    deadline = setTimeout(() => req.destroy(new DeliveryTimeout()), timeoutMs);
-    // Once the status is known it decides the outcome, whatever happens to the rest of the body.
-    req.on('error', (error) => finish(answered ?? { ok: false, error: describeFailure(error, timeoutMs) }));
-    req.on('response', (response) => {
-      const outcome = outcomeOf(response);
-      answered = outcome;
-      let received = 0;
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > MAX_RESPONSE_BYTES) {
-          finish(outcome);
-          response.destroy();
-        }
-      });
-      response.on('end', () => finish(outcome));
-      response.on('error', () => finish(outcome));
-      response.on('close', () => finish(outcome));
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DeliveryTimeout()), timeoutMs);
+  let answered: Omit<DeliveryResult, 'durationMs'> | undefined;
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: delivery.allowPrivate ? openAgent : guardedAgent,
+      signal: deadline.signal,
     });
-    req.end(body);
-  });
+    // Once the status is known it decides the outcome, whatever happens to the rest of the body.
+    answered = outcomeOf(response.statusCode, response.headers['retry-after']);
+    await drain(response.body).catch(() => {});
+    return { ...answered, durationMs: elapsed() };
+  } catch (error) {
+    if (answered) return { ...answered, durationMs: elapsed() };
+    const reason = deadline.signal.aborted ? (deadline.signal.reason as Error) : (error as Error);
+    return { ok: false, error: describeFailure(reason, timeoutMs), durationMs: elapsed() };
+  } finally {
+    clearTimeout(timer);
+  }
 }

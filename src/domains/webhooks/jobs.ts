@@ -1,15 +1,17 @@
 // The two queues behind webhooks. `events.dispatch` (one job per event, queued by emit) fans the event
-// out to the hooks subscribed to it: one `webhooks.deliver` job per hook. Each deliver job attempt
-// sends one signed POST, logs it as a delivery row and tells the runner what next: done (2xx), retry
+// out to the hooks subscribed to it: one `webhooks.deliver` job per hook. Each attempt of a deliver job
+// sends one signed POST, is logged as a delivery row and tells the runner what next: done (2xx), retry
 // on the schedule or after the receiver's Retry-After, or stop (410 disables the hook; schedule spent).
+// Both queues run in batches (src/jobs/README.md): a claim, a read, a log INSERT and an outcome statement
+// serve many jobs, and a webhook's batch sends its attempts over a kept-alive connection (deliver.ts).
 import { createHash } from 'node:crypto';
 import type { Event, Webhook } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { TenantClients, type TenantDb } from '../../db/tenant-scope.js';
+import type { TenantDb } from '../../db/tenant-scope.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
-import { enqueueMany } from '../../jobs/enqueue.js';
+import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
-import { defineQueue, FailJob, RetryJob, type JobInfo } from '../../jobs/queue.js';
+import { defineQueue, FailJob, RetryJob, type BatchJob, type BatchOutcome } from '../../jobs/queue.js';
 import type { QueueDeps } from '../../jobs/registry.js';
 import { attemptDelivery, type DeliveryResult } from './deliver.js';
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay } from './schedule.js';
@@ -34,37 +36,49 @@ export function messageId(eventId: string, webhookId: string): string {
   return `msg_${createHash('sha256').update(`${eventId}:${webhookId}`).digest('base64url').slice(0, 27)}`;
 }
 
-/** A job queued by an older version names only the event: its organisation, by the event's id alone. */
-async function organisationOf(db: QueueDeps['db'], eventId: string): Promise<string | undefined> {
-  return (await db.prisma.event.findFirst({ where: { id: eventId }, select: { tenant_id: true } }))?.tenant_id;
-}
+/** Deliver jobs claimed at once for one webhook: one read, one log INSERT and one outcome statement for all. */
+export const DELIVERY_BATCH = 50;
+/**
+ * A batch sends its attempts one after another (it holds one of its webhook's DELIVERIES_PER_WEBHOOK
+ * slots); past this it gives back the jobs it has not tried, so a slow receiver's backlog is dealt out
+ * again over all its slots instead of waiting behind one.
+ */
+export const DELIVERY_BATCH_BUDGET_MS = 1_000;
+/** events.dispatch jobs fanned out by one statement. */
+export const DISPATCH_BATCH = 200;
 
-/** The events.dispatch handler: the hooks active and subscribed to the event's type when it was raised. */
+// The deliver jobs of the events, one per hook active, subscribed to the event's type and already active
+// when it was raised (active_since <= the event's time), with the commit notification. A job queued by a
+// version before the organisation rode along names only the event: its organisation, by the event's id.
+const FAN_OUT = `
+  WITH job AS (
+    INSERT INTO jobs (queue, payload, run_at)
+    SELECT $3, jsonb_build_object('tenant_id', e.tenant_id, 'webhook_id', w.id, 'event_id', e.id), now() + $4::float8 * interval '1 millisecond'
+    FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS p(event_id, tenant_id, n)
+    JOIN events e ON e.id = p.event_id AND (p.tenant_id IS NULL OR e.tenant_id = p.tenant_id)
+    JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.active AND e.type = ANY(w.events) AND w.active_since <= e.created_at
+    ORDER BY p.n, w.id
+    RETURNING id)
+  SELECT pg_notify('${JOBS_CHANNEL}', '')::text AS notified FROM (SELECT 1 FROM job LIMIT 1) AS queued`;
+
+/** The events.dispatch handler: a batch of events fanned out to their hooks in one statement. */
 export const dispatchQueue = ({ db, config }: QueueDeps) => {
-  const tenants = new TenantClients(db.prisma);
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<EventsDispatchPayload>({
     name: EVENTS_DISPATCH_QUEUE,
-    handler: async ({ event_id, ...payload }) => {
-      const tenant_id = payload.tenant_id ?? (await organisationOf(db, event_id));
-      if (!tenant_id) return;
-      const scoped = tenants.for(tenant_id);
-      const event = await scoped.event.findUnique({ where: { id: event_id }, select: { type: true, created_at: true } });
-      if (!event) return;
-      // active_since <= the event's time: a hook inactive when the event was raised never gets it.
-      const hooks = await scoped.webhook.findMany({
-        where: { active: true, events: { has: event.type }, active_since: { lte: event.created_at } },
-        select: { id: true },
-      });
-      const payloads: DeliverPayload[] = hooks.map((h) => ({ tenant_id, webhook_id: h.id, event_id }));
-      await enqueueMany(scoped, DELIVER_QUEUE, payloads, { delayMs: schedule[0] ?? 0 });
+    batch: {
+      size: DISPATCH_BATCH,
+      handler: async (jobs) => {
+        const events = jobs.map(({ payload }) => payload);
+        await db.sql.query(FAN_OUT, [events.map((e) => e.event_id), events.map((e) => e.tenant_id ?? null), DELIVER_QUEUE, schedule[0] ?? 0]);
+        return jobs.map(() => 'done' as const);
+      },
     },
   });
 };
 
-/** The webhooks.deliver handler. */
+/** The webhooks.deliver handler: batches of one webhook's jobs. */
 export const deliveryQueue = ({ db, config }: QueueDeps) => {
-  const tenants = new TenantClients(db.prisma);
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<DeliverPayload>({
     name: DELIVER_QUEUE,
@@ -74,48 +88,134 @@ export const deliveryQueue = ({ db, config }: QueueDeps) => {
     maxAttempts: Math.max(1, schedule.length),
     // One slot stays free for the other queues (event fan-out) while receivers are slow.
     concurrency: Math.max(1, config.workerConcurrency - 1),
-    // A slow or dead receiver holds at most DELIVERIES_PER_WEBHOOK slots, in all processes; the other
-    // hooks' deliveries are claimed in turns beside it.
+    // A slow or dead receiver holds at most DELIVERIES_PER_WEBHOOK slots (batches, each sending one
+    // attempt at a time), in all processes; the other hooks' deliveries are claimed in turns beside it.
     fairness: { key: 'webhook_id', perKey: DELIVERIES_PER_WEBHOOK },
-    handler: (payload, job) => deliver(tenants.for(payload.tenant_id), payload, job, { schedule, allowPrivate: config.webhookAllowPrivateUrls }),
+    batch: { size: DELIVERY_BATCH, handler: (jobs, signal) => deliverBatch(db.sql, jobs, signal, { schedule, allowPrivate: config.webhookAllowPrivateUrls }) },
   });
 };
 
-async function deliver(db: TenantDb, payload: DeliverPayload, job: JobInfo, options: { schedule: readonly number[]; allowPrivate: boolean }) {
-  const hook = await db.webhook.findUnique({ where: { id: payload.webhook_id } });
-  // Deleted or deactivated since: its pending deliveries end.
-  if (!hook?.active) return;
-  const event = await db.event.findUnique({ where: { id: payload.event_id } });
-  if (!event) return;
-  const result = await sendEvent(hook, event, options.allowPrivate);
-  const deliveryId = job.attempt === 1 ? payload.delivery_id : undefined;
-  const log = (status: DeliveryStatus, delayMs: number | null = null) => logAttempt(db, { hook: hook.id, event: event.id, type: event.type }, status, result, delayMs, deliveryId);
-
-  if (result.ok) {
-    await log('succeeded');
-    return;
-  }
-  if (result.disable) {
-    await log('failed');
-    await db.webhook.update({ where: { id: hook.id }, data: { active: false, active_since: null } });
-    throw new FailJob(`${result.error}: webhook desativado`);
-  }
-  const delayMs = nextAttemptDelay(job.attempt, options.schedule, result.retryAfterMs);
-  if (delayMs === null) {
-    await log('failed');
-    throw new FailJob(result.error ?? 'falha na entrega');
-  }
-  await log('retrying', delayMs);
-  throw new RetryJob(result.error ?? 'falha na entrega', delayMs);
+interface Target {
+  url: string;
+  active: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  type: string;
+  data: Prisma.JsonValue;
+  created_at: Date;
 }
 
-/** One signed POST of an event to a hook (both secrets during a regeneration's grace window). */
-function sendEvent(hook: Webhook, event: Event, allowPrivate: boolean): Promise<DeliveryResult> {
+// The hook and the event of each job (n: the job's place in the batch); a deleted hook or event has no row.
+const TARGETS = `
+  SELECT p.n::int AS n, w.url, w.active, w.secret, w.previous_secret, w.previous_secret_expires_at, e.type, e.data, e.created_at
+  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS p(tenant_id, webhook_id, event_id, n)
+  JOIN webhooks w ON w.tenant_id = p.tenant_id AND w.id = p.webhook_id
+  JOIN events e ON e.tenant_id = p.tenant_id AND e.id = p.event_id`;
+
+async function deliverBatch(
+  sql: QueueDeps['db']['sql'],
+  jobs: BatchJob<DeliverPayload>[],
+  signal: AbortSignal,
+  options: { schedule: readonly number[]; allowPrivate: boolean },
+): Promise<BatchOutcome[]> {
+  const payloads = jobs.map((j) => j.payload);
+  const rows = await sql.query<Target & { n: number }>(TARGETS, [payloads.map((p) => p.tenant_id), payloads.map((p) => p.webhook_id), payloads.map((p) => p.event_id)]);
+  const targets = new Map(rows.map((row) => [row.n - 1, row]));
+  const outcomes: BatchOutcome[] = [];
+  const attempts: Attempt[] = [];
+  const disabled = new Set<string>();
+  const started = performance.now();
+  for (const [i, { payload, job }] of jobs.entries()) {
+    const target = targets.get(i);
+    // Deleted or deactivated since (a 410 earlier in this batch included): its pending deliveries end.
+    if (!target?.active || disabled.has(`${payload.tenant_id}:${payload.webhook_id}`)) {
+      outcomes.push('done');
+      continue;
+    }
+    // Out of time, or stopping: the rest is claimed again, its attempts not counted.
+    if (signal.aborted || (attempts.length > 0 && performance.now() - started > DELIVERY_BATCH_BUDGET_MS)) {
+      outcomes.push('release');
+      continue;
+    }
+    const result = await sendEvent(target, { ...target, id: payload.event_id, hook: payload.webhook_id }, options.allowPrivate);
+    const attempt = { payload, type: target.type, result, deliveryId: job.attempt === 1 ? payload.delivery_id : undefined };
+    if (result.ok) {
+      attempts.push({ ...attempt, status: 'succeeded', delayMs: null });
+      outcomes.push('done');
+    } else if (result.disable) {
+      attempts.push({ ...attempt, status: 'failed', delayMs: null });
+      disabled.add(`${payload.tenant_id}:${payload.webhook_id}`);
+      outcomes.push(new FailJob(`${result.error}: webhook desativado`));
+    } else {
+      const delayMs = nextAttemptDelay(job.attempt, options.schedule, result.retryAfterMs);
+      attempts.push({ ...attempt, status: delayMs === null ? 'failed' : 'retrying', delayMs });
+      outcomes.push(delayMs === null ? new FailJob(result.error ?? 'falha na entrega') : new RetryJob(result.error ?? 'falha na entrega', delayMs));
+    }
+  }
+  await logAttempts(sql, attempts);
+  if (disabled.size) {
+    const hooks = [...disabled].map((key) => key.split(':'));
+    await sql.query(DISABLE, [hooks.map(([tenant]) => tenant), hooks.map(([, hook]) => hook)]);
+  }
+  return outcomes;
+}
+
+const DISABLE = `
+  UPDATE webhooks w SET active = false, active_since = NULL, updated_at = now()
+  FROM unnest($1::uuid[], $2::uuid[]) AS h(tenant_id, id)
+  WHERE w.tenant_id = h.tenant_id AND w.id = h.id`;
+
+interface Attempt {
+  payload: DeliverPayload;
+  type: string;
+  status: DeliveryStatus;
+  result: DeliveryResult;
+  delayMs: number | null;
+  /** A redelivery's first attempt: the id it answered with. */
+  deliveryId?: string;
+}
+
+// Delivery rows; `attempt` continues the count of each event to each hook (redeliveries included; two
+// jobs of one event and hook in one batch count on from each other).
+const LOG_ATTEMPTS = `
+  INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, response_status, error, duration_ms, next_attempt_at)
+  SELECT COALESCE(a.id, gen_random_uuid()), a.tenant_id, a.webhook_id, a.event_id, a.event_type,
+    COALESCE((SELECT max(d.attempt) FROM webhook_deliveries d WHERE d.tenant_id = a.tenant_id AND d.webhook_id = a.webhook_id AND d.event_id = a.event_id), 0)
+      + row_number() OVER (PARTITION BY a.tenant_id, a.webhook_id, a.event_id ORDER BY a.n),
+    a.status, a.response_status, a.error, a.duration_ms, now() + a.delay_ms * interval '1 millisecond'
+  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::float8[])
+    WITH ORDINALITY AS a(id, tenant_id, webhook_id, event_id, event_type, status, response_status, error, duration_ms, delay_ms, n)`;
+
+async function logAttempts(sql: QueueDeps['db']['sql'], attempts: Attempt[]) {
+  if (!attempts.length) return;
+  for (const a of attempts) countWebhookAttempt(a.status);
+  await sql.query(LOG_ATTEMPTS, [
+    attempts.map((a) => a.deliveryId ?? null),
+    attempts.map((a) => a.payload.tenant_id),
+    attempts.map((a) => a.payload.webhook_id),
+    attempts.map((a) => a.payload.event_id),
+    attempts.map((a) => a.type),
+    attempts.map((a) => a.status),
+    attempts.map((a) => a.result.status ?? null),
+    attempts.map((a) => a.result.error ?? null),
+    attempts.map((a) => a.result.durationMs),
+    attempts.map((a) => a.delayMs),
+  ]);
+}
+
+type HookSecrets = Pick<Webhook, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>;
+
+/**
+ * One signed POST of an event to a hook (both secrets during a regeneration's grace window). The body's
+ * timestamp is the event's, so every attempt sends the same bytes.
+ */
+function sendEvent(hook: HookSecrets, event: Pick<Event, 'type' | 'created_at' | 'data'> & { id: string; hook: string }, allowPrivate: boolean): Promise<DeliveryResult> {
   const now = Date.now();
   const secrets = [hook.secret];
   if (hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at.getTime() > now) secrets.push(hook.previous_secret);
   const body = JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
-  return attemptDelivery({ url: hook.url, msgId: messageId(event.id, hook.id), timestamp: Math.floor(now / 1000), body, secrets, allowPrivate });
+  return attemptDelivery({ url: hook.url, msgId: messageId(event.id, event.hook), timestamp: Math.floor(now / 1000), body, secrets, allowPrivate });
 }
 
 /**
@@ -123,7 +223,7 @@ function sendEvent(hook: Webhook, event: Event, allowPrivate: boolean): Promise<
  * retried; a 410 does not disable the hook (it is a manual check). Returns the delivery row's id.
  */
 export async function deliverOnce(db: TenantDb, hook: Webhook, event: Event, allowPrivate: boolean): Promise<string> {
-  const result = await sendEvent(hook, event, allowPrivate);
+  const result = await sendEvent(hook, { ...event, hook: hook.id }, allowPrivate);
   return logAttempt(db, { hook: hook.id, event: event.id, type: event.type }, result.ok ? 'succeeded' : 'failed', result, null);
 }
 

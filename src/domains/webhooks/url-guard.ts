@@ -28,7 +28,8 @@ export interface WebhookUrlOptions {
 /**
  * Whether an address may receive deliveries: ipaddr.js's `unicast` range only (so not private, loopback,
  * link-local with its metadata services, CGNAT, unspecified, multicast, reserved, IPv4-mapped, 6to4,
- * Teredo…), the same rule request-filtering-agent applies at connect time, and for IPv6 global unicast only.
+ * Teredo…), the rule the delivery connector (deliver.ts) and request-filtering-agent apply at connect time, and
+ * for IPv6 global unicast only.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
