@@ -171,7 +171,7 @@ export async function startPostGraphile(connectionString: string, schema: string
   });
   const serv = pgl.createServ(grafserv);
   const server = http.createServer();
-  serv.addTo(server);
+  await serv.addTo(server);
   await pgl.getSchema();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;

@@ -194,7 +194,7 @@ async function writeFrom(source: FileSource, handle: fs.FileHandle, meter: FileM
 }
 
 async function writeAll(handle: fs.FileHandle, chunks: Uint8Array[]): Promise<void> {
-  let rest = chunks;
+  const rest = [...chunks]; // a copy: the short-write loop below consumes it
   while (rest.length) {
     let { bytesWritten } = await handle.writev(rest);
     // A short write (rare on a regular file): carry on from where it stopped.
