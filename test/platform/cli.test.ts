@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('admin CLI', () => {
-  it('creates an organisation and keys, lists them without secrets, revokes', async () => {
+  it('creates an organisation and keys, lists them without secrets, revokes', { timeout: 240_000 }, async () => {
     const created = JSON.parse(await cli('create-tenant', '--name', 'Acme', '--owner-email', 'ana@acme.test'));
     expect(created).toEqual({
       tenant: { id: expect.any(String), name: 'Acme', created_at: expect.any(String) },

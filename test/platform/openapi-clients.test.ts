@@ -52,7 +52,7 @@ function run(line: string, env: Record<string, string> = {}): Promise<string> {
 }
 
 describe('clients generated from the served document', () => {
-  it('openapi-typescript and @hey-api/openapi-ts generate clients that compile (strict), and a flow through one matches the document', async () => {
+  it('openapi-typescript and @hey-api/openapi-ts generate clients that compile (strict), and a flow through one matches the document', { timeout: 240_000 }, async () => {
     const commands = readmeCommands();
     expect(commands.map((c) => c.split(' ')[1])).toEqual(['openapi-typescript', 'openapi-ts']);
     const apiDoc = fs.readFileSync('docs/api.md', 'utf8');
