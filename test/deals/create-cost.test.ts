@@ -8,12 +8,14 @@ import { createDeal, makeLead, makePipeline, makeTag } from '../helpers/factorie
 
 const api = useTestApp();
 
-// The target is 6; on PostgreSQL a creation counts one statement more than on PGlite, not yet explained
-// (the deals code sends the same statements on both): bounded at 7 there until it is.
+// The target is 6. On PostgreSQL the seventh is the transaction's COMMIT, which the counter sees there
+// (FUNIL_LOG_SQL=1: key, checks, insert, history + card, events, jobs, COMMIT) and not on PGlite, whose
+// adapter ends a transaction outside it. Writing the events and their jobs in one statement (events/emit.ts
+// `emitCtes`) would make it 6 on both.
 const BOUND = testDatabaseKind() === 'postgres' ? 7 : 6;
 
 describe('createDeal statements', () => {
-  it('costs at most 6 statements on REST and GraphQL, tags included, and answers what GET reads', async () => {
+  it('costs at most 6 statements (7 counting COMMIT on PostgreSQL) on REST and GraphQL, tags included, and answers what GET reads', async () => {
     const org = await api.newOrg();
     const p = await makePipeline(api, org);
     const lead = await makeLead(api, org, { name: 'Custo' });
