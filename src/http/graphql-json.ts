@@ -17,7 +17,8 @@ export function jsonFieldsPlugin(): Plugin {
       const planned = planJsonOperation(args.schema, args.document, args.operationName, (args.variableValues ?? {}) as Record<string, unknown>);
       if (!planned) return;
       setExecuteFn(async (execArgs) => {
-        const settled = await Promise.allSettled(planned.map((f) => f.run(executionArgs(execArgs).contextValue as Context)));
+        // `async`: a runner that throws at once (its access check) is a rejection here too, not the request's error.
+        const settled = await Promise.allSettled(planned.map(async (f) => f.run(executionArgs(execArgs).contextValue as Context)));
         const failed = settled.flatMap((r, i) => (r.status === 'rejected' ? [[planned[i].field, r.reason] as const] : []));
         if (failed.length) {
           // Counted and logged (schema/json-fallbacks.ts), then answered by the resolvers with their own errors.

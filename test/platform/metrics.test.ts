@@ -124,10 +124,12 @@ describe('GET /metrics', () => {
   });
 
   it('reports knowledge extractions running and waiting while they run', async () => {
-    const org = await api.newOrg();
     const seen = { running: 0, waiting: 0 };
-    // One more than can run at once, so that one waits.
-    const uploads = Array.from({ length: Math.max(1, Math.floor(os.availableParallelism() / 2)) + 1 }, (_, i) =>
+    // One organisation more than extractions can run at once (EXTRACT_CONCURRENCY: the cores), one file
+    // each, so that one waits for a slot. (One organisation's second file would wait before its body is
+    // read, for its organisation's turn, and never reach the extraction queue.)
+    const orgs = await Promise.all(Array.from({ length: os.availableParallelism() + 1 }, () => api.newOrg()));
+    const uploads = orgs.map((org, i) =>
       api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: `n${i}` }, ['file', `n${i}.txt`, `Texto ${i}`]) }),
     );
     await vi.waitFor(
