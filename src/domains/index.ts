@@ -4,6 +4,7 @@
 import { guardRootFields } from '../auth/access.js';
 import { registerPermissions } from '../auth/permissions.js';
 import { builder } from '../schema/builder.js';
+import { sliceListFields } from '../schema/time-slices.js';
 import type { DomainManifest } from './manifest.js';
 import { accountsDomain } from './accounts/index.js';
 import { leadsDomain } from './leads/index.js';
@@ -31,5 +32,8 @@ export const domains: readonly DomainManifest[] = [
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 
-/** The schema, once every domain has registered its types and fields: each root field guarded by its declared access. */
-export const schema = guardRootFields(builder.toSchema({ sortSchema: false }), domains);
+/**
+ * The schema, once every domain has registered its types and fields: each root field guarded by its
+ * declared access, each list field resolved in turn with other work (schema/time-slices.ts).
+ */
+export const schema = sliceListFields(guardRootFields(builder.toSchema({ sortSchema: false }), domains));

@@ -7,6 +7,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { invalidInput } from '../errors.js';
 import { requestError } from './graphql-errors.js';
+import { yieldIfSpent } from '../schema/time-slices.js';
 
 export const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 
@@ -41,10 +42,13 @@ export function answerSizePlugin(maxBytes = MAX_ANSWER_BYTES): Plugin {
   return {
     onExecute() {
       return {
-        onExecuteDone({ result, setResult }) {
+        async onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in (result as object)) return; // subscriptions: one event at a time
-          if (!jsonLongerThan((result as ExecutionResult).data, maxBytes)) return;
-          setResult({ errors: [requestError(answerTooLarge(maxBytes))] });
+          // The measure and then the JSON text each get a slice of their own (schema/time-slices.ts).
+          await yieldIfSpent();
+          const tooLarge = jsonLongerThan((result as ExecutionResult).data, maxBytes);
+          await yieldIfSpent();
+          if (tooLarge) setResult({ errors: [requestError(answerTooLarge(maxBytes))] });
         },
       };
     },

@@ -9,6 +9,7 @@ import type { FieldRoute } from '../domains/manifest.js';
 import { normalizeError } from '../errors.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { answerTooLarge, jsonLongerThan, MAX_ANSWER_BYTES } from '../http/graphql-size.js';
+import { yieldIfSpent } from '../schema/time-slices.js';
 import { log, errorText } from '../log.js';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 import { BASE_PATH } from './route-table.js';
@@ -56,13 +57,19 @@ export interface RestCall {
  */
 function executeWithRestVariables(args: ExecutionArgs) {
   const call = (args.contextValue as { restCall: RestCall }).restCall;
-  const run = async () => withinAnswerSize(await execute({ ...args, contextValue: call.context, variableValues: call.variables }));
+  const run = async () => await withinAnswerSize(await execute({ ...args, contextValue: call.context, variableValues: call.variables }));
   return tracingEnabled() ? traced('graphql.execute', executionAttributes(args.document, args.operationName, 'rest'), run) : run();
 }
 
-/** An answer past 10 MB of JSON is refused (400) before sofa writes any of its text (http/graphql-size.ts). */
-function withinAnswerSize(result: ExecutionResult): ExecutionResult {
-  if (!jsonLongerThan(result.data, MAX_ANSWER_BYTES)) return result;
+/**
+ * An answer past 10 MB of JSON is refused (400) before sofa writes any of its text (http/graphql-size.ts).
+ * The measure and then the JSON text each get a slice of the event loop of their own (schema/time-slices.ts).
+ */
+async function withinAnswerSize(result: ExecutionResult): Promise<ExecutionResult> {
+  await yieldIfSpent();
+  const tooLarge = jsonLongerThan(result.data, MAX_ANSWER_BYTES);
+  await yieldIfSpent();
+  if (!tooLarge) return result;
   const refusal = answerTooLarge();
   return { errors: [new GraphQLError(refusal.message, { originalError: refusal })] };
 }
