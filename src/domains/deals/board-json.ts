@@ -10,11 +10,10 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
+import { isoSql, jsonObject, objectSelect, selectList } from '../../schema/json-sql.js';
 import { toNumber } from '../common/money.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import { dealConditions, parseDealFilter, type DealFilterArgs } from './filters.js';
-
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Lead fields of Deal.lead over `l` (the deal's lead, joined by the card). */
 const LEAD: Record<string, string> = {
@@ -25,12 +24,10 @@ const LEAD: Record<string, string> = {
   email: 'l.email',
   company: 'l.company',
   avatar_url: 'l.avatar_url',
-  created_at: iso('l.created_at'),
-  updated_at: iso('l.updated_at'),
+  created_at: isoSql('l.created_at'),
+  updated_at: isoSql('l.updated_at'),
   __typename: `'Lead'`,
 };
-
-const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** The card of a board column's deals: card-json's fields, and `lead` as an object of its plain fields. */
 function nodeCard(selection: readonly SelectedField[]): DealCardSql | null {
@@ -39,9 +36,10 @@ function nodeCard(selection: readonly SelectedField[]): DealCardSql | null {
   let todo = false;
   for (const f of selection) {
     if (f.name === 'lead') {
-      const sub = f.sub('Lead');
-      if (!sub?.length || !NAME.test(f.key) || sub.some((s) => !LEAD[s.name] || !NAME.test(s.key))) return null;
-      columns.push(`(SELECT row_to_json(x) FROM (SELECT ${sub.map((s) => `${LEAD[s.name]} AS "${s.key}"`).join(', ')}) x) AS "${f.key}"`);
+      const select = objectSelect(f.sub('Lead'), LEAD);
+      const column = select && selectList([[f.key, `(SELECT row_to_json(x) FROM (SELECT ${select}) x)`]]);
+      if (!column) return null;
+      columns.push(column);
       lead = true;
       continue;
     }
@@ -169,8 +167,6 @@ interface StageRow {
 /** Stage.deals' cursor (stage-deals.ts dealCursor) from `created_at|id` as PostgreSQL wrote it. */
 const cursorOf = (key: string | null) => (key == null ? null : Buffer.from(key).toString('base64url'));
 
-const jsonObject = (entries: [string, string][]) => `{${entries.map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}`;
-
 async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs, plan: BoardPlan): Promise<string> {
   // One column (stage_id) is the resolvers' (its own checks and errors).
   if (args.stage_id) throw new Error('stage_id: served by the resolvers');
@@ -185,10 +181,11 @@ async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs,
     const columns: Prisma.Sql[] = [];
     if (deals) {
       const where = Prisma.sql`${dealConditions(tenant, parseDealFilter(pipelineId, {}), false)} AND d.stage_id = s.id`;
-      const order = Prisma.sql`d.created_at DESC, d.id DESC`;
+      const orderText = 'd.created_at DESC, d.id DESC';
+      const order = Prisma.raw(orderText);
       const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${deals.first})`;
-      const key = Prisma.raw(`${iso('d.created_at')} || '|' || d.id`);
-      if (deals.card) columns.push(Prisma.sql`${dealCardsSql(deals.card, page, order)} AS nodes`);
+      const key = Prisma.raw(`${isoSql('d.created_at')} || '|' || d.id`);
+      if (deals.card) columns.push(Prisma.sql`${dealCardsSql(deals.card, page, orderText)} AS nodes`);
       if (info.has('startCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY ${order} LIMIT 1) AS start_key`);
       if (info.has('endCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY d.created_at, d.id LIMIT 1) AS end_key`);
       if (info.has('hasNextPage')) columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${deals.first} LIMIT 1) AS more`);
