@@ -1,6 +1,6 @@
 // Query.pipelineBoard as JSON text (schema/json-fields.ts): the kanban a front end renders — each
 // column's count and total and its first deals with their leads (the README's board query) — in ONE
-// statement (the key lookup aside): the board's GROUP BY, each column's page as card JSON
+// statement (the key lookup aside): the board's GROUP BY (board.ts boardSql), each column's page as card JSON
 // (card-json.ts) with its cursors and whether more follow, read per stage over the stage index. The
 // counts, totals and text come out as the resolvers write them. Selections it does not serve (the
 // pipeline, edges, Stage.deals arguments other than a literal `first`, a board with `stage_id`) go to
@@ -14,6 +14,7 @@ import { isoSql, jsonObject, objectSelect, selectList } from '../../schema/json-
 import { toNumber } from '../common/money.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import { dealConditions, parseDealFilter, type DealFilterArgs } from './filters.js';
+import { boardSql, type BoardRow } from './board.js';
 
 /** Lead fields of Deal.lead over `l` (the deal's lead, joined by the card). */
 const LEAD: Record<string, string> = {
@@ -147,22 +148,13 @@ export function planBoard(selection: readonly SelectedField[]): BoardPlan | null
   return plan;
 }
 
-interface StageRow {
-  id: string;
-  pipeline_id: string;
-  name: string;
-  color: string;
-  kind: string | null;
-  position: number;
-  deal_count: number;
-  total: string;
-  avg_days_in_stage: number | null;
+type StageRow = BoardRow & {
   total_count: number | null;
   nodes: string | null;
   start_key: string | null;
   end_key: string | null;
   more: boolean | null;
-}
+};
 
 /** Stage.deals' cursor (stage-deals.ts dealCursor) from `created_at|id` as PostgreSQL wrote it. */
 const cursorOf = (key: string | null) => (key == null ? null : Buffer.from(key).toString('base64url'));
@@ -191,18 +183,7 @@ async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs,
       if (info.has('hasNextPage')) columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${deals.first} LIMIT 1) AS more`);
       if (ownCount) columns.push(Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int AS total_count`);
     }
-    return Prisma.sql`
-    SELECT s.id, s.pipeline_id, s.name, s.color, s.kind::text AS kind, s.position,
-           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::text AS total, a.avg_days_in_stage
-           ${columns.length ? Prisma.sql`, ${Prisma.join(columns)}` : Prisma.empty}
-    FROM stages s
-    LEFT JOIN (
-      SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total,
-             round((avg(extract(epoch FROM now() - d.stage_entered_at)) FILTER (WHERE d.won_at IS NULL AND d.lost_at IS NULL) / 86400)::numeric, 2)::float8 AS avg_days_in_stage
-      FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
-    ) a ON a.stage_id = s.id
-    WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
-    ORDER BY s.position, s.created_at, s.id`;
+    return boardSql(tenant, pipelineId, f, columns);
   });
   // A pipeline always keeps at least one stage: no rows means no such pipeline in this organisation.
   if (!rows.length) throw notFound('Pipeline');

@@ -14,13 +14,19 @@ import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 
-type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null; avg_days_in_stage: number | null };
+/** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
+export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };
 
-export async function pipelineBoard(ctx: Context, pipelineId: string, args: DealFilterArgs): Promise<BoardSource> {
-  const f = parseDealFilter(pipelineId, args);
-  const rows = await ctx.db.$tenantQuery<SummaryRow[]>((tenant) => Prisma.sql`
+/**
+ * The board: the pipeline's stages in board order, each with its deals' count, total and average days in
+ * stage under the filters (one GROUP BY), and the `extra` columns over `s`. The resolvers and the JSON
+ * path (board-json.ts) read it alike.
+ */
+export function boardSql(tenant: Prisma.Sql, pipelineId: string, f: DealFilter, extra: Prisma.Sql[] = []): Prisma.Sql {
+  return Prisma.sql`
     SELECT s.id, s.tenant_id, s.pipeline_id, s.name, s.color, s.kind::text AS kind, s.position, s.created_at,
-           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0) AS total, a.avg_days_in_stage
+           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::text AS total, a.avg_days_in_stage
+           ${extra.length ? Prisma.sql`, ${Prisma.join(extra)}` : Prisma.empty}
     FROM stages s
     LEFT JOIN (
       SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total,
@@ -28,7 +34,12 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
       FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
     ) a ON a.stage_id = s.id
     WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
-    ORDER BY s.position, s.created_at, s.id`);
+    ORDER BY s.position, s.created_at, s.id`;
+}
+
+export async function pipelineBoard(ctx: Context, pipelineId: string, args: DealFilterArgs): Promise<BoardSource> {
+  const f = parseDealFilter(pipelineId, args);
+  const rows = await ctx.db.$tenantQuery<BoardRow[]>((tenant) => boardSql(tenant, pipelineId, f));
   // A pipeline always keeps at least one stage: no rows means no such pipeline in this organisation.
   if (!rows.length) throw notFound('Pipeline');
   const chosen = f.stageId ? rows.filter((r) => r.id === f.stageId) : rows;
@@ -43,7 +54,7 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
     pipelineId,
     stages,
     total_deals: stages.reduce((n, s) => n + s.deal_count, 0),
-    total_amount: toNumber(chosen.reduce((sum, r) => sum.plus(r.total ?? 0), new Prisma.Decimal(0))),
+    total_amount: toNumber(chosen.reduce((sum, r) => sum.plus(r.total), new Prisma.Decimal(0))),
   };
 }
 
