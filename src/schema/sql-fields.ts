@@ -8,9 +8,6 @@ import type { Context } from '../context/context.js';
 
 export type SqlScalar = 'UUID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'DateTime';
 
-/** ISO 8601 with milliseconds, as Date.prototype.toISOString writes a timestamptz. */
-export const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 export interface SqlField<Source> {
   type: SqlScalar;
   nullable?: boolean;

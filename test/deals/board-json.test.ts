@@ -3,15 +3,13 @@
 // the resolvers write, in a number of statements that does not grow with the stages or the deals;
 // selections it does not serve fall back to the resolvers with the same answers; errors are theirs;
 // another organisation reads nothing.
-import { execute, parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authenticate } from '../../src/auth/authenticate.js';
-import { createContext } from '../../src/context/context.js';
-import { schema } from '../../src/domains/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
+import { jsonPath } from '../helpers/json-path.js';
 import { createDeal, makeLead, makePipeline, makeProduct, type PipelineFixture } from '../helpers/factories.js';
 
 const api = useTestApp();
+const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 
 let org: Org;
 let p: PipelineFixture;
@@ -19,22 +17,6 @@ let p: PipelineFixture;
 /** README.md, "The API in brief": the board as one GraphQL query (period as a variable). */
 const README_BOARD = `query ($id: UUID!, $period: String) { pipelineBoard(id: $id, period: $period) { total_deals total_amount stages { deal_count total stage { name
   deals(first: 20) { totalCount nodes { number total lead { name company } } pageInfo { endCursor hasNextPage } } } } } }`;
-
-async function graphqlText(query: string, variables: Record<string, unknown> = {}, key = org.key) {
-  const response = await api.raw('/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-/** What graphql-js and the resolvers answer for a query, without the JSON path (no Yoga, no plugin). */
-async function resolverText(query: string, variables: Record<string, unknown> = {}, key = org.key) {
-  const viewer = await authenticate(api.db.prisma, `Bearer ${key}`);
-  const contextValue = createContext(api.app.deps, { viewer, requestId: 'resolvers' });
-  return JSON.stringify(await execute({ schema, document: parse(query), contextValue, variableValues: variables }));
-}
 
 /** `count` deals in each of `stages`, newest first by a second, over a few leads (raw inserts: the statement test needs many). */
 async function seedDeals(pipeline: PipelineFixture, stages: string[], count: number, firstNumber: number) {

@@ -3,18 +3,16 @@
 // fixture), a page costs the same few statements at 20 and 100, it only ever reads the caller's
 // organisation, selections it does not serve fall back to the resolvers with the same answers, and the
 // Node server sends its text with the right length.
-import { execute, parse, type DocumentNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticate } from '../../src/auth/authenticate.js';
-import { createContext } from '../../src/context/context.js';
-import { schema } from '../../src/domains/index.js';
 import { syncHorizon } from '../../src/domains/common/sync.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { useTestApp, type Org } from '../helpers/app.js';
+import { jsonPath } from '../helpers/json-path.js';
 import { createDeal, makeLead, makePipeline, makeProduct, makeStatus, makeTag, type PipelineFixture } from '../helpers/factories.js';
 
 const api = useTestApp();
+const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 
 let org: Org;
 let p: PipelineFixture;
@@ -25,23 +23,6 @@ const CARD = `id number pipeline_id stage_id lead_id owner_id value total origin
   lead_name lead_surname lead_company lead_email lead_phone lead_avatar lead_status_id
   products { id product_id name price qty custom total } tags { id name color created_at updated_at } pending_todos overdue_todos`;
 const PAGINATION = 'pagination { current_page total_pages total_count has_next has_prev next_cursor }';
-
-async function graphqlText(query: string, variables: Record<string, unknown> = {}, key = org.key) {
-  const response = await api.raw('/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-/** What graphql-js and the resolvers answer for a document, without the JSON path (no Yoga, no plugin). */
-async function resolverText(document: DocumentNode | string, variables: Record<string, unknown> = {}, key = org.key) {
-  const viewer = await authenticate(api.db.prisma, `Bearer ${key}`);
-  const contextValue = createContext(api.app.deps, { viewer, requestId: 'resolvers' });
-  const result = await execute({ schema, document: typeof document === 'string' ? parse(document) : document, contextValue, variableValues: variables });
-  return JSON.stringify(result);
-}
 
 beforeAll(async () => {
   org = await api.newOrg();

@@ -3,17 +3,15 @@
 // whose every column holds a distinct non-null value, and rows with the nullable ones null), a page costs
 // the key lookup and one statement at 20 and at 100 rows, visibility and tenancy hold on this path, and
 // a selection it does not serve (or an error) goes to the resolvers, counted.
-import { execute, parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authenticate } from '../../src/auth/authenticate.js';
-import { createContext } from '../../src/context/context.js';
-import { schema } from '../../src/domains/index.js';
 import { syncHorizon } from '../../src/domains/common/sync.js';
 import { jsonFallbackCount } from '../../src/schema/json-fallbacks.js';
 import { useTestApp, type Org } from '../helpers/app.js';
+import { jsonPath } from '../helpers/json-path.js';
 import { addMember, inbound, makeChannel, makeDepartment, makeUser, nextMobile, type UserWithKey } from './helpers.js';
 
 const api = useTestApp();
+const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 
 /** The REST route's selection (every field of a conversation but its graph-only edges). */
 const CARD = 'id lead { id name phone } last_message { content role timestamp } unread_count status department_id channel_id created_at updated_at';
@@ -27,22 +25,6 @@ let seller: UserWithKey;
 let outsider: UserWithKey;
 /** Conversations of the fixture: in Vendas (every column set), in Suporte, without a department, without messages. */
 const ids: Record<'sales' | 'support' | 'open' | 'empty', { conversation: string; lead: string }> = {} as never;
-
-async function graphqlText(query: string, variables: Record<string, unknown> = {}, key = org.key) {
-  const response = await api.raw('/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  return { status: response.status, text: await response.text() };
-}
-
-/** What graphql-js and the resolvers answer, without the JSON path (no Yoga, no plugin). */
-async function resolverText(query: string, variables: Record<string, unknown> = {}, key = org.key) {
-  const viewer = await authenticate(api.db.prisma, `Bearer ${key}`);
-  const contextValue = createContext(api.app.deps, { viewer, requestId: 'resolvers' });
-  return JSON.stringify(await execute({ schema, document: parse(query), contextValue, variableValues: variables }));
-}
 
 /** The REST answer the resolvers give for a query string: the envelope spread over the field's value. */
 async function resolvedRest(query: string, key = org.key) {

@@ -1,6 +1,6 @@
 // Query.pipelineBoard as JSON text (schema/json-fields.ts): the kanban a front end renders — each
 // column's count and total and its first deals with their leads (the README's board query) — in ONE
-// statement (the key lookup aside): the board's GROUP BY, each column's page as card JSON
+// statement (the key lookup aside): the board's GROUP BY (board.ts boardSql), each column's page as card JSON
 // (card-json.ts) with its cursors and whether more follow, read per stage over the stage index. The
 // counts, totals and text come out as the resolvers write them. Selections it does not serve (the
 // pipeline, edges, Stage.deals arguments other than a literal `first`, a board with `stage_id`) go to
@@ -10,11 +10,11 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
+import { isoSql, jsonObject, objectSelect, selectList } from '../../schema/json-sql.js';
 import { toNumber } from '../common/money.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import { dealConditions, parseDealFilter, type DealFilterArgs } from './filters.js';
-
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+import { boardSql, type BoardRow } from './board.js';
 
 /** Lead fields of Deal.lead over `l` (the deal's lead, joined by the card). */
 const LEAD: Record<string, string> = {
@@ -25,12 +25,10 @@ const LEAD: Record<string, string> = {
   email: 'l.email',
   company: 'l.company',
   avatar_url: 'l.avatar_url',
-  created_at: iso('l.created_at'),
-  updated_at: iso('l.updated_at'),
+  created_at: isoSql('l.created_at'),
+  updated_at: isoSql('l.updated_at'),
   __typename: `'Lead'`,
 };
-
-const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** The card of a board column's deals: card-json's fields, and `lead` as an object of its plain fields. */
 function nodeCard(selection: readonly SelectedField[]): DealCardSql | null {
@@ -39,9 +37,10 @@ function nodeCard(selection: readonly SelectedField[]): DealCardSql | null {
   let todo = false;
   for (const f of selection) {
     if (f.name === 'lead') {
-      const sub = f.sub('Lead');
-      if (!sub?.length || !NAME.test(f.key) || sub.some((s) => !LEAD[s.name] || !NAME.test(s.key))) return null;
-      columns.push(`(SELECT row_to_json(x) FROM (SELECT ${sub.map((s) => `${LEAD[s.name]} AS "${s.key}"`).join(', ')}) x) AS "${f.key}"`);
+      const select = objectSelect(f.sub('Lead'), LEAD);
+      const column = select && selectList([[f.key, `(SELECT row_to_json(x) FROM (SELECT ${select}) x)`]]);
+      if (!column) return null;
+      columns.push(column);
       lead = true;
       continue;
     }
@@ -149,27 +148,16 @@ export function planBoard(selection: readonly SelectedField[]): BoardPlan | null
   return plan;
 }
 
-interface StageRow {
-  id: string;
-  pipeline_id: string;
-  name: string;
-  color: string;
-  kind: string | null;
-  position: number;
-  deal_count: number;
-  total: string;
-  avg_days_in_stage: number | null;
+type StageRow = BoardRow & {
   total_count: number | null;
   nodes: string | null;
   start_key: string | null;
   end_key: string | null;
   more: boolean | null;
-}
+};
 
 /** Stage.deals' cursor (stage-deals.ts dealCursor) from `created_at|id` as PostgreSQL wrote it. */
 const cursorOf = (key: string | null) => (key == null ? null : Buffer.from(key).toString('base64url'));
-
-const jsonObject = (entries: [string, string][]) => `{${entries.map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}`;
 
 async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs, plan: BoardPlan): Promise<string> {
   // One column (stage_id) is the resolvers' (its own checks and errors).
@@ -185,27 +173,17 @@ async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs,
     const columns: Prisma.Sql[] = [];
     if (deals) {
       const where = Prisma.sql`${dealConditions(tenant, parseDealFilter(pipelineId, {}), false)} AND d.stage_id = s.id`;
-      const order = Prisma.sql`d.created_at DESC, d.id DESC`;
+      const orderText = 'd.created_at DESC, d.id DESC';
+      const order = Prisma.raw(orderText);
       const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${deals.first})`;
-      const key = Prisma.raw(`${iso('d.created_at')} || '|' || d.id`);
-      if (deals.card) columns.push(Prisma.sql`${dealCardsSql(deals.card, page, order)} AS nodes`);
+      const key = Prisma.raw(`${isoSql('d.created_at')} || '|' || d.id`);
+      if (deals.card) columns.push(Prisma.sql`${dealCardsSql(deals.card, page, orderText)} AS nodes`);
       if (info.has('startCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY ${order} LIMIT 1) AS start_key`);
       if (info.has('endCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY d.created_at, d.id LIMIT 1) AS end_key`);
       if (info.has('hasNextPage')) columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${deals.first} LIMIT 1) AS more`);
       if (ownCount) columns.push(Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int AS total_count`);
     }
-    return Prisma.sql`
-    SELECT s.id, s.pipeline_id, s.name, s.color, s.kind::text AS kind, s.position,
-           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::text AS total, a.avg_days_in_stage
-           ${columns.length ? Prisma.sql`, ${Prisma.join(columns)}` : Prisma.empty}
-    FROM stages s
-    LEFT JOIN (
-      SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total,
-             round((avg(extract(epoch FROM now() - d.stage_entered_at)) FILTER (WHERE d.won_at IS NULL AND d.lost_at IS NULL) / 86400)::numeric, 2)::float8 AS avg_days_in_stage
-      FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
-    ) a ON a.stage_id = s.id
-    WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
-    ORDER BY s.position, s.created_at, s.id`;
+    return boardSql(tenant, pipelineId, f, columns);
   });
   // A pipeline always keeps at least one stage: no rows means no such pipeline in this organisation.
   if (!rows.length) throw notFound('Pipeline');

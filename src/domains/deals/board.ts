@@ -8,18 +8,25 @@ import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { dealConditions, dealOrder, parseDealFilter, type DealFilter, type DealFilterArgs } from './filters.js';
 import { toNumber } from '../common/money.js';
-import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
+import type { JsonFieldCompiler } from '../../schema/json-fields.js';
+import { pageJson, planPage, type PagePlan, type PageType } from '../../schema/json-page.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 
-type SummaryRow = StageRow & { deal_count: number; total: Prisma.Decimal | number | null; avg_days_in_stage: number | null };
+/** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
+export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };
 
-export async function pipelineBoard(ctx: Context, pipelineId: string, args: DealFilterArgs): Promise<BoardSource> {
-  const f = parseDealFilter(pipelineId, args);
-  const rows = await ctx.db.$tenantQuery<SummaryRow[]>((tenant) => Prisma.sql`
+/**
+ * The board: the pipeline's stages in board order, each with its deals' count, total and average days in
+ * stage under the filters (one GROUP BY), and the `extra` columns over `s`. The resolvers and the JSON
+ * path (board-json.ts) read it alike.
+ */
+export function boardSql(tenant: Prisma.Sql, pipelineId: string, f: DealFilter, extra: Prisma.Sql[] = []): Prisma.Sql {
+  return Prisma.sql`
     SELECT s.id, s.tenant_id, s.pipeline_id, s.name, s.color, s.kind::text AS kind, s.position, s.created_at,
-           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0) AS total, a.avg_days_in_stage
+           COALESCE(a.deal_count, 0)::int AS deal_count, COALESCE(a.total, 0)::text AS total, a.avg_days_in_stage
+           ${extra.length ? Prisma.sql`, ${Prisma.join(extra)}` : Prisma.empty}
     FROM stages s
     LEFT JOIN (
       SELECT d.stage_id, count(*) AS deal_count, sum(d.total) AS total,
@@ -27,7 +34,12 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
       FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
     ) a ON a.stage_id = s.id
     WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
-    ORDER BY s.position, s.created_at, s.id`);
+    ORDER BY s.position, s.created_at, s.id`;
+}
+
+export async function pipelineBoard(ctx: Context, pipelineId: string, args: DealFilterArgs): Promise<BoardSource> {
+  const f = parseDealFilter(pipelineId, args);
+  const rows = await ctx.db.$tenantQuery<BoardRow[]>((tenant) => boardSql(tenant, pipelineId, f));
   // A pipeline always keeps at least one stage: no rows means no such pipeline in this organisation.
   if (!rows.length) throw notFound('Pipeline');
   const chosen = f.stageId ? rows.filter((r) => r.id === f.stageId) : rows;
@@ -42,7 +54,7 @@ export async function pipelineBoard(ctx: Context, pipelineId: string, args: Deal
     pipelineId,
     stages,
     total_deals: stages.reduce((n, s) => n + s.deal_count, 0),
-    total_amount: toNumber(chosen.reduce((sum, r) => sum.plus(r.total ?? 0), new Prisma.Decimal(0))),
+    total_amount: toNumber(chosen.reduce((sum, r) => sum.plus(r.total), new Prisma.Decimal(0))),
   };
 }
 
@@ -105,7 +117,7 @@ export async function pipelineDeals(ctx: Context, pipelineId: string, args: Deal
     SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
     FROM (SELECT ${headColumns(tenant, q, where)}) c
     LEFT JOIN LATERAL (
-      SELECT d.* FROM deals d WHERE ${where} ORDER BY ${dealOrder(q.filter)} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}
+      SELECT d.* FROM deals d WHERE ${where} ORDER BY ${Prisma.raw(dealOrder(q.filter))} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}
     ) p ON true`;
   });
   checkHead(rows[0]);
@@ -139,57 +151,32 @@ function syncPageInfo(q: ListQuery, w: SyncWindow, totalCount: number | null, ne
   return { current_page: 1, total_pages: Math.ceil(total / q.limit), total_count: total, has_next: next != null, has_prev: w.after != null, next_cursor: next };
 }
 
-/** DealPage as JSON text (jsonField of Query.pipelineDeals): what to build for a selection of it. */
-interface PagePlan {
-  /** Response keys in order, each with how its value is written. */
-  keys: { key: string; kind: 'data' | 'pagination' | 'typename'; fields?: { key: string; name: string }[] }[];
-  /** The deal card of `data`, when selected (once). */
-  card?: DealCardSql;
-  /** Whether the pagination asks for anything that needs the count. */
-  counted: boolean;
-}
-
-const PAGINATION_FIELDS = new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', 'next_cursor', '__typename']);
-const UNCOUNTED = new Set(['current_page', 'has_prev', 'next_cursor', '__typename']);
-
-/** The plan for a selection of DealPage; null when a part of it is not served as JSON here. */
-export function planDealPage(selection: readonly SelectedField[]): PagePlan | null {
-  const plan: PagePlan = { keys: [], counted: false };
-  for (const f of selection) {
-    if (f.name === '__typename') plan.keys.push({ key: f.key, kind: 'typename' });
-    else if (f.name === 'data') {
-      const sub = f.sub('Deal');
-      const card = !plan.card && sub?.length ? dealCardSql(sub) : null;
-      if (!card) return null;
-      plan.card = card;
-      plan.keys.push({ key: f.key, kind: 'data' });
-    } else if (f.name === 'pagination') {
-      const sub = f.sub('DealPagination');
-      if (!sub?.length || sub.some((s) => !PAGINATION_FIELDS.has(s.name))) return null;
-      if (sub.some((s) => !UNCOUNTED.has(s.name))) plan.counted = true;
-      plan.keys.push({ key: f.key, kind: 'pagination', fields: sub.map((s) => ({ key: s.key, name: s.name })) });
-    } else return null;
-  }
-  return plan;
-}
-
-const jsonObject = (entries: [string, string][]) => `{${entries.map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}`;
+/** DealPage on the JSON path (jsonField of Query.pipelineDeals). */
+const DEAL_PAGE: PageType<DealCardSql> = {
+  page: 'DealPage',
+  item: 'Deal',
+  pagination: 'DealPagination',
+  paginationFields: new Set(['current_page', 'total_pages', 'total_count', 'has_next', 'has_prev', 'next_cursor', '__typename']),
+  countedFields: new Set(['total_pages', 'total_count', 'has_next']),
+  card: dealCardSql,
+};
 
 /**
  * A page of the deals list as JSON text in ONE statement (the key lookup aside): PostgreSQL counts, checks
  * the pipeline and stage, and writes the page's cards (card-json.ts); the text is spliced as it comes.
  */
-export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: DealListArgs, plan: PagePlan): Promise<string> {
+export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: DealListArgs, plan: PagePlan<DealCardSql>): Promise<string> {
   const q = listQuery(ctx, pipelineId, args);
   const sync = await openSync(ctx, 'deals', args, q.limit);
   const card = plan.card;
   const [head] = await ctx.db.$tenantQueryDirect<ListHead & { data: string | null; last_at: Date | null; last_id: string | null; more: boolean }>((tenant) => {
     const filter = dealConditions(tenant, q.filter);
     const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'd')}` : filter;
-    const order = sync ? Prisma.sql`d.updated_at ASC, d.id ASC` : dealOrder(q.filter);
+    const orderText = sync ? 'd.updated_at ASC, d.id ASC' : dealOrder(q.filter);
+    const order = Prisma.raw(orderText);
     const offset = sync ? 0 : (q.page - 1) * q.limit;
     const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${offset})`;
-    const data = card ? dealCardsSql(card, page, order) : Prisma.sql`NULL::text`;
+    const data = card ? dealCardsSql(card, page, orderText) : Prisma.sql`NULL::text`;
     // A sync page's next cursor: its last row, when a row follows it.
     const next = sync
       ? Prisma.sql`, l.updated_at AS last_at, l.id AS last_id, EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${q.limit} LIMIT 1) AS more
@@ -199,17 +186,11 @@ export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: 
   });
   checkHead(head);
   const info = (sync ? syncPageInfo(q, sync, head.total_count, head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null) : pageInfo(q, head.total_count)) as unknown as Record<string, unknown>;
-  return jsonObject(
-    plan.keys.map(({ key, kind, fields }) => {
-      if (kind === 'typename') return [key, '"DealPage"'];
-      if (kind === 'data') return [key, head.data ?? '[]'];
-      return [key, jsonObject(fields!.map((f) => [f.key, JSON.stringify(f.name === '__typename' ? 'DealPagination' : info[f.name])]))];
-    }),
-  );
+  return pageJson(DEAL_PAGE, plan, head.data, info);
 }
 
 /** Query.pipelineDeals served as JSON text when the selection allows (schema/json-fields.ts). */
 export const dealPageJson: JsonFieldCompiler = (selection) => {
-  const plan = planDealPage(selection);
+  const plan = planPage(DEAL_PAGE, selection);
   return plan && ((ctx, { id, ...args }) => pipelineDealsJson(ctx, id as string, args as DealListArgs, plan));
 };

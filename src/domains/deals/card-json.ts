@@ -2,30 +2,15 @@
 // byte for byte what the resolvers give, null where GraphQL gives null, lines and tags in the
 // loaders' order, no blanks. The deals list (REST and GraphQL) builds its page with it in one statement
 // (board.ts), and deal events their payloads (payload.ts); a selection with any other field
-// (graph-only edges) is refused and left to the resolvers.
+// (graph-only edges) is refused and left to the resolvers. The JSON rules are schema/json-sql.ts's.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { SelectedField } from '../../schema/json-fields.js';
+import { jsonArraySql, jsonRowsSql, selectList } from '../../schema/json-sql.js';
 import { DEAL_CARD, isList, LEAD_JOIN, TODO_JOIN, type DealList } from './card.js';
-
-/**
- * JSON text without the blanks json_build_object and json_agg write: an object is row_to_json of a row
- * whose columns are the response keys; an array is the objects joined by commas. Text comes out as
- * JSON.stringify writes it, so a fast answer is the very bytes of a resolved one.
- */
-const array = (objects: string, order: string) => `'[' || COALESCE(string_agg(${objects}::text, ',' ORDER BY ${order}), '') || ']'`;
 
 /** The ordered JSON array of a deal's list, each item a row of `item` (a select list over the list's alias). */
 const aggregate = (list: DealList, item: string) =>
-  `(SELECT (${array('row_to_json(x)', list.order)})::json FROM ${list.from} CROSS JOIN LATERAL (SELECT ${item}) x WHERE ${list.where})`;
-
-/** Response keys are GraphQL names; checked anyway, as they are written into the SQL text. */
-const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
-/** A select list naming each expression by its response key. */
-function columns(pairs: [string, string][]): string | null {
-  if (pairs.some(([key]) => !NAME.test(key))) return null;
-  return pairs.map(([key, sql]) => `${sql} AS "${key}"`).join(', ');
-}
+  `(SELECT (${jsonArraySql('row_to_json(x)', list.order)})::json FROM ${list.from} CROSS JOIN LATERAL (SELECT ${item}) x WHERE ${list.where})`;
 
 /** A deal card for a selection of Deal: the select list of its row over `d`, and what it joins. */
 export interface DealCardSql {
@@ -62,11 +47,11 @@ export function dealCardSql(selection: readonly SelectedField[]): DealCardSql | 
       else if (Object.hasOwn(entry.items, s.name)) items.push([s.key, entry.items[s.name].sql]);
       else return null;
     }
-    const item = columns(items);
+    const item = selectList(items);
     if (!item) return null;
     pairs.push([f.key, aggregate(entry, item)]);
   }
-  const select = columns(pairs);
+  const select = selectList(pairs);
   return select ? { columns: select, lead, todo } : null;
 }
 
@@ -74,7 +59,5 @@ export function dealCardSql(selection: readonly SelectedField[]): DealCardSql | 
 export const cardJoins = (card: DealCardSql) => [card.lead ? LEAD_JOIN : '', card.todo ? TODO_JOIN : ''].join(' ');
 
 /** The JSON array of the cards of `page` (a subquery of deal rows, aliased d) in `order` (over d), as text. */
-export function dealCardsSql(card: DealCardSql, page: Prisma.Sql, order: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(SELECT '[' || COALESCE(string_agg(row_to_json(card)::text, ',' ORDER BY ${order}), '') || ']'
-    FROM ${page} d ${Prisma.raw(cardJoins(card))} CROSS JOIN LATERAL (SELECT ${Prisma.raw(card.columns)}) card)`;
-}
+export const dealCardsSql = (card: DealCardSql, page: Prisma.Sql, order: string) =>
+  jsonRowsSql(Prisma.sql`${page} d ${Prisma.raw(cardJoins(card))}`, card.columns, order);

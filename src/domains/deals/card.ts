@@ -9,7 +9,8 @@
 // `t` a tag. Amounts are float8 (shortest round-trip digits, as JavaScript prints a number; they stay
 // far below 10^15, where PostgreSQL would switch to an exponent), timestamps as toISOString() writes them.
 import type { Deal as DealRow, DealProduct as LineRow, Lead } from '../../generated/prisma/client.js';
-import { isoSql, type SqlField, type SqlFields } from '../../schema/sql-fields.js';
+import { isoSql } from '../../schema/json-sql.js';
+import type { SqlField, SqlFields } from '../../schema/sql-fields.js';
 import { Decimal, toNumber } from '../common/money.js';
 import { MAX_TAGS } from '../leads/service.js';
 import { TAG_FIELDS } from '../leads/types.js';

@@ -92,6 +92,7 @@ export function dealConditions(tenant: Prisma.Sql, f: DealFilter, withStage = tr
   return Prisma.join(parts, ' AND ');
 }
 
-export function dealOrder(f: DealFilter): Prisma.Sql {
-  return f.sort === 'oldest' ? Prisma.sql`d.created_at ASC, d.id ASC` : Prisma.sql`d.created_at DESC, d.id DESC`;
+/** The list's order over `d`, as SQL text: the JSON path orders its array of cards by it too. */
+export function dealOrder(f: DealFilter): string {
+  return f.sort === 'oldest' ? 'd.created_at ASC, d.id ASC' : 'd.created_at DESC, d.id DESC';
 }

@@ -192,15 +192,21 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
   }, CREATE_TX);
 }
 
+/** The deal, read after locking its row: this transaction's change of it waits for any other's. */
+async function lockedDeal(db: TenantTx, id: string): Promise<DealRow> {
+  await lockRow(db, 'deals', id);
+  const deal = await db.deal.findUnique({ where: { id } });
+  if (!deal) throw notFound('Negócio');
+  return deal;
+}
+
 export async function updateDeal(ctx: Context, id: string, input: UpdateDealInput): Promise<DealRow> {
   requireTenant(ctx.viewer);
   // The answer is built from what this transaction wrote, not re-read after it commits.
   return ctx.db.$transaction(async (tx) => {
     const db = tx;
     // Before reading the deal and its lines: concurrent edits of this deal run one after the other.
-    await lockRow(db, 'deals', id);
-    const deal = await db.deal.findUnique({ where: { id } });
-    if (!deal) throw notFound('Negócio');
+    const deal = await lockedDeal(db, id);
     const data: Prisma.DealUncheckedUpdateInput = {};
     const events: DealEventInput[] = [];
     const changed: string[] = [];
@@ -259,9 +265,7 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
   // Concurrent changes of this deal run one after the other; the answer is what this move wrote.
   return ctx.db.$transaction(async (tx) => {
     const db = tx;
-    await lockRow(db, 'deals', id);
-    const deal = await db.deal.findUnique({ where: { id } });
-    if (!deal) throw notFound('Negócio');
+    const deal = await lockedDeal(db, id);
     const stages = await db.stage.findMany({ where: { id: { in: [input.stage_id, deal.stage_id] } } });
     const to = stages.find((s) => s.id === input.stage_id);
     if (!to || to.pipeline_id !== deal.pipeline_id) throw invalidInput('A etapa de destino não pertence ao pipeline do negócio');

@@ -6,7 +6,8 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
 import type { JsonFieldCompiler, SelectedField } from '../../schema/json-fields.js';
-import { isoSql, jsonObject, selectList } from '../../schema/json-sql.js';
+import { isoSql, jsonRowsSql, objectSelect, selectList } from '../../schema/json-sql.js';
+import { pageJson, planPage, type PagePlan, type PageType } from '../../schema/json-page.js';
 import { cursorAfter, openSync, syncSql } from '../common/sync.js';
 import { offsetPagination, offsetWindow } from '../common/types.js';
 import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
@@ -34,12 +35,6 @@ const LAST_MESSAGE: Record<string, string> = {
   timestamp: isoSql('c.last_message_at'),
   __typename: `'LastMessage'`,
 };
-
-/** The select list of an object's sub-selection from its field map; null when it asks for another field. */
-function objectSelect(sub: SelectedField[] | null, fields: Record<string, string>): string | null {
-  if (!sub?.length || sub.some((s) => !Object.hasOwn(fields, s.name))) return null;
-  return selectList(sub.map((s) => [s.key, fields[s.name]]));
-}
 
 /** A conversation card: the select list of its row over `c` (and `l` when `lead`), after `objects`. */
 export interface ConversationCardSql {
@@ -77,37 +72,15 @@ export function conversationCardSql(selection: readonly SelectedField[]): Conver
   return columns ? { columns, lead, objects } : null;
 }
 
-/** ConversationPage as JSON text: what to build for a selection of it. */
-interface PagePlan {
-  keys: { key: string; kind: 'data' | 'pagination' | 'typename'; fields?: { key: string; name: string }[] }[];
-  card?: ConversationCardSql;
-  /** Whether the pagination asks for the count. */
-  counted: boolean;
-}
-
-const PAGINATION_FIELDS = new Set(['total', 'limit', 'offset', 'has_more', 'next_cursor', '__typename']);
-
-/** The plan for a selection of ConversationPage; null when a part of it is not served here. */
-export function planConversationPage(selection: readonly SelectedField[]): PagePlan | null {
-  const plan: PagePlan = { keys: [], counted: false };
-  for (const f of selection) {
-    if (f.name === '__typename') plan.keys.push({ key: f.key, kind: 'typename' });
-    else if (f.name === 'data') {
-      const sub = f.sub('Conversation');
-      const card = !plan.card && sub?.length ? conversationCardSql(sub) : null;
-      if (!card) return null;
-      plan.card = card;
-      plan.keys.push({ key: f.key, kind: 'data' });
-    } else if (f.name === 'pagination') {
-      const sub = f.sub('SyncPagination');
-      if (!sub?.length || sub.some((s) => !PAGINATION_FIELDS.has(s.name))) return null;
-      // has_more of an offset page compares with the count; of a sync page, it is whether a row follows.
-      if (sub.some((s) => s.name === 'total' || s.name === 'has_more')) plan.counted = true;
-      plan.keys.push({ key: f.key, kind: 'pagination', fields: sub.map((s) => ({ key: s.key, name: s.name })) });
-    } else return null;
-  }
-  return plan;
-}
+/** ConversationPage on the JSON path. has_more of an offset page compares with the count; of a sync page, it is whether a row follows. */
+const CONVERSATION_PAGE: PageType<ConversationCardSql> = {
+  page: 'ConversationPage',
+  item: 'Conversation',
+  pagination: 'SyncPagination',
+  paginationFields: new Set(['total', 'limit', 'offset', 'has_more', 'next_cursor', '__typename']),
+  countedFields: new Set(['total', 'has_more']),
+  card: conversationCardSql,
+};
 
 interface PageHead {
   total: number | null;
@@ -118,7 +91,7 @@ interface PageHead {
 }
 
 /** A page of the conversations list as JSON text: one statement (after the sync horizon, for a sync page). */
-export async function conversationsJson(ctx: Context, args: ConversationListArgs, plan: PagePlan): Promise<string> {
+export async function conversationsJson(ctx: Context, args: ConversationListArgs, plan: PagePlan<ConversationCardSql>): Promise<string> {
   const audience = audienceOf(ctx.viewer);
   const window = offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT);
   const sync = await openSync(ctx, 'conversations', args, window.limit);
@@ -127,14 +100,17 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
   const [head] = !card && !plan.counted && !sync ? [{ total: null, data: null }] : await ctx.db.$tenantQueryDirect<PageHead>((tenant) => {
     const filter = conversationListSql(tenant, audience, args);
     const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
-    const order = Prisma.raw(sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC');
+    const orderText = sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC';
+    const order = Prisma.raw(orderText);
     const offset = sync ? 0 : window.offset;
     const count = plan.counted ? Prisma.sql`(SELECT count(*) FROM conversations c WHERE ${where})::int` : Prisma.sql`NULL::int`;
     const data = card
-      ? Prisma.sql`(SELECT '[' || COALESCE(string_agg(row_to_json(card)::text, ',' ORDER BY ${order}), '') || ']'
-          FROM (SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
-          ${card.lead ? Prisma.sql`JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id` : Prisma.empty}
-          ${Prisma.raw(card.objects.join(' '))} CROSS JOIN LATERAL (SELECT ${Prisma.raw(card.columns)}) card)`
+      ? jsonRowsSql(
+          Prisma.sql`(SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
+          ${card.lead ? Prisma.sql`JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id` : Prisma.empty} ${Prisma.raw(card.objects.join(' '))}`,
+          card.columns,
+          orderText,
+        )
       : Prisma.sql`NULL::text`;
     // A sync page's next cursor: its last row, when a row follows it.
     const next = sync
@@ -149,17 +125,11 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
   const info: Record<string, unknown> = sync
     ? syncPagination(total, window.limit, head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null)
     : { ...offsetPagination(total, window), next_cursor: null };
-  return jsonObject(
-    plan.keys.map(({ key, kind, fields }) => {
-      if (kind === 'typename') return [key, '"ConversationPage"'];
-      if (kind === 'data') return [key, head.data ?? '[]'];
-      return [key, jsonObject(fields!.map((f) => [f.key, JSON.stringify(f.name === '__typename' ? 'SyncPagination' : info[f.name])]))];
-    }),
-  );
+  return pageJson(CONVERSATION_PAGE, plan, head.data, info);
 }
 
 /** Query.conversations served as JSON text when the selection allows (schema/json-fields.ts). */
 export const conversationPageJson: JsonFieldCompiler = (selection) => {
-  const plan = planConversationPage(selection);
+  const plan = planPage(CONVERSATION_PAGE, selection);
   return plan && ((ctx, args) => conversationsJson(ctx, args as ConversationListArgs, plan));
 };
