@@ -2,9 +2,9 @@
 // its dispatch in the transaction of the change, so an event exists, and is delivered, exactly when its
 // change commits. The webhooks domain handles the EVENTS_DISPATCH_QUEUE jobs.
 import { randomUUID } from 'node:crypto';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type Event, type PrismaClient } from '../generated/prisma/client.js';
 import type { TenantTx } from '../db/tenant-scope.js';
-import { enqueueMany } from '../jobs/enqueue.js';
+import { JOBS_CHANNEL } from '../jobs/enqueue.js';
 
 /** decisions.md "Events and deliveries". */
 export const EVENT_TYPES = [
@@ -35,7 +35,7 @@ export const EVENTS_DISPATCH_QUEUE = 'events.dispatch';
 export type EventsDispatchPayload = { tenant_id?: string; event_id: string };
 
 /** An interactive transaction of the tenant-scoped client (which supplies the tenant) or of the unscoped one. */
-export type EmitClient = Pick<TenantTx, 'event' | '$tenantQuery'> | Pick<PrismaClient, 'event' | '$queryRaw'>;
+export type EmitClient = Pick<TenantTx, '$tenantQuery'> | Pick<PrismaClient, '$queryRaw'>;
 
 export async function emit(
   tx: EmitClient,
@@ -52,33 +52,44 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
-/**
- * The events of one change, in order: one INSERT of events and one of their dispatch jobs, however
- * many there are (a pipeline save that moves a thousand deals).
- */
-export async function emitMany(tx: EmitClient, events: EventInput[], options: { tenantId?: string } = {}) {
-  // Programming errors, refused before anything is written.
+/** Programming errors, refused before anything is written. */
+function checkTypes(events: EventInput[]) {
   const unknown = events.find((e) => !KNOWN_TYPES.has(e.type));
   if (unknown) throw new Error(`emit: unknown event type "${unknown.type}"`);
-  if ('$transaction' in tx) throw new Error('emit: call it with the transaction of the change (inside $transaction)');
-  if (!events.length) return [];
-  // Ids made here keep the order of the change without relying on the order INSERT … RETURNING answers in.
-  const rows = events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as Prisma.InputJsonValue }));
-  let created;
-  if ('$tenantQuery' in tx) created = await tx.event.createManyAndReturn({ data: rows });
-  else if (options.tenantId) created = await tx.event.createManyAndReturn({ data: rows.map((r) => ({ ...r, tenant_id: options.tenantId! })) });
-  else throw new Error('emit: the unscoped client needs options.tenantId');
-  const byId = new Map(created.map((e) => [e.id, e]));
-  const payloads: EventsDispatchPayload[] = rows.map((r) => ({ tenant_id: byId.get(r.id)!.tenant_id, event_id: r.id }));
-  await enqueueMany(tx, EVENTS_DISPATCH_QUEUE, payloads);
-  return rows.map((r) => byId.get(r.id)!);
 }
 
 /**
- * `emitMany`'s two inserts as common table expressions, for a write that must stay one statement (an
- * inbound message): `emitted` writes the events (ids made here) when `when` (an SQL condition) holds,
- * `queued` their dispatch jobs. The statement's final SELECT adds `pg_notify(JOBS_CHANNEL, tenant::text)`
- * (as enqueueMany does); data-modifying CTEs run whether or not it reads them.
+ * The events of one change, in order, and their dispatch jobs, in one statement however many there are
+ * (a pipeline save that moves a thousand deals): `emitCtes`, and the NOTIFY that wakes the job runners.
+ * Answers the events as written, in the order given.
+ */
+export async function emitMany(tx: EmitClient, events: EventInput[], options: { tenantId?: string } = {}): Promise<Event[]> {
+  checkTypes(events);
+  if ('$transaction' in tx) throw new Error('emit: call it with the transaction of the change (inside $transaction)');
+  if (!events.length) return [];
+  // pg_notify returns void, which Prisma cannot read: hence the cast. Identical notifications of one
+  // transaction are delivered once.
+  const statement = (tenant: Prisma.Sql) => Prisma.sql`
+    WITH ${emitCtes(tenant, events, Prisma.sql`TRUE`)}
+    SELECT emitted.id::text AS id, emitted.tenant_id::text AS tenant_id, emitted.type, emitted.data, emitted.created_at,
+      pg_notify(${JOBS_CHANNEL}, ${tenant}::text)::text AS notified
+    FROM emitted JOIN emit_rows ON emit_rows.id = emitted.id
+    ORDER BY emit_rows.n`;
+  let created: (Event & { notified: string })[];
+  if ('$tenantQuery' in tx) created = await tx.$tenantQuery((tenant) => statement(tenant));
+  else if (options.tenantId) created = await tx.$queryRaw(statement(Prisma.sql`${options.tenantId}::uuid`));
+  else throw new Error('emit: the unscoped client needs options.tenantId');
+  return created.map(({ notified: _, ...event }) => event);
+}
+
+/**
+ * The one way events are written: common table expressions for the `WITH` of a statement (emitMany's,
+ * or a write that must stay one statement: an inbound message). `emit_rows` holds the events (ids made
+ * here, which keep the order of the change without relying on the order INSERT … RETURNING answers
+ * in; `n` is their place), `emitted` writes them when `when` (an SQL condition) holds and returns them
+ * whole, `queued` writes their dispatch jobs in the same order. The statement's final SELECT adds
+ * `pg_notify(JOBS_CHANNEL, tenant::text)` (as enqueueMany does); data-modifying CTEs run whether or not
+ * it reads them.
  */
 export function emitCtes(
   tenant: Prisma.Sql,
@@ -87,17 +98,20 @@ export function emitCtes(
   /** The data as written, from the given data and type (jsonb, text): to add what only the statement knows. */
   finish: (data: Prisma.Sql, type: Prisma.Sql) => Prisma.Sql = (data) => data,
 ): Prisma.Sql {
-  const unknown = events.find((e) => !KNOWN_TYPES.has(e.type));
-  if (unknown) throw new Error(`emit: unknown event type "${unknown.type}"`);
+  checkTypes(events);
   const rows = JSON.stringify(events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data })));
   return Prisma.sql`
+  emit_rows AS (
+    SELECT (e.event->>'id')::uuid AS id, e.event->>'type' AS type, e.event->'data' AS data, e.n
+    FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(event, n)),
   emitted AS (
     INSERT INTO events (tenant_id, id, type, data)
-    SELECT ${tenant}, (e.event->>'id')::uuid, e.event->>'type', ${finish(Prisma.sql`(e.event->'data')`, Prisma.sql`(e.event->>'type')`)} FROM jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(event, n)
-    WHERE ${when} ORDER BY e.n
-    RETURNING tenant_id, id),
+    SELECT ${tenant}, r.id, r.type, ${finish(Prisma.sql`r.data`, Prisma.sql`r.type`)} FROM emit_rows r
+    WHERE ${when} ORDER BY r.n
+    RETURNING tenant_id, id, type, data, created_at),
   queued AS (
     INSERT INTO jobs (queue, payload)
-    SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', emitted.tenant_id::text, 'event_id', emitted.id::text) FROM emitted
+    SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', emitted.tenant_id::text, 'event_id', emitted.id::text)
+    FROM emitted JOIN emit_rows r ON r.id = emitted.id ORDER BY r.n
     RETURNING id)`;
 }
