@@ -5,10 +5,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
-import type { Config } from '../config.js';
+import { MAX_BODY_BYTES, type Config } from '../config.js';
 import type { ResponseStyle } from '../domains/manifest.js';
-import { AppError } from '../errors.js';
-import { MAX_BODY_BYTES, tooLarge } from './body.js';
+import { AppError, tooLarge } from '../errors.js';
 import { fetchWithBodyDeadline } from './body-deadline.js';
 import { errorResponse, graphqlErrorResponse } from './responses.js';
 
