@@ -17,6 +17,7 @@ import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } fr
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { errorResponse, graphqlErrorResponse } from './http/responses.js';
+import { queueStats } from './jobs/stats.js';
 import { log, errorText } from './log.js';
 import { enableMetrics, observeDatabase, observeRequest } from './observability/metrics.js';
 import { METRICS_PATH, metricsAuthorized, metricsResponse } from './observability/metrics-route.js';
@@ -76,7 +77,7 @@ export function createApp(config: Config, db: Database): App {
   provideEventSchemas(() => (eventSchemas ??= eventSchemasOf(openApiDocument())));
   if (config.metricsToken) {
     enableMetrics();
-    observeDatabase({ sql: db.sql, pool: db.poolStats && (() => db.poolStats!()) });
+    observeDatabase({ pool: db.poolStats && (() => db.poolStats!()), queues: () => queueStats(db.sql) });
   }
 
   async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
