@@ -3,14 +3,9 @@
 // (route table, response style per area, permission catalogue) are derived from `domains/index.ts`.
 import type { Context } from '../context/context.js';
 import type { RoleName } from '../auth/permissions.js';
+import type { SuccessShape } from '../http/responses.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
-
-/**
- * bare: success is the value; errors are {code, message}.
- * envelope: success is {success: true, data: value}; errors are {success: false, error: {code, message}}.
- */
-export type ResponseStyle = 'bare' | 'envelope';
 
 /**
  * Who may call a route or a root field: declared once, here in the manifests, and enforced in one place
@@ -52,17 +47,15 @@ export interface RouteDocs {
   errors?: readonly number[];
 }
 
-interface RouteBase {
+/** A route's style, status and wrap (http/responses.ts) say how its answers are dressed. */
+interface RouteBase extends SuccessShape {
   method: HttpMethod;
   /** Path below /backend, with :params; or, with `absolute`, a full path (the media proxy). */
   path: string;
   absolute?: boolean;
-  style: ResponseStyle;
   access: Access;
   /** Query parameters a write documents (a GET reads all its arguments from the query string). */
   query?: readonly string[];
-  /** Success status; 204 answers with no body. Default 200. */
-  status?: 200 | 201 | 204;
   /** One line for the API reference. */
   summary?: string;
   /** Extra facts for the API reference (request and answer of a handler route). */
@@ -73,12 +66,6 @@ interface RouteBase {
 export interface FieldRoute extends RouteBase {
   /** Root field, e.g. 'Mutation.createLead'. */
   field: `${'Query' | 'Mutation'}.${string}`;
-  /**
-   * How a success body is dressed in envelope style: 'data' wraps it as {success, data}; 'spread' merges
-   * a {data, pagination} result into {success, data, pagination}; 'none' sends it as it is.
-   * Default: 'data' for envelope routes, 'none' for bare ones.
-   */
-  wrap?: 'data' | 'spread' | 'none';
   /**
    * Runs before a multipart body of an organisation's request is read: resolves with a release (called
    * once the request is answered) when the request may go on, rejects (an AppError) to refuse it. Lets a
@@ -104,7 +91,6 @@ export interface HandlerInput {
  */
 export interface HandlerRoute extends RouteBase {
   handler: (input: HandlerInput) => Promise<unknown>; // a Response, or a value the route wraps
-  wrap?: 'data' | 'spread' | 'none';
   field?: never;
 }
 
