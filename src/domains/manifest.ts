@@ -3,21 +3,10 @@
 // (route table, response style per area, permission catalogue) are derived from `domains/index.ts`.
 import type { Context } from '../context/context.js';
 import type { RoleName } from '../auth/permissions.js';
+import type { Access, RootField } from '../auth/access.js';
 import type { SuccessShape } from '../http/responses.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
-
-/**
- * Who may call a route or a root field: declared once, here in the manifests, and enforced in one place
- * (auth/access.ts) for GraphQL and REST alike; the API reference shows it.
- * - `public`: no key (the media proxy); `platform`: ADMIN_TOKEN; `member`: any valid key of the organisation;
- * - `admin:full`: owner or admin role with a full (not narrowed) key: managing users and API keys;
- * - any other string: that permission (e.g. `pipeline.view`); a list: any one of those permissions.
- */
-export type Access = 'public' | 'platform' | 'member' | 'admin:full' | (string & {}) | readonly string[];
-
-/** A root field of the schema, e.g. `Query.leads`. */
-export type RootField = `${'Query' | 'Mutation' | 'Subscription'}.${string}`;
 
 /** A JSON Schema in the OpenAPI 3.1 dialect; `#/components/schemas/<GraphQL type>` refers to schema types. */
 export type JsonSchema = Record<string, unknown>;
