@@ -1,10 +1,12 @@
 // What a domain declares to join the service: its schema registration (importing its types and fields
-// modules registers them on the builder), its routes, and the permissions it defines. The central lists
-// (route table, response style per area, permission catalogue) are derived from `domains/index.ts`.
+// modules registers them on the builder), its routes, the permissions it defines and its background
+// queues. The central lists (route table, response style per area, permission catalogue, the workers'
+// queues) are derived from `domains/index.ts`.
 import type { Context } from '../context/context.js';
-import type { RoleName } from '../auth/permissions.js';
 import type { Access, RootField } from '../auth/access.js';
+import type { RoleName } from '../auth/permissions.js';
 import type { SuccessShape } from '../http/responses.js';
+import type { QueueFactory } from '../jobs/queue.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 
@@ -100,6 +102,8 @@ export interface DomainManifest {
   /** The access of root fields no route serves (graph-only fields, subscriptions); a route's field takes the route's. */
   fields?: Readonly<Record<RootField, Access>>;
   permissions?: readonly PermissionSpec[];
+  /** The domain's background queues (jobs/queue.ts), run by every process with WORKERS on (src/workers.ts). */
+  queues?: readonly QueueFactory[];
 }
 
 export function defineDomain<M extends DomainManifest>(manifest: M): M {
