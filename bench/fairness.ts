@@ -67,7 +67,7 @@ async function receiver(delayMs: number, onHit: (body: { data: { seq?: number } 
 async function deliveryRatio(env: BenchEnv) {
   const { TenantClients } = await import('../src/db/tenant-scope.js');
   const { emit } = await import('../src/events/emit.js');
-  const { startJobRunner } = await import('../src/jobs/registry.js');
+  const { startJobRunner } = await import('../src/workers.js');
   const a = await env.organisation('Bench fairness hooks A');
   const b = await env.organisation('Bench fairness hooks B');
   const hit = new Map<number, number>();

@@ -76,7 +76,7 @@ export const webhooksLine: BenchLine = {
   async run(env: BenchEnv) {
     const { TenantClients } = await import('../src/db/tenant-scope.js');
     const { emit } = await import('../src/events/emit.js');
-    const { startJobRunner } = await import('../src/jobs/registry.js');
+    const { startJobRunner } = await import('../src/workers.js');
     env.log(`webhooks: burst of ${EVENTS} events (${PRODUCERS} producers), steady ${RATES.join(' and ')}/s for ${STEADY_SECONDS} s; Funil and the raw loop`);
 
     const receiver = await startReceiver();

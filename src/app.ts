@@ -7,7 +7,6 @@ import type { ContextDeps } from './context/context.js';
 import type { Database } from './db/client.js';
 import { TenantClients } from './db/tenant-scope.js';
 import { domains, schema } from './domains/index.js';
-import type { ResponseStyle } from './domains/manifest.js';
 import { AppError } from './errors.js';
 import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
@@ -16,7 +15,8 @@ import { createGraphQLServer, isMutationRequest } from './http/graphql.js';
 import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
-import { errorResponse, graphqlErrorResponse } from './http/responses.js';
+import { errorResponse, graphqlErrorResponse, type ResponseStyle } from './http/responses.js';
+import { queueStats } from './jobs/stats.js';
 import { log, errorText } from './log.js';
 import { enableMetrics, observeDatabase, observeRequest } from './observability/metrics.js';
 import { METRICS_PATH, metricsAuthorized, metricsResponse } from './observability/metrics-route.js';
@@ -76,7 +76,7 @@ export function createApp(config: Config, db: Database): App {
   provideEventSchemas(() => (eventSchemas ??= eventSchemasOf(openApiDocument())));
   if (config.metricsToken) {
     enableMetrics();
-    observeDatabase({ sql: db.sql, pool: db.poolStats && (() => db.poolStats!()) });
+    observeDatabase({ pool: db.poolStats && (() => db.poolStats!()), queues: () => queueStats(db.sql) });
   }
 
   async function route(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {

@@ -72,6 +72,11 @@ export interface S3Settings {
   forcePathStyle: boolean;
 }
 
+/** The largest file a request may carry (the spec's 10 MB): a fixed limit, not an environment setting. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** 10 MB of file plus room for the rest of a multipart form. */
+export const MAX_BODY_BYTES = MAX_FILE_BYTES + 256 * 1024;
+
 export class ConfigError extends Error {}
 
 function storageConfig(env: NodeJS.ProcessEnv, problems: string[]): StorageConfig {

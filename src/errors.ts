@@ -69,6 +69,8 @@ export const invalidField = (field: string, problem: string) => new AppError('IN
 /** The same for a query-string or path parameter. */
 export const invalidParameter = (name: string, problem: string) => new AppError('INVALID_INPUT', `O parâmetro ${name} ${problem}`, { details: [{ field: name, message: problem }] });
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('CONFLICT', message, extra);
+/** A body or file over MAX_FILE_BYTES / MAX_BODY_BYTES (config.ts), refused wherever it is read. */
+export const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Arquivo ou corpo da requisição excede 10 MB');
 
 /**
  * Which constraint the database refused, whatever reported it: Prisma's known errors (P2002, P2003),

@@ -10,11 +10,11 @@ import { bootstrapOrganisation } from './domains/accounts/service.js';
 import { endLiveStreams } from './events/live.js';
 import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
-import { startJobRunner } from './jobs/registry.js';
 import { IDEMPOTENCY_CLEANUP_QUEUE } from './jobs/idempotency-cleanup.js';
 import { schedulePeriodicRun } from './jobs/periodic.js';
 import { log, setLogLevel, errorText } from './log.js';
 import { stopTracing } from './observability/tracing.js';
+import { startJobRunner } from './workers.js';
 
 async function main() {
   let config;

@@ -5,11 +5,35 @@
 // applies `checkAccess` to handler routes. A root field without a declaration stops the start.
 import { type GraphQLFieldConfig, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import type { Access, DomainManifest, RootField } from '../domains/manifest.js';
 import { AppError } from '../errors.js';
-import type { JsonFieldCompiler } from '../schema/json-fields.js';
 import { isPermission } from './permissions.js';
 import { requireAccountManager, requirePlatformAdmin, requireTenant, type Viewer } from './viewer.js';
+
+/**
+ * Who may call a route or a root field: declared once, in the domains' manifests, and enforced here for
+ * GraphQL and REST alike; the API reference shows it.
+ * - `public`: no key (the media proxy); `platform`: ADMIN_TOKEN; `member`: any valid key of the organisation;
+ * - `admin:full`: owner or admin role with a full (not narrowed) key: managing users and API keys;
+ * - any other string: that permission (e.g. `pipeline.view`); a list: any one of those permissions.
+ */
+export type Access = 'public' | 'platform' | 'member' | 'admin:full' | (string & {}) | readonly string[];
+
+/** A root field of the schema, e.g. `Query.leads`. */
+export type RootField = `${'Query' | 'Mutation' | 'Subscription'}.${string}`;
+
+/** What this module reads of a domain manifest (domains/manifest.ts): the access its routes and root fields declare. */
+export interface AccessDeclarations {
+  name: string;
+  routes: readonly { method: string; path: string; access: Access; field?: RootField }[];
+  /** The access of root fields no route serves. */
+  fields?: Readonly<Record<RootField, Access>>;
+}
+
+/**
+ * A JSON-text field's compiler (schema/json-fields.ts `JsonFieldCompiler`, above this floor), as much of
+ * it as the guard wraps: the runner it makes gets the request's context, which carries the viewer.
+ */
+type JsonCompiler = (selection: never) => ((ctx: { viewer: Viewer | null }, args: Record<string, unknown>) => Promise<string>) | null;
 
 const RULES = new Set(['public', 'platform', 'member', 'admin:full']);
 
@@ -38,7 +62,7 @@ export function checkAccess(viewer: Viewer | null, access: Access): void {
 }
 
 /** Every root field's declared access, from the manifests; a field two declarations disagree on is a mistake. */
-export function rootFieldAccess(domains: readonly DomainManifest[]): Map<RootField, Access> {
+export function rootFieldAccess(domains: readonly AccessDeclarations[]): Map<RootField, Access> {
   const declared = new Map<RootField, Access>();
   const declare = (field: RootField, access: Access, where: string) => {
     const seen = declared.get(field);
@@ -60,7 +84,7 @@ export function rootFieldAccess(domains: readonly DomainManifest[]): Map<RootFie
  * The schema with every root field guarded by its declaration. Throws when a root field has none, or a
  * declaration names a field the schema does not have.
  */
-export function guardRootFields(schema: GraphQLSchema, domains: readonly DomainManifest[]): GraphQLSchema {
+export function guardRootFields(schema: GraphQLSchema, domains: readonly AccessDeclarations[]): GraphQLSchema {
   const declared = rootFieldAccess(domains);
   const missing: string[] = [];
   const guard = (root: 'Query' | 'Mutation' | 'Subscription') => (config: GraphQLFieldConfig<unknown, { viewer: Viewer | null }>, name: string) => {
@@ -87,9 +111,9 @@ export function guardRootFields(schema: GraphQLSchema, domains: readonly DomainM
       return resolve ? resolve(source, args, ctx, info) : (source as Record<string, unknown> | undefined)?.[name];
     };
     // A field served as JSON text (schema/json-fields.ts) skips its resolver: its runner checks too.
-    const compile = config.extensions?.jsonField as JsonFieldCompiler | undefined;
+    const compile = config.extensions?.jsonField as JsonCompiler | undefined;
     if (compile) {
-      const checked: JsonFieldCompiler = (selection) => {
+      const checked: JsonCompiler = (selection) => {
         const run = compile(selection);
         return run && ((ctx, args) => (checkAccess(ctx.viewer, access), run(ctx, args)));
       };

@@ -2,7 +2,6 @@
 // the HTTP layer, before GraphQL or REST, so both transports authenticate identically.
 import { timingSafeEqual } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { DirectSql } from '../db/direct.js';
 import { AppError } from '../errors.js';
 import { hashApiKey, isWellFormedKey } from './keys.js';
 import { effectivePermissions, type RoleName } from './permissions.js';
@@ -42,11 +41,19 @@ const KEY_SQL = `
   FROM api_keys k JOIN users u ON u.tenant_id = k.tenant_id AND u.id = k.user_id
   WHERE k.key_hash = $1`;
 
+/**
+ * What the key lookup needs of the database's `pg` path (db/direct.ts `DirectSql`, a floor above auth):
+ * one statement's rows.
+ */
+interface KeyLookup {
+  query<R>(text: string, values: readonly unknown[]): Promise<R[]>;
+}
+
 /** `direct`: the database's `pg` path (PostgreSQL), which reads the key for less CPU than Prisma's. */
 export async function authenticate(
   prisma: PrismaClient,
   header: string | null,
-  options: { adminToken?: string; now?: Date; direct?: DirectSql } = {},
+  options: { adminToken?: string; now?: Date; direct?: KeyLookup } = {},
 ): Promise<Viewer> {
   const token = bearerToken(header);
   if (token === null) throw unauthorized('Cabeçalho Authorization ausente');

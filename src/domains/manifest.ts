@@ -1,28 +1,14 @@
 // What a domain declares to join the service: its schema registration (importing its types and fields
-// modules registers them on the builder), its routes, and the permissions it defines. The central lists
-// (route table, response style per area, permission catalogue) are derived from `domains/index.ts`.
+// modules registers them on the builder), its routes, the permissions it defines and its background
+// queues. The central lists (route table, response style per area, permission catalogue, the workers'
+// queues) are derived from `domains/index.ts`.
 import type { Context } from '../context/context.js';
+import type { Access, RootField } from '../auth/access.js';
 import type { RoleName } from '../auth/permissions.js';
+import type { SuccessShape } from '../http/responses.js';
+import type { QueueFactory } from '../jobs/queue.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
-
-/**
- * bare: success is the value; errors are {code, message}.
- * envelope: success is {success: true, data: value}; errors are {success: false, error: {code, message}}.
- */
-export type ResponseStyle = 'bare' | 'envelope';
-
-/**
- * Who may call a route or a root field: declared once, here in the manifests, and enforced in one place
- * (auth/access.ts) for GraphQL and REST alike; the API reference shows it.
- * - `public`: no key (the media proxy); `platform`: ADMIN_TOKEN; `member`: any valid key of the organisation;
- * - `admin:full`: owner or admin role with a full (not narrowed) key: managing users and API keys;
- * - any other string: that permission (e.g. `pipeline.view`); a list: any one of those permissions.
- */
-export type Access = 'public' | 'platform' | 'member' | 'admin:full' | (string & {}) | readonly string[];
-
-/** A root field of the schema, e.g. `Query.leads`. */
-export type RootField = `${'Query' | 'Mutation' | 'Subscription'}.${string}`;
 
 /** A JSON Schema in the OpenAPI 3.1 dialect; `#/components/schemas/<GraphQL type>` refers to schema types. */
 export type JsonSchema = Record<string, unknown>;
@@ -52,17 +38,15 @@ export interface RouteDocs {
   errors?: readonly number[];
 }
 
-interface RouteBase {
+/** A route's style, status and wrap (http/responses.ts) say how its answers are dressed. */
+interface RouteBase extends SuccessShape {
   method: HttpMethod;
   /** Path below /backend, with :params; or, with `absolute`, a full path (the media proxy). */
   path: string;
   absolute?: boolean;
-  style: ResponseStyle;
   access: Access;
   /** Query parameters a write documents (a GET reads all its arguments from the query string). */
   query?: readonly string[];
-  /** Success status; 204 answers with no body. Default 200. */
-  status?: 200 | 201 | 204;
   /** One line for the API reference. */
   summary?: string;
   /** Extra facts for the API reference (request and answer of a handler route). */
@@ -73,12 +57,6 @@ interface RouteBase {
 export interface FieldRoute extends RouteBase {
   /** Root field, e.g. 'Mutation.createLead'. */
   field: `${'Query' | 'Mutation'}.${string}`;
-  /**
-   * How a success body is dressed in envelope style: 'data' wraps it as {success, data}; 'spread' merges
-   * a {data, pagination} result into {success, data, pagination}; 'none' sends it as it is.
-   * Default: 'data' for envelope routes, 'none' for bare ones.
-   */
-  wrap?: 'data' | 'spread' | 'none';
   /**
    * Runs before a multipart body of an organisation's request is read: resolves with a release (called
    * once the request is answered) when the request may go on, rejects (an AppError) to refuse it. Lets a
@@ -104,7 +82,6 @@ export interface HandlerInput {
  */
 export interface HandlerRoute extends RouteBase {
   handler: (input: HandlerInput) => Promise<unknown>; // a Response, or a value the route wraps
-  wrap?: 'data' | 'spread' | 'none';
   field?: never;
 }
 
@@ -125,6 +102,8 @@ export interface DomainManifest {
   /** The access of root fields no route serves (graph-only fields, subscriptions); a route's field takes the route's. */
   fields?: Readonly<Record<RootField, Access>>;
   permissions?: readonly PermissionSpec[];
+  /** The domain's background queues (jobs/queue.ts), run by every process with WORKERS on (src/workers.ts). */
+  queues?: readonly QueueFactory[];
 }
 
 export function defineDomain<M extends DomainManifest>(manifest: M): M {

@@ -1,12 +1,7 @@
 // Reads a request body under a hard byte limit, refusing an oversized one before it is buffered:
 // by Content-Length when declared, otherwise as soon as the stream passes the limit.
-import { AppError } from '../errors.js';
-
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** 10 MB of file plus room for the rest of a multipart form. */
-export const MAX_BODY_BYTES = MAX_FILE_BYTES + 256 * 1024;
-
-export const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Arquivo ou corpo da requisição excede 10 MB');
+import { MAX_BODY_BYTES } from '../config.js';
+import { tooLarge } from '../errors.js';
 
 export async function readLimitedBody(request: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? NaN);

@@ -7,7 +7,7 @@ import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { invalidInput, invalidField } from '../errors.js';
 import type { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm, readMultipartForm, type FormLimits } from '../storage/multipart-form.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES } from '../config.js';
 
 /** `operations` may be as long as a JSON body (its variables carry the other arguments); two text fields only. */
 export const GRAPHQL_FORM_LIMITS: FormLimits = { maxFields: 2, maxFieldBytes: MAX_BODY_BYTES, maxFiles: 20, maxBodyBytes: MAX_BODY_BYTES };

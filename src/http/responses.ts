@@ -4,7 +4,25 @@
 // then streamed through a ReadableStream.
 import { Response } from '@whatwg-node/server';
 import { ERROR_STATUS, RETRY_AFTER_SECONDS, type AppError, type ErrorKind } from '../errors.js';
-import type { ResponseStyle, RouteSpec } from '../domains/manifest.js';
+
+/**
+ * bare: success is the value; errors are {code, message}.
+ * envelope: success is {success: true, data: value}; errors are {success: false, error: {code, message}}.
+ */
+export type ResponseStyle = 'bare' | 'envelope';
+
+/** How a route's success answers are dressed: declared with the route (domains/manifest.ts). */
+export interface SuccessShape {
+  style: ResponseStyle;
+  /** Success status; 204 answers with no body. Default 200. */
+  status?: 200 | 201 | 204;
+  /**
+   * How a success body is dressed in envelope style: 'data' wraps it as {success, data}; 'spread' merges
+   * a {data, pagination} result into {success, data, pagination}; 'none' sends it as it is.
+   * Default: 'data' for envelope routes, 'none' for bare ones.
+   */
+  wrap?: 'data' | 'spread' | 'none';
+}
 
 const BARE_CODES: Record<ErrorKind, string> = {
   UNAUTHORIZED: 'UNAUTHORIZED',
@@ -75,7 +93,7 @@ export function graphqlErrorResponse(error: AppError): Response {
 }
 
 /** Dresses a success body given as JSON text, without parsing it again. */
-export function successResponse(route: RouteSpec, json: string): Response {
+export function successResponse(route: SuccessShape, json: string): Response {
   const status = route.status ?? 200;
   if (status === 204) return new Response(null, { status });
   const wrap = route.wrap ?? (route.style === 'envelope' ? 'data' : 'none');

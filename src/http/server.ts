@@ -5,12 +5,10 @@ import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
 import { createServerAdapter } from '@whatwg-node/server';
-import type { Config } from '../config.js';
-import type { ResponseStyle } from '../domains/manifest.js';
-import { AppError } from '../errors.js';
-import { MAX_BODY_BYTES, tooLarge } from './body.js';
+import { MAX_BODY_BYTES, type Config } from '../config.js';
+import { AppError, tooLarge } from '../errors.js';
 import { fetchWithBodyDeadline } from './body-deadline.js';
-import { errorResponse, graphqlErrorResponse } from './responses.js';
+import { errorResponse, graphqlErrorResponse, type ResponseStyle } from './responses.js';
 
 /** What the server serves: the app's fetch handler, and the error style of a path for its own refusals. */
 export interface ServedApp {

@@ -4,8 +4,7 @@
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { log } from '../log.js';
 import { schedulePeriodicRun } from './periodic.js';
-import { defineQueue } from './queue.js';
-import type { QueueDeps } from './registry.js';
+import { defineQueue, type QueueDeps } from './queue.js';
 
 export const IDEMPOTENCY_CLEANUP_QUEUE = 'idempotency.cleanup';
 const INTERVAL_MS = 60 * 60_000;

@@ -1,5 +1,8 @@
 // What a queue is: its name, its handler and its retry policy. A domain defines its queues with
-// `defineQueue` and lists them in ./registry.ts; the runner (./runner.ts) claims and runs their jobs.
+// `defineQueue` and lists their factories in its manifest (`queues`); src/workers.ts hands them all to
+// the runner (./runner.ts), which claims and runs their jobs.
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
 
 /** A job as its handler sees it. */
 export interface JobInfo {
@@ -58,6 +61,16 @@ export interface QueueDefinition<P extends JobPayload = JobPayload> {
 }
 
 export const DEFAULT_RETRY_DELAYS = [1_000, 10_000, 60_000, 600_000];
+
+/** What a queue's handler may need; it receives the unscoped database and scopes by the job's tenant itself. */
+export interface QueueDeps {
+  db: Database;
+  config: Config;
+}
+
+/** A queue as its owner lists it: a factory of its definition, made when the workers start. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- queues of different payloads in one list
+export type QueueFactory = (deps: QueueDeps) => QueueDefinition<any>;
 
 export function defineQueue<P extends JobPayload>(queue: QueueDefinition<P>): QueueDefinition<P> {
   if (!queue.handler === !queue.batch) throw new Error(`queue ${queue.name}: give exactly one of handler and batch`);

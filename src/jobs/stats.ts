@@ -1,20 +1,7 @@
 // The state of the job queues in one aggregate over the jobs table, read when Prometheus scrapes
-// /metrics (src/observability/metrics.ts), never per request or per job.
+// /metrics (the app hands it to src/observability/metrics.ts), never per request or per job.
 import type { SqlRunner } from '../db/migrate.js';
-
-export interface QueueStats {
-  queue: string;
-  /** Due and not held by a runner. */
-  waiting: number;
-  /** Held by a runner (lease not expired). */
-  running: number;
-  /** Waiting for their run_at (new delayed jobs, retries). */
-  scheduled: number;
-  /** Out of attempts, kept with their last error. */
-  failed: number;
-  /** Seconds since the oldest waiting job became due; 0 when none waits. */
-  oldestWaitingSeconds: number;
-}
+import type { QueueStats } from '../observability/metrics.js';
 
 const STATS = `
   SELECT queue,

@@ -1,14 +1,12 @@
 // Prometheus metrics (prom-client), served by GET /metrics when METRICS_TOKEN is set (./metrics-route.ts).
 // A lower layer: the HTTP layer, the job runner and the domains call the small functions below; nothing
-// here imports a domain. Until `enableMetrics()` (the app calls it when METRICS_TOKEN is set) every
+// here imports them (the app hands in what a scrape reads from the database). Until `enableMetrics()` (the app calls it when METRICS_TOKEN is set) every
 // function returns at once, so a server without metrics pays nothing for them.
 //
 // Every label has a bounded set of values: routes are the route table's templates (`other` for a path
 // no route matches), GraphQL operation names are capped, queues and outcomes are fixed in the code.
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
-import type { SqlRunner } from '../db/migrate.js';
-import { queueStats } from '../jobs/stats.js';
 
 const MAX_OPERATION_NAMES = 100;
 
@@ -144,10 +142,28 @@ export interface PoolStats {
   waiting: number;
 }
 
-/** What a scrape reads from the database: the pool's counts and the jobs table. */
+/** One queue's jobs by state, as the jobs table holds them at a scrape. */
+export interface QueueStats {
+  queue: string;
+  /** Due and not held by a runner. */
+  waiting: number;
+  /** Held by a runner (lease not expired). */
+  running: number;
+  /** Waiting for their run_at (new delayed jobs, retries). */
+  scheduled: number;
+  /** Out of attempts, kept with their last error. */
+  failed: number;
+  /** Seconds since the oldest waiting job became due; 0 when none waits. */
+  oldestWaitingSeconds: number;
+}
+
+/**
+ * What a scrape reads from the database, handed in by the app (which owns the database and the jobs
+ * table's query, jobs/stats.ts), so that nothing here imports the layers it measures.
+ */
 export interface ScrapedDatabase {
-  sql: Pick<SqlRunner, 'query'>;
   pool?: () => PoolStats;
+  queues: () => Promise<QueueStats[]>;
 }
 
 let database: ScrapedDatabase | undefined;
@@ -165,7 +181,7 @@ async function readDatabase(m: Metrics, db: ScrapedDatabase) {
     m.poolInUse.set(pool.inUse);
     m.poolWaiting.set(pool.waiting);
   }
-  const stats = await queueStats(db.sql);
+  const stats = await db.queues();
   for (const s of stats) queuesSeen.add(s.queue);
   for (const queue of queuesSeen) {
     const s = stats.find((x) => x.queue === queue);

@@ -4,7 +4,7 @@
 // when the request is done. The body limit (413) bounds what a form holds; whether a file is too large
 // is the field's own rule (a knowledge file over 10 MB inside an accepted body is a 400).
 import { invalidField } from '../errors.js';
-import { MAX_BODY_BYTES } from '../http/body.js';
+import { MAX_BODY_BYTES } from '../config.js';
 import type { FileSpool } from '../storage/file-spool.js';
 import { readMultipartForm, type FormLimits } from '../storage/multipart-form.js';
 

@@ -1,7 +1,8 @@
 // The REST route table, derived from the domains' manifests: each route with its domain, a compiled
 // matcher, and the response style of each area (the first path segment) for answers given before a
 // route is known (unknown paths, 401 before matching, 413 on the socket).
-import type { DomainManifest, ResponseStyle, RouteSpec } from '../domains/manifest.js';
+import type { DomainManifest, RouteSpec } from '../domains/manifest.js';
+import type { ResponseStyle } from '../http/responses.js';
 
 export const BASE_PATH = '/backend';
 

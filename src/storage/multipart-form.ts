@@ -6,8 +6,7 @@
 // of the body is not read.
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { AppError, invalidInput, invalidField } from '../errors.js';
-import { tooLarge } from '../http/body.js';
+import { AppError, invalidInput, invalidField, tooLarge } from '../errors.js';
 
 export interface FormLimits {
   /** Text fields; more → 400. */

@@ -4,7 +4,7 @@
 // sits in memory. Past the file limit the request fails with 413 at once, the partial file is removed and
 // the rest of the body is not read.
 import { invalidInput, invalidField } from '../errors.js';
-import { MAX_FILE_BYTES } from '../http/body.js';
+import { MAX_FILE_BYTES } from '../config.js';
 import { readMultipartForm } from './multipart-form.js';
 import type { FileStorage, StoredFile } from './storage.js';
 

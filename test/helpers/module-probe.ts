@@ -15,7 +15,7 @@ register(`data:text/javascript,${encodeURIComponent(hook)}`, import.meta.url, { 
 await import('../../src/observability/preload.js');
 await import('../../src/app.js');
 await import('../../src/http/server.js');
-await import('../../src/jobs/registry.js');
+await import('../../src/workers.js');
 // What createApp does when METRICS_TOKEN is set.
 if (process.env.METRICS_TOKEN) (await import('../../src/observability/metrics.js')).enableMetrics();
 await new Promise((r) => setTimeout(r, 100)); // the hook's last messages

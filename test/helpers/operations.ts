@@ -14,9 +14,8 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import type { Access } from '../../src/domains/manifest.js';
 import { domains } from '../../src/domains/index.js';
-import { rootFieldAccess } from '../../src/auth/access.js';
+import { rootFieldAccess, type Access } from '../../src/auth/access.js';
 import { buildRouteTable, type CompiledRoute } from '../../src/rest/route-table.js';
 import type { Database } from '../../src/db/client.js';
 

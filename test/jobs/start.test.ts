@@ -2,7 +2,7 @@
 // environment, and startJobRunner starts (and stops) the workers only when WORKERS is not false.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startJobRunner } from '../../src/jobs/registry.js';
+import { startJobRunner } from '../../src/workers.js';
 import { useJobsDatabase } from './helpers.js';
 
 const t = useJobsDatabase();

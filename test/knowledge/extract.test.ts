@@ -15,7 +15,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import * as XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { MAX_FILE_BYTES } from '../../src/http/body.js';
+import { MAX_FILE_BYTES } from '../../src/config.js';
 import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract/index.js';
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from '../../src/domains/knowledge/extract/run-child.js';
 import { normalizeText } from '../../src/domains/knowledge/extract/child/normalize.mjs';

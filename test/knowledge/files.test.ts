@@ -7,7 +7,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 // Writing a trusted fixture only; the server reads XLS with SheetJS inside its extraction process.
 import * as XLSX from 'xlsx';
 import { describe, expect, it } from 'vitest';
-import { MAX_FILE_BYTES } from '../../src/http/body.js';
+import { MAX_FILE_BYTES } from '../../src/config.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { ERR, form, knowledgeRows, makeItem } from './helpers.js';
 import { flateBombPdf, mergeBombXlsx, selfReferencingPdf, zipBombXlsx } from './hostile-files.js';

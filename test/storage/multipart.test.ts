@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILE_BYTES } from '../../src/http/body.js';
+import { MAX_FILE_BYTES } from '../../src/config.js';
 import { filesUnder, patternBytes, sameBytes, streamedForm, temporaryRoot } from './files.js';
 import { startUploadServer, type UploadServer } from './upload-server.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/emit.js';
 import { TenantClients } from '../../src/db/tenant-scope.js';
 import { insertLead } from '../../src/domains/leads/service.js';
-import { startJobRunner } from '../../src/jobs/registry.js';
+import { startJobRunner } from '../../src/workers.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { makeDeal, makePipeline, makeStatus, makeTag, nextPhone, type PipelineFixture } from '../helpers/factories.js';

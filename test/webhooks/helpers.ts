@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startJobRunner } from '../../src/jobs/registry.js';
+import { startJobRunner } from '../../src/workers.js';
 import type { JobRunner } from '../../src/jobs/runner.js';
 import { useTestApp, type Org, type TestClient } from '../helpers/app.js';
 

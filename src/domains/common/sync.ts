@@ -17,7 +17,7 @@ import { Prisma, type PrismaClient } from '../../generated/prisma/client.js';
 import { builder } from '../../schema/builder.js';
 import { invalidParameter } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import { perRequest } from '../../context/loaders.js';
+import { setNextCursor } from '../../context/next-cursor.js';
 
 /** Lists that sync; a cursor is valid on its own list only. */
 export type SyncList = 'leads' | 'deals' | 'conversations' | 'tags' | 'products' | 'knowledge_items' | 'templates';
@@ -116,27 +116,6 @@ export function syncPage<T extends { updated_at: Date; id: string }>(w: SyncWind
 
 /** The cursor of the page that ends with this row (raw statements that find the row themselves). */
 export const cursorAfter = (w: SyncWindow, row: { updated_at: Date; id: string }) => encodeCursor(w.list, w.tenantId, { at: row.updated_at, id: row.id });
-
-const nextCursorKey = {};
-
-const nextCursors = (ctx: Context) => perRequest(ctx, nextCursorKey, () => new Map<SyncList, string | null>());
-
-/** Records the next cursor of a plain-array list: the X-Next-Cursor header (REST), `extensions.next_cursor` (GraphQL). */
-export function setNextCursor(ctx: Context, list: SyncList, next: string | null): void {
-  nextCursors(ctx).set(list, next);
-}
-
-/** The next cursor the request's plain-array list recorded (REST runs one field), if any. */
-export function nextCursorOf(ctx: Context): string | null {
-  for (const next of (ctx.perRequest.get(nextCursorKey) as Map<SyncList, string | null> | undefined)?.values() ?? []) if (next) return next;
-  return null;
-}
-
-/** Every plain-array list this request synced, with its next cursor (null on its last page). */
-export function nextCursorsOf(ctx: Context): Record<string, string | null> | null {
-  const found = ctx.perRequest.get(nextCursorKey) as Map<SyncList, string | null> | undefined;
-  return found?.size ? Object.fromEntries(found) : null;
-}
 
 /**
  * A list answered whole (a plain array): `whole()` without sync arguments; with them, the sync page that

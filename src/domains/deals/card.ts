@@ -12,7 +12,7 @@ import type { Deal as DealRow, DealProduct as LineRow, Lead } from '../../genera
 import { isoSql } from '../../schema/json-sql.js';
 import type { SqlField, SqlFields } from '../../schema/sql-fields.js';
 import { Decimal, toNumber } from '../common/money.js';
-import { MAX_TAGS } from '../leads/service.js';
+import { MAX_TAGS } from '../leads/limits.js';
 import { TAG_FIELDS } from '../leads/types.js';
 import { MAX_LINES } from './lines.js';
 

@@ -15,6 +15,7 @@ import { settleLeadTags } from './loaders.js';
 import type { Selection } from '../common/types.js';
 import { openSync, syncedArray, withSyncKeys, SyncedPage, SYNC_ORDER, type SyncArgs, type SyncArrayArgs } from '../common/sync.js';
 import type { LeadPageSource } from './types.js';
+import { MAX_TAGS } from './limits.js';
 
 export interface LeadInput {
   name?: string | null;
@@ -42,9 +43,6 @@ export function normalizePhone(phone: string | null | undefined): string {
 export async function assertStatusExists(db: TenantTx, statusId: string) {
   if (!(await db.leadStatus.findUnique({ where: { id: statusId }, select: { id: true } }))) throw notFound('Status');
 }
-
-/** Tags on one lead or one deal, at most (decisions.md "Bounded work"): GraphQL counts `tags` at this cap. */
-export const MAX_TAGS = 100;
 
 /**
  * The distinct tag ids, after checking there are at most MAX_TAGS (400) and every one is a tag of the

@@ -5,7 +5,7 @@ import { syncWhere, type SyncedPage } from '../common/sync.js';
 import type { Lead as LeadRow, Tag as TagRow } from '../../generated/prisma/client.js';
 import { isoSql } from '../../schema/json-sql.js';
 import { pothosFields, type SqlFields } from '../../schema/sql-fields.js';
-import { MAX_TAGS } from './service.js';
+import { MAX_TAGS } from './limits.js';
 import { tagsByLead } from './loaders.js';
 import { firstOfCapArg, listCap, takeOfFirst } from '../../schema/list-bounds.js';
 

@@ -5,8 +5,7 @@
 // harmless: only a `pending` message is sent.
 import type { Config } from '../../config.js';
 import type { Message } from '../../generated/prisma/client.js';
-import { defineQueue } from '../../jobs/queue.js';
-import type { QueueDeps } from '../../jobs/registry.js';
+import { defineQueue, type QueueDeps } from '../../jobs/queue.js';
 import { sendThroughChannel, type Outgoing } from './providers.js';
 import { messageMediaUrl } from './shapes.js';
 import { advanceStatus } from './status.js';

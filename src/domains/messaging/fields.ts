@@ -1,6 +1,6 @@
 // Root fields of messaging. REST routes (./index.ts) run these same fields.
 import { syncArgs } from '../common/sync.js';
-import { MAX_FILE_BYTES } from '../../http/body.js';
+import { MAX_FILE_BYTES } from '../../config.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';

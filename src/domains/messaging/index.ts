@@ -1,6 +1,7 @@
 // Messaging: departments and members (bare style), channels, inbound and outbound messages,
 // conversations and message history (envelope style), with one operator visibility policy.
 import { defineDomain } from '../manifest.js';
+import { messageDeliveryQueue } from './deliver.js';
 import './fields.js';
 import { sendMediaHandler } from './send-media-route.js';
 import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
@@ -15,6 +16,7 @@ export const messagingDomain = defineDomain({
     { name: 'channels.manage', roles: ['owner', 'admin'], description: 'Create, change and delete channels.' },
     { name: 'departments.manage', roles: ['owner', 'admin'], description: 'List every department; create, change and delete departments and their members.' },
   ],
+  queues: [messageDeliveryQueue],
   fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view', 'Subscription.conversationUpdated': 'messages.view' },
   routes: [
     { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'departments.manage', summary: 'List departments' },

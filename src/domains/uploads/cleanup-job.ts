@@ -2,9 +2,8 @@
 // later, then removes every organisation's PENDING uploads older than 24 hours (one run pending at a
 // time: jobs/periodic.ts).
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { defineQueue } from '../../jobs/queue.js';
+import { defineQueue, type QueueDeps } from '../../jobs/queue.js';
 import { schedulePeriodicRun } from '../../jobs/periodic.js';
-import type { QueueDeps } from '../../jobs/registry.js';
 import { log, errorText } from '../../log.js';
 import { createStorage } from '../../storage/create.js';
 import type { FileStorage } from '../../storage/storage.js';

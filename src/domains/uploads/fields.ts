@@ -3,7 +3,7 @@
 // spooled to a temporary file as it arrived (http/graphql-multipart.ts) and is streamed into storage.
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
-import { MAX_FILE_BYTES } from '../../http/body.js';
+import { MAX_FILE_BYTES } from '../../config.js';
 import { idArg } from '../common/args.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { recordUpload } from './create.js';

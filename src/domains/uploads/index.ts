@@ -1,6 +1,7 @@
 // Uploads and the public media proxy (bare style). Any valid key may upload, read, re-label and delete its
 // organisation's uploads; cleanup and the organisation's listing need uploads.manage (owner, admin).
 import { defineDomain } from '../manifest.js';
+import { uploadCleanupQueue } from './cleanup-job.js';
 import { mediaProxyHandler, uploadHandler } from './handlers.js';
 import { MEDIA_PROXY_PATH } from './media-url.js';
 import { MEDIA_PROXY_DOCS } from './media-proxy-docs.js';
@@ -10,6 +11,7 @@ export const uploadsDomain = defineDomain({
   name: 'uploads',
   description: 'Files: multipart uploads, their records, and the public media proxy that serves them. Bare style.',
   permissions: [{ name: 'uploads.manage', roles: ['owner', 'admin'], description: 'Clean up pending uploads and list every upload of the organisation.' }],
+  queues: [uploadCleanupQueue],
   fields: { 'Mutation.uploadFile': 'member' },
   routes: [
     {

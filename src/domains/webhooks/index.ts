@@ -1,12 +1,14 @@
 // Webhooks: registration, secrets, the delivery log and redelivery (envelope style, webhooks.manage).
-// Deliveries run as background jobs (./jobs.ts, listed in src/jobs/registry.ts).
+// Deliveries run as background jobs (./jobs.ts).
 import { defineDomain } from '../manifest.js';
+import { deliveryQueue, dispatchQueue } from './jobs.js';
 import './fields.js';
 
 export const webhooksDomain = defineDomain({
   name: 'webhooks',
   description: "Webhook registrations, secrets, event types, the delivery log, test events and redelivery (envelope style). The deliveries themselves are in the document's `webhooks` section.",
   permissions: [{ name: 'webhooks.manage', roles: ['owner', 'admin'], description: 'Register, change and delete webhooks; read their deliveries and redeliver.' }],
+  queues: [dispatchQueue, deliveryQueue],
   routes: [
     { method: 'GET', path: '/webhooks', field: 'Query.webhooks', style: 'envelope', access: 'webhooks.manage', summary: 'List webhooks' },
     { method: 'POST', path: '/webhooks', field: 'Mutation.createWebhook', style: 'envelope', status: 201, access: 'webhooks.manage', summary: 'Register a webhook (the answer shows its secret once)' },

@@ -11,8 +11,7 @@ import type { TenantDb } from '../../db/tenant-scope.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
-import { defineQueue, FailJob, RetryJob, type BatchJob, type BatchOutcome } from '../../jobs/queue.js';
-import type { QueueDeps } from '../../jobs/registry.js';
+import { defineQueue, FailJob, RetryJob, type BatchJob, type BatchOutcome, type QueueDeps } from '../../jobs/queue.js';
 import { attemptDelivery, type DeliveryResult } from './deliver.js';
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay } from './schedule.js';
 

@@ -3,8 +3,8 @@
 // answer in the route's style. Nothing is written by hand, so a new domain's routes are documented
 // from their first commit.
 import { GraphQLNonNull, isInputObjectType, isListType, isNonNullType, getNamedType, type FieldNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
-import { permissionsOf } from '../../auth/access.js';
-import type { Access, DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
+import { permissionsOf, type Access } from '../../auth/access.js';
+import type { DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
 import { buildRouteTable, type CompiledRoute } from '../route-table.js';
 import { restOperation, restSchema } from '../sofa.js';
 import { errorResponse, errorResponseName, errorStatuses, takesIdempotencyKey } from './errors.js';

@@ -1,6 +1,7 @@
 // The error answers of the API reference: which statuses a route can answer, and their bodies in the
 // route's style with the codes http/responses.ts sends (401 is always the envelope form).
-import type { JsonSchema, ResponseStyle, RouteSpec } from '../../domains/manifest.js';
+import type { JsonSchema, RouteSpec } from '../../domains/manifest.js';
+import type { ResponseStyle } from '../../http/responses.js';
 import { errorCodes } from '../../http/responses.js';
 
 const MEANING: Record<number, string> = {

@@ -3,7 +3,7 @@
 // (run-child.ts), so a hostile file costs at most that process. Every refusal is a 400 INVALID_INPUT.
 import { invalidInput } from '../../../errors.js';
 import { log } from '../../../log.js';
-import { MAX_FILE_BYTES } from '../../../http/body.js';
+import { MAX_FILE_BYTES } from '../../../config.js';
 import { ACCEPTED_EXTENSIONS, contentMatches, fileTypeOf, isBinaryKind } from './file-types.js';
 import { MAX_INFLATED_BYTES, MAX_TEXT_CHARS, type RefusalReason } from './child/limits.mjs';
 import { DEFAULT_EXTRACTION_LIMITS, runExtraction, type ExtractionLimits } from './run-child.js';
