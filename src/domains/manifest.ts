@@ -1,10 +1,11 @@
 // What a domain declares to join the service: its schema registration (importing its types and fields
-// modules registers them on the builder), its routes, the permissions it defines and its background
-// queues. The central lists (route table, response style per area, permission catalogue, the workers'
-// queues) are derived from `domains/index.ts`.
+// modules registers them on the builder), its routes, the permissions it defines, its background
+// queues and the event types it emits. The central lists (route table, response style per area,
+// permission catalogue, the workers' queues, the event types) are derived from `domains/index.ts`.
 import type { Context } from '../context/context.js';
 import type { Access, RootField } from '../auth/access.js';
 import type { RoleName } from '../auth/permissions.js';
+import type { EventTypeSpec } from '../events/types.js';
 import type { SuccessShape } from '../http/responses.js';
 import type { QueueFactory } from '../jobs/queue.js';
 
@@ -104,6 +105,8 @@ export interface DomainManifest {
   permissions?: readonly PermissionSpec[];
   /** The domain's background queues (jobs/queue.ts), run by every process with WORKERS on (src/workers.ts). */
   queues?: readonly QueueFactory[];
+  /** The event types the domain emits (events/types.ts), in the order webhooks list them. */
+  events?: readonly EventTypeSpec[];
 }
 
 export function defineDomain<M extends DomainManifest>(manifest: M): M {
