@@ -1,13 +1,15 @@
 // What a domain declares to join the service: its schema registration (importing its types and fields
 // modules registers them on the builder), its routes, the permissions it defines, its background
-// queues and the event types it emits. The central lists (route table, response style per area,
-// permission catalogue, the workers' queues, the event types) are derived from `domains/index.ts`.
+// queues, the event types it emits and the tables that keep its stored files. The central lists (route
+// table, response style per area, permission catalogue, the workers' queues, the event types, the
+// stored-file columns) are derived from `domains/index.ts`.
 import type { Context } from '../context/context.js';
 import type { Access, RootField } from '../auth/access.js';
 import type { RoleName } from '../auth/permissions.js';
 import type { EventTypeSpec } from '../events/types.js';
 import type { SuccessShape } from '../http/responses.js';
 import type { QueueFactory } from '../jobs/queue.js';
+import type { StoredFileColumns } from '../storage/stored-file-columns.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 
@@ -107,6 +109,8 @@ export interface DomainManifest {
   queues?: readonly QueueFactory[];
   /** The event types the domain emits (events/types.ts), in the order webhooks list them. */
   events?: readonly EventTypeSpec[];
+  /** The columns that keep the keys of its files in storage (storage/stored-file-columns.ts). */
+  storedFiles?: readonly StoredFileColumns[];
 }
 
 export function defineDomain<M extends DomainManifest>(manifest: M): M {

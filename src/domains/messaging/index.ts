@@ -19,6 +19,8 @@ export const messagingDomain = defineDomain({
   ],
   queues: [messageDeliveryQueue],
   events: MESSAGING_EVENT_TYPES,
+  // A sent media message keeps its file (send-media.ts).
+  storedFiles: [{ table: 'messages', key: 'media_key', contentType: 'media_mime_type' }],
   fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view', 'Subscription.conversationUpdated': 'messages.view' },
   routes: [
     { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'departments.manage', summary: 'List departments' },

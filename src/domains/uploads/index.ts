@@ -12,6 +12,7 @@ export const uploadsDomain = defineDomain({
   description: 'Files: multipart uploads, their records, and the public media proxy that serves them. Bare style.',
   permissions: [{ name: 'uploads.manage', roles: ['owner', 'admin'], description: 'Clean up pending uploads and list every upload of the organisation.' }],
   queues: [uploadCleanupQueue],
+  storedFiles: [{ table: 'uploads', key: 'storage_key', contentType: 'mime_type' }],
   fields: { 'Mutation.uploadFile': 'member' },
   routes: [
     {
