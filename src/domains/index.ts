@@ -1,7 +1,7 @@
 // The list of domains: the one place a new domain is added. Importing a domain registers its schema
 // types and fields; the route table, the response style of each REST area, the permission catalogue,
-// the event types and the stored-file columns are derived from this list (and, by src/workers.ts, the
-// queues).
+// the event types and the stored-file columns are derived from this list (and, by src/workers.ts and
+// src/start-hooks.ts, the queues and the start hooks).
 import { guardRootFields } from '../auth/access.js';
 import { registerPermissions } from '../auth/permissions.js';
 import { registerEventTypes } from '../events/types.js';
