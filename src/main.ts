@@ -1,19 +1,17 @@
-// `npm start`: validate the environment, open (and migrate) the database, make sure an organisation
-// exists, serve, and shut down cleanly on SIGTERM/SIGINT.
+// `npm start`: validate the environment, open (and migrate) the database, run the domains' start hooks
+// (./start-hooks.ts: the first start creates an organisation), serve, and shut down cleanly on
+// SIGTERM/SIGINT.
 import path from 'node:path';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { MigrationsPendingError } from './db/migrate.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
-import { bootstrapOrganisation } from './domains/accounts/service.js';
 import { endLiveStreams } from './events/live.js';
-import { startUploadsUpkeep } from './domains/uploads/cleanup-job.js';
 import { listen } from './http/server.js';
-import { IDEMPOTENCY_CLEANUP_QUEUE } from './jobs/idempotency-cleanup.js';
-import { schedulePeriodicRun } from './jobs/periodic.js';
 import { log, setLogLevel, errorText } from './log.js';
 import { stopTracing } from './observability/tracing.js';
+import { runStartHooks } from './start-hooks.js';
 import { startJobRunner } from './workers.js';
 
 async function main() {
@@ -39,15 +37,8 @@ async function main() {
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     migrate: config.migrateOnStart,
   });
-  const boot = await bootstrapOrganisation(db.prisma, config.bootstrapApiKey);
-  if (boot?.generated) {
-    console.log(`\nCreated organisation "Default". Owner API key (shown only this once):\n\n    ${boot.api_key}\n`);
-  } else if (boot) {
-    log.info('created organisation "Default" with BOOTSTRAP_API_KEY');
-  }
   const app = createApp(config, db);
-  void startUploadsUpkeep(db.prisma, app.deps.storage);
-  void schedulePeriodicRun(db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) => log.error('could not schedule the idempotency cleanup', { error: errorText(error) }));
+  await runStartHooks({ db, config, storage: app.deps.storage });
   const server = await listen(app, config);
   const jobs = await startJobRunner(db, config);
   console.log(

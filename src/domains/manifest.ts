@@ -1,12 +1,19 @@
 // What a domain declares to join the service: its schema registration (importing its types and fields
-// modules registers them on the builder), its routes, the permissions it defines and its background
-// queues. The central lists (route table, response style per area, permission catalogue, the workers'
-// queues) are derived from `domains/index.ts`.
+// modules registers them on the builder), its routes, the permissions it defines, its background
+// queues, the event types it emits, the tables that keep its stored files and what it does when the
+// process starts. The central lists (route table, response style per area, permission catalogue, the
+// workers' queues, the event types, the stored-file columns, the start hooks) are derived from
+// `domains/index.ts`.
 import type { Context } from '../context/context.js';
 import type { Access, RootField } from '../auth/access.js';
 import type { RoleName } from '../auth/permissions.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import type { EventTypeSpec } from '../events/types.js';
 import type { SuccessShape } from '../http/responses.js';
 import type { QueueFactory } from '../jobs/queue.js';
+import type { StoredFileColumns } from '../storage/stored-file-columns.js';
+import type { FileStorage } from '../storage/storage.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 
@@ -104,6 +111,19 @@ export interface DomainManifest {
   permissions?: readonly PermissionSpec[];
   /** The domain's background queues (jobs/queue.ts), run by every process with WORKERS on (src/workers.ts). */
   queues?: readonly QueueFactory[];
+  /** The event types the domain emits (events/types.ts), in the order webhooks list them. */
+  events?: readonly EventTypeSpec[];
+  /** The columns that keep the keys of its files in storage (storage/stored-file-columns.ts). */
+  storedFiles?: readonly StoredFileColumns[];
+  /** Run by `npm start` before it serves (src/start-hooks.ts), in the order of the domains list; long work goes in the background. */
+  onStart?: (deps: StartDeps) => void | Promise<void>;
+}
+
+/** What a start hook is handed: the process's database, configuration and file storage. */
+export interface StartDeps {
+  db: Database;
+  config: Config;
+  storage: FileStorage;
 }
 
 export function defineDomain<M extends DomainManifest>(manifest: M): M {

@@ -1,30 +1,12 @@
 // The one way to record that something happened in an organisation: `emit` writes the event and queues
 // its dispatch in the transaction of the change, so an event exists, and is delivered, exactly when its
-// change commits. The webhooks domain handles the EVENTS_DISPATCH_QUEUE jobs.
+// change commits. The types are the domains' (./types.ts); the webhooks domain handles the
+// EVENTS_DISPATCH_QUEUE jobs.
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Event, type PrismaClient } from '../generated/prisma/client.js';
 import type { TenantTx } from '../db/tenant-scope.js';
 import { JOBS_CHANNEL } from '../jobs/enqueue.js';
-
-/** decisions.md "Events and deliveries". */
-export const EVENT_TYPES = [
-  'lead.created',
-  'lead.updated',
-  'lead.status_changed',
-  'message.received',
-  'message.sent',
-  'conversation.created',
-  'deal.created',
-  'deal.updated',
-  'deal.stage_changed',
-  'deal.won',
-  'deal.lost',
-  'deal.deleted',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
+import { isEventType, type EventType } from './types.js';
 
 export const EVENTS_DISPATCH_QUEUE = 'events.dispatch';
 
@@ -54,7 +36,7 @@ export interface EventInput {
 
 /** Programming errors, refused before anything is written. */
 function checkTypes(events: EventInput[]) {
-  const unknown = events.find((e) => !KNOWN_TYPES.has(e.type));
+  const unknown = events.find((e) => !isEventType(e.type));
   if (unknown) throw new Error(`emit: unknown event type "${unknown.type}"`);
 }
 

@@ -2,7 +2,9 @@
 // all; the dispatch job reaches the events.dispatch handler.
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TenantClients } from '../../src/db/tenant-scope.js';
-import { emit, EVENTS_DISPATCH_QUEUE, type EventType } from '../../src/events/emit.js';
+import { emit, EVENTS_DISPATCH_QUEUE } from '../../src/events/emit.js';
+import type { EventType } from '../../src/events/types.js';
+import '../../src/domains/index.js'; // registers the event types, as every entry point does
 import { defineQueue } from '../../src/jobs/queue.js';
 import { useJobsDatabase } from '../jobs/helpers.js';
 

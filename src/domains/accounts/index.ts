@@ -1,10 +1,13 @@
 // Organisations (platform operator), users and API keys (owner/admin with a full key), and who the caller is.
 import { defineDomain } from '../manifest.js';
+import { bootstrapAtStart } from './start.js';
 import './fields.js';
 
 export const accountsDomain = defineDomain({
   name: 'accounts',
   description: 'Organisations (platform operator), users, API keys, and who the caller is (`/backend/me`). Envelope style.',
+  // First in the domains list, so the organisation exists before any other domain's hook runs.
+  onStart: bootstrapAtStart,
   routes: [
     { method: 'POST', path: '/admin/tenants', field: 'Mutation.createTenant', style: 'envelope', wrap: 'none', status: 201, access: 'platform', summary: 'Create an organisation with its Owner and first API key' },
     { method: 'GET', path: '/users', field: 'Query.users', style: 'envelope', access: 'admin:full', summary: 'List users' },

@@ -1,10 +1,12 @@
 // Deals: board, list, create/edit/move, tags, activities and history (bare style).
 import { defineDomain } from '../manifest.js';
+import { DEAL_EVENT_TYPES } from './event-types.js';
 import './fields.js';
 
 export const dealsDomain = defineDomain({
   name: 'deals',
   description: 'Deals: the board, lists, create, edit and move between stages, tags, activities and history. Bare style.',
+  events: DEAL_EVENT_TYPES,
   permissions: [
     { name: 'pipeline.deals.create', roles: ['owner', 'admin', 'operator'], description: 'Create deals.' },
     { name: 'pipeline.deals.edit', roles: ['owner', 'admin', 'operator'], description: 'Edit and move deals, their tags and activities.' },

@@ -1,10 +1,12 @@
 // Leads, lead statuses and tags (envelope style).
 import { defineDomain } from '../manifest.js';
+import { LEAD_EVENT_TYPES } from './event-types.js';
 import './fields.js';
 
 export const leadsDomain = defineDomain({
   name: 'leads',
   description: 'Leads, lead statuses and tags. Envelope style.',
+  events: LEAD_EVENT_TYPES,
   permissions: [
     { name: 'leads.view', roles: ['owner', 'admin', 'operator'], description: 'Read leads, lead statuses and tags.' },
     { name: 'leads.manage', roles: ['owner', 'admin', 'operator'], description: 'Create, change and delete leads, lead statuses and tags.' },

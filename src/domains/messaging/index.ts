@@ -2,6 +2,7 @@
 // conversations and message history (envelope style), with one operator visibility policy.
 import { defineDomain } from '../manifest.js';
 import { messageDeliveryQueue } from './deliver.js';
+import { MESSAGING_EVENT_TYPES } from './event-types.js';
 import './fields.js';
 import { sendMediaHandler } from './send-media-route.js';
 import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
@@ -17,6 +18,9 @@ export const messagingDomain = defineDomain({
     { name: 'departments.manage', roles: ['owner', 'admin'], description: 'List every department; create, change and delete departments and their members.' },
   ],
   queues: [messageDeliveryQueue],
+  events: MESSAGING_EVENT_TYPES,
+  // A sent media message keeps its file (send-media.ts).
+  storedFiles: [{ table: 'messages', key: 'media_key', contentType: 'media_mime_type' }],
   fields: { 'Mutation.sendMediaMessage': 'messages.send', 'Subscription.messageAdded': 'messages.view', 'Subscription.conversationUpdated': 'messages.view' },
   routes: [
     { method: 'GET', path: '/departments', field: 'Query.departments', style: 'bare', access: 'departments.manage', summary: 'List departments' },

@@ -32,8 +32,8 @@ export const uploadCleanupQueue = ({ db, config }: QueueDeps) => {
 };
 
 /**
- * For `main.ts`, at start: sweeps storage (sweep.ts) and makes sure the hourly cleanup is scheduled (its
- * first run right away). Runs in the background; failures are logged, never thrown.
+ * The domain's start hook (its manifest's `onStart`): sweeps storage (sweep.ts) and makes sure the hourly
+ * cleanup is scheduled (its first run right away). Runs in the background; failures are logged, never thrown.
  */
 export async function startUploadsUpkeep(prisma: PrismaClient, storage: FileStorage): Promise<void> {
   try {

@@ -3,8 +3,8 @@
 // records) and partial files of uploads that never finished. Only files older than a grace period are
 // touched: another process sharing the directory may be between storing a file and recording it.
 //
-// A file is recorded when any table that keeps storage keys holds it (stored-keys.ts: uploads and
-// messaging's media messages).
+// A file is recorded when any table that keeps storage keys holds it (stored-keys.ts: the columns the
+// domains declare in their manifests' `storedFiles`).
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { FileStorage } from '../../storage/storage.js';
 import { recordedKeys } from './stored-keys.js';

@@ -1,12 +1,12 @@
-import { EVENT_TYPES } from '../../events/emit.js';
 import { listCap, listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
 import { CreatedWebhook, Redelivery, Webhook, WebhookDelivery, WebhookDeliveryPage, WebhookEventType, WebhookSecret } from './types.js';
+import { subscribableEventTypes } from './event-types.js';
 import * as webhooks from './service.js';
 
-const EVENTS_DESCRIPTION =
-  'Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted.';
+// Read when the schema is built, once the domains have registered their event types.
+const eventsDescription = () => `Event kinds to deliver: ${subscribableEventTypes().join(', ')}.`;
 
 builder.queryField('webhooks', (t) =>
   t.prismaField({
@@ -21,7 +21,7 @@ builder.queryField('webhookEventTypes', (t) =>
   t.field({
     type: [WebhookEventType],
     // A fixed list: the event kinds and webhook.test.
-    extensions: listCap(EVENT_TYPES.length + 1),
+    extensions: listCap(subscribableEventTypes().length + 1),
     description: 'Every event type with its description and the JSON Schema of its delivery body (Owner/Admin).',
     resolve: (_, __, ctx) => webhooks.listEventTypes(ctx),
   }),
@@ -50,7 +50,7 @@ builder.mutationField('createWebhook', (t) =>
     description: 'Registers a webhook (Owner/Admin). The answer carries its signing secret, once.',
     args: {
       url: t.arg.string({ required: true, description: 'https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS).' }),
-      events: t.arg.stringList({ required: true, description: EVENTS_DESCRIPTION }),
+      events: t.arg.stringList({ required: true, description: eventsDescription() }),
       active: t.arg.boolean({ description: 'Default true.' }),
     },
     resolve: (_, args, ctx) => webhooks.createWebhook(ctx, args),
@@ -64,7 +64,7 @@ builder.mutationField('updateWebhook', (t) =>
     args: {
       ...idArg('The webhook.'),
       url: t.arg.string({ description: 'New URL, checked as on creation.' }),
-      events: t.arg.stringList({ description: EVENTS_DESCRIPTION }),
+      events: t.arg.stringList({ description: eventsDescription() }),
       active: t.arg.boolean({ description: 'false stops deliveries, pending retries included.' }),
     },
     resolve: (query, _, args, ctx) => webhooks.updateWebhook(ctx, args.id, args, query),

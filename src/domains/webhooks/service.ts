@@ -3,11 +3,11 @@
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { AppError, notFound, invalidField } from '../../errors.js';
-import { EVENT_TYPES } from '../../events/emit.js';
+import { isEventType } from '../../events/types.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { randomUUID } from 'node:crypto';
-import { eventTypes, TEST_EVENT } from './event-types.js';
+import { eventTypes, subscribableEventTypes, TEST_EVENT } from './event-types.js';
 import { DELIVER_QUEUE, deliverOnce, type DeliverPayload } from './jobs.js';
 import { generateSecret } from './signing.js';
 import { validateWebhookUrl } from './url-guard.js';
@@ -15,12 +15,10 @@ import { validateWebhookUrl } from './url-guard.js';
 /** After a regeneration the previous secret keeps signing for this long (decisions.md). */
 export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
-const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_TYPES);
-
 function eventKinds(events: string[] | null | undefined): string[] {
-  if (!events?.length) throw invalidField('events', `deve listar ao menos um tipo de evento (${EVENT_TYPES.join(', ')})`);
-  const unknown = events.filter((e) => !KNOWN_EVENTS.has(e));
-  if (unknown.length) throw invalidField('events', `tem tipos desconhecidos: ${unknown.join(', ')}. Tipos aceitos: ${EVENT_TYPES.join(', ')}`);
+  if (!events?.length) throw invalidField('events', `deve listar ao menos um tipo de evento (${subscribableEventTypes().join(', ')})`);
+  const unknown = events.filter((e) => !isEventType(e));
+  if (unknown.length) throw invalidField('events', `tem tipos desconhecidos: ${unknown.join(', ')}. Tipos aceitos: ${subscribableEventTypes().join(', ')}`);
   return [...new Set(events)];
 }
 

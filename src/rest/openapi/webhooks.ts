@@ -1,10 +1,12 @@
-// Webhook event payloads, derived from the REST reads their `data` repeats (domains/webhooks/event-types.ts):
-// each body `{type, timestamp, data}` with `data` the read's answer, built from the very selection that
-// route runs, plus the event's extra keys. One source for the OpenAPI `webhooks` section and for
+// Webhook event payloads (the catalogue of domains/webhooks/event-types.ts: the domains' event types and
+// the test event), derived from the REST reads their `data` repeats: each body `{type, timestamp, data}`
+// with `data` the read's answer, built from the very selection that route runs, plus the event's extra
+// keys. One source for the OpenAPI `webhooks` section and for
 // GET /backend/webhooks/event-types (standalone schemas, with the components they use under `$defs`).
 import { getNamedType, getNullableType, GraphQLNonNull, isListType, Kind, type FieldNode, type GraphQLObjectType, type GraphQLOutputType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { JsonSchema } from '../../domains/manifest.js';
-import { EVENT_CATALOGUE, type EventTypeSpec } from '../../domains/webhooks/event-types.js';
+import { eventCatalogue } from '../../domains/webhooks/event-types.js';
+import type { EventTypeSpec } from '../../events/types.js';
 import { restOperation } from '../sofa.js';
 import type { SchemaRegistry } from './schemas.js';
 
@@ -44,7 +46,7 @@ function served(rest: GraphQLSchema, spec: EventTypeSpec): boolean {
 /** The body of each event type's delivery, by type. */
 export function eventBodySchemas(rest: GraphQLSchema, registry: SchemaRegistry): Record<string, JsonSchema> {
   return Object.fromEntries(
-    EVENT_CATALOGUE.filter((spec) => served(rest, spec)).map((spec) => [
+    eventCatalogue().filter((spec) => served(rest, spec)).map((spec) => [
       spec.type,
       {
         type: 'object',
@@ -69,7 +71,7 @@ const SIGNATURE_HEADERS = [
 /** The OpenAPI 3.1 `webhooks` section: one POST per event type. */
 export function webhooksSection(bodies: Record<string, JsonSchema>): Record<string, unknown> {
   return Object.fromEntries(
-    EVENT_CATALOGUE.filter((spec) => bodies[spec.type]).map((spec) => [
+    eventCatalogue().filter((spec) => bodies[spec.type]).map((spec) => [
       spec.type,
       {
         post: {
