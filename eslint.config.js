@@ -4,14 +4,28 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'test/rest-client/generated-clients/', 'test/gql/', 'coverage/', 'data/', '**/*.mjs', '**/*.js'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/generated/',
+      'test/rest-client/generated-clients/',
+      'test/gql/',
+      'coverage/',
+      'data/',
+      '**/*.mjs',
+      '**/*.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // `_`-prefixed names are deliberately unused (a destructured field left out, a required parameter).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       // A timer declared before the closure that clears it and assigned after: `let` is right there.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Input rules match control characters on purpose (NUL and C0 refusals, sniffing text files).

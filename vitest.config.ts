@@ -1,7 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
 /** The test files that store files: they run once more with TEST_STORAGE=s3, on a bucket (test/helpers/storage.ts). */
-const STORAGE_TESTS = ['test/storage/storage.test.ts', 'test/storage/serve.test.ts', 'test/uploads/**/*.test.ts', 'test/messaging/send-media.test.ts'];
+const STORAGE_TESTS = [
+  'test/storage/storage.test.ts',
+  'test/storage/serve.test.ts',
+  'test/uploads/**/*.test.ts',
+  'test/messaging/send-media.test.ts',
+];
 
 // The AWS SDK's notice that its releases after January 2027 need Node 22 (package.json pins one release).
 const ENV = { NODE_ENV: 'test', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
@@ -19,7 +24,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'disk', include: ['test/**/*.test.ts'], globalSetup: ['test/helpers/global-setup.ts'], env: ENV } },
-      { extends: true, test: { name: 's3', include: STORAGE_TESTS, globalSetup: ['test/helpers/global-setup.ts'], env: { ...ENV, TEST_STORAGE: 's3' } } },
+      {
+        extends: true,
+        test: { name: 's3', include: STORAGE_TESTS, globalSetup: ['test/helpers/global-setup.ts'], env: { ...ENV, TEST_STORAGE: 's3' } },
+      },
     ],
   },
 });

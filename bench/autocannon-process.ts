@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import autocannon from 'autocannon';
 import type { LoadOptions } from './autocannon.js';
 
-const { url, method, headers, body, bodyFile, connections, amount, duration, paths, vary } = JSON.parse(process.argv[2]) as LoadOptions & { url: string };
+const { url, method, headers, body, bodyFile, connections, amount, duration, paths, vary } = JSON.parse(process.argv[2]) as LoadOptions & {
+  url: string;
+};
 let sent = 0;
 const result = await autocannon({
   url,
@@ -16,7 +18,18 @@ const result = await autocannon({
   connections,
   ...(paths ? { requests: paths.map((path) => ({ method: 'GET' as const, path })) } : {}),
   // A body that changes from request to request: every placeholder becomes first + (n mod count).
-  ...(vary ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: (body ?? '').split(vary.placeholder).join(String(vary.first + (sent++ % vary.count))) }) }] } : {}),
+  ...(vary
+    ? {
+        requests: [
+          {
+            setupRequest: (request: autocannon.Request) => ({
+              ...request,
+              body: (body ?? '').split(vary.placeholder).join(String(vary.first + (sent++ % vary.count))),
+            }),
+          },
+        ],
+      }
+    : {}),
   ...(amount ? { amount } : { duration: duration ?? 5 }),
 });
 process.stdout.write(JSON.stringify(result));

@@ -43,13 +43,24 @@ export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> 
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
       const r = JSON.parse(out);
-      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r['2xx'], seconds: r.duration, errors: r.errors + r.non2xx + r.timeouts });
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        requests: r['2xx'],
+        seconds: r.duration,
+        errors: r.errors + r.non2xx + r.timeouts,
+      });
     });
   });
 }
 
 /** GET requests over several paths of one server (`base` + each path), each connection cycling through them. */
-export function autocannonPaths(base: string, paths: string[], opts: Pick<LoadOptions, 'headers' | 'connections' | 'duration'>): Promise<LoadResult> {
+export function autocannonPaths(
+  base: string,
+  paths: string[],
+  opts: Pick<LoadOptions, 'headers' | 'connections' | 'duration'>,
+): Promise<LoadResult> {
   return autocannon(base, { ...opts, paths });
 }
 

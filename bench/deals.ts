@@ -52,9 +52,32 @@ export const dealsLine: BenchLine = {
     const { serverUrl, duration } = env;
 
     const scenarios = [
-      { name: 'deals list, limit 20', duration, limit: 20, rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=20`, raw: `/pipelines/${seeded.listPipelineId}/deals?limit=20`, field: 'pipelineDeals', args: `id: "${seeded.listPipelineId}", limit: 20` },
-      { name: 'deals list, limit 100', duration, limit: 100, rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=100`, raw: `/pipelines/${seeded.listPipelineId}/deals?limit=100`, field: 'pipelineDeals', args: `id: "${seeded.listPipelineId}", limit: 100` },
-      { name: `board (${(BOARD_DEALS / 1e6).toFixed(1)}M deals)`, duration: 2 * duration, rest: `/backend/pipelines/${seeded.boardPipelineId}/board`, raw: `/pipelines/${seeded.boardPipelineId}/board`, field: 'pipelineBoard', args: `id: "${seeded.boardPipelineId}"` },
+      {
+        name: 'deals list, limit 20',
+        duration,
+        limit: 20,
+        rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=20`,
+        raw: `/pipelines/${seeded.listPipelineId}/deals?limit=20`,
+        field: 'pipelineDeals',
+        args: `id: "${seeded.listPipelineId}", limit: 20`,
+      },
+      {
+        name: 'deals list, limit 100',
+        duration,
+        limit: 100,
+        rest: `/backend/pipelines/${seeded.listPipelineId}/deals?limit=100`,
+        raw: `/pipelines/${seeded.listPipelineId}/deals?limit=100`,
+        field: 'pipelineDeals',
+        args: `id: "${seeded.listPipelineId}", limit: 100`,
+      },
+      {
+        name: `board (${(BOARD_DEALS / 1e6).toFixed(1)}M deals)`,
+        duration: 2 * duration,
+        rest: `/backend/pipelines/${seeded.boardPipelineId}/board`,
+        raw: `/pipelines/${seeded.boardPipelineId}/board`,
+        field: 'pipelineBoard',
+        args: `id: "${seeded.boardPipelineId}"`,
+      },
     ];
 
     const rows: { scenario: string; variant: string; r: Result }[] = [];
@@ -70,7 +93,11 @@ export const dealsLine: BenchLine = {
         const query = `query Bench { ${s.field}(${s.args}) { ${selectionOf(restJson)} } }`;
         const gqlBody = JSON.stringify({ query });
         const gqlBefore = totalStatements.count;
-        const gqlRes = await fetch(serverUrl + '/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: gqlBody });
+        const gqlRes = await fetch(serverUrl + '/graphql', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: gqlBody,
+        });
         const gqlJson = (await gqlRes.json()) as { data?: Record<string, unknown>; errors?: unknown };
         const gqlStatements = totalStatements.count - gqlBefore;
         if (gqlJson.errors) throw new Error(`${s.name}: GraphQL ${JSON.stringify(gqlJson.errors)}`);
@@ -80,7 +107,12 @@ export const dealsLine: BenchLine = {
         const sameGql = isDeepStrictEqual(gqlJson.data?.[s.field], restJson);
         const sameRaw = isDeepStrictEqual(rawJson, restJson);
         const gqlOpts = { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: gqlBody };
-        const variants: { variant: string; url: string; opts: { method?: string; headers: Record<string, string>; body?: string }; statements: number }[] = [
+        const variants: {
+          variant: string;
+          url: string;
+          opts: { method?: string; headers: Record<string, string>; body?: string };
+          statements: number;
+        }[] = [
           { variant: '(a) REST', url: serverUrl + s.rest, opts: { headers: auth }, statements: restStatements },
           { variant: '(b) GraphQL', url: serverUrl + '/graphql', opts: gqlOpts, statements: gqlStatements },
           { variant: '(c) raw SQL', url: raw.url + s.raw, opts: { headers: auth }, statements: rawStatements },
@@ -88,14 +120,20 @@ export const dealsLine: BenchLine = {
         let samePgl = '';
         if (s.limit) {
           // (d) PostGraphile, on the list only: its answer, mapped to the REST shape, must agree too.
-          const pglOpts = { method: 'POST', headers: { 'content-type': 'application/json' }, body: postgraphile.listBody(seeded.tenantId, seeded.listPipelineId, s.limit) };
+          const pglOpts = {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: postgraphile.listBody(seeded.tenantId, seeded.listPipelineId, s.limit),
+          };
           const pglBefore = postgraphile.statements.count;
           const pglJson = await (await fetch(postgraphile.url + '/graphql', pglOpts)).json();
           const pglStatements = postgraphile.statements.count - pglBefore;
           samePgl = `, PostGraphile ${isDeepStrictEqual(postgraphile.toRestShape(pglJson, s.limit), restJson) ? 'yes' : 'NO'}`;
           variants.push({ variant: '(d) PostGraphile', url: postgraphile.url + '/graphql', opts: pglOpts, statements: pglStatements });
         }
-        env.log(`${s.name}: same JSON — GraphQL ${sameGql ? 'yes' : 'NO'}, raw ${sameRaw ? 'yes' : 'NO'}${samePgl}; REST bytes as JSON.stringify writes them: ${restText === JSON.stringify(restJson) ? 'yes' : 'NO'}`);
+        env.log(
+          `${s.name}: same JSON — GraphQL ${sameGql ? 'yes' : 'NO'}, raw ${sameRaw ? 'yes' : 'NO'}${samePgl}; REST bytes as JSON.stringify writes them: ${restText === JSON.stringify(restJson) ? 'yes' : 'NO'}`,
+        );
 
         // Warm-up, then `rounds` interleaved runs of every variant; the best of each is kept.
         for (const v of variants) await autocannon(v.url, { ...v.opts, connections: env.connections, duration: 2 });
@@ -121,7 +159,10 @@ export const dealsLine: BenchLine = {
       '',
       `| ${pad('scenario', 22)} | ${pad('variant', 16)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | ${pad('SQL/req', 7)} | errors |`,
       `| ${'-'.repeat(22)} | ${'-'.repeat(16)} | ${'-'.repeat(8)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ------ |`,
-      ...rows.map(({ scenario, variant, r }) => `| ${pad(scenario, 22)} | ${pad(variant, 16)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(r.statements, 7)} | ${r.errors} |`),
+      ...rows.map(
+        ({ scenario, variant, r }) =>
+          `| ${pad(scenario, 22)} | ${pad(variant, 16)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(r.statements, 7)} | ${r.errors} |`,
+      ),
       '',
       'Targets:',
     ];
@@ -132,9 +173,13 @@ export const dealsLine: BenchLine = {
       const isBoard = s.field === 'pipelineBoard';
       const checks = [
         `(a)/(c) throughput ${ratio(a, c)}× (target ≥ ${isBoard ? '0.95' : '0.9'})`,
-        ...(isBoard ? [] : [`(b)/(c) ${ratio(b, c)}× (target ≥ 0.9)`, `(a)/(d) ${ratio(a, d)}× and (b)/(d) ${ratio(b, d)}× (target ≥ 1.3)`]),
+        ...(isBoard
+          ? []
+          : [`(b)/(c) ${ratio(b, c)}× (target ≥ 0.9)`, `(a)/(d) ${ratio(a, d)}× and (b)/(d) ${ratio(b, d)}× (target ≥ 1.3)`]),
         `(a) p50 / (b) p50 ${(a.p50 / Math.max(b.p50, 1)).toFixed(2)}× (target ≤ 1.05)`,
-        isBoard ? `(a) p50 / (c) p50 ${(a.p50 / Math.max(c.p50, 1)).toFixed(2)}× (target ≤ 1.15)` : `statements (a) ${a.statements}, (b) ${b.statements} (target ≤ 3, same for 20 and 100)`,
+        isBoard
+          ? `(a) p50 / (c) p50 ${(a.p50 / Math.max(c.p50, 1)).toFixed(2)}× (target ≤ 1.15)`
+          : `statements (a) ${a.statements}, (b) ${b.statements} (target ≤ 3, same for 20 and 100)`,
       ];
       report.push(`- ${s.name}: ${checks.join('; ')}`);
       if (s.limit) {
@@ -144,7 +189,9 @@ export const dealsLine: BenchLine = {
       }
     }
     // One line, in this exact form, so that runs compare at a glance (issue 14).
-    const summary = `list ratios: ${Object.entries(list).map(([name, byLimit]) => `${name} 20=${byLimit[20]} 100=${byLimit[100]}`).join('; ')}`;
+    const summary = `list ratios: ${Object.entries(list)
+      .map(([name, byLimit]) => `${name} 20=${byLimit[20]} 100=${byLimit[100]}`)
+      .join('; ')}`;
     return { report, summary: [summary] };
   },
 };

@@ -15,7 +15,11 @@ import type { BenchEnv, BenchLine } from './line.js';
 const SAMPLES = Number(process.env.BENCH_FAIRNESS_SAMPLES ?? 20);
 const LIMITER_PAIRS = 3_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const p99 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 99);
+const p99 = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    99,
+  );
 
 async function extractionRatio(env: BenchEnv) {
   const a = await env.organisation('Bench fairness A');
@@ -25,7 +29,11 @@ async function extractionRatio(env: BenchEnv) {
     form.set('name', name);
     form.set('file', new File([csv], `${name}.csv`));
     const started = performance.now();
-    const r = await fetch(`${env.serverUrl}/backend/knowledge`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const r = await fetch(`${env.serverUrl}/backend/knowledge`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     await r.arrayBuffer();
     if (r.status !== 201) throw new Error(`fairness bench: upload answered ${r.status}`);
     return performance.now() - started;
@@ -73,7 +81,10 @@ async function deliveryRatio(env: BenchEnv) {
   const hit = new Map<number, number>();
   const slow = await receiver(2_000, () => {});
   const fast = await receiver(0, (body) => hit.set(body.data.seq!, performance.now()));
-  for (const [org, url] of [[a, slow.url], [b, fast.url]] as const) {
+  for (const [org, url] of [
+    [a, slow.url],
+    [b, fast.url],
+  ] as const) {
     const r = await fetch(`${env.serverUrl}/backend/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
@@ -121,7 +132,9 @@ async function limiterCost(env: BenchEnv) {
   const unlimited = createApp({ ...env.config, rateLimitPerMinute: 0 }, env.db);
   const once = async (app: typeof limited) => {
     const started = performance.now();
-    const r = await app.fetch(new Request('http://bench.local/backend/pipeline/groups', { headers: { authorization: `Bearer ${key}` } }), { address: '127.0.0.1' });
+    const r = await app.fetch(new Request('http://bench.local/backend/pipeline/groups', { headers: { authorization: `Bearer ${key}` } }), {
+      address: '127.0.0.1',
+    });
     await r.arrayBuffer();
     return (performance.now() - started) * 1000;
   };
@@ -134,7 +147,11 @@ async function limiterCost(env: BenchEnv) {
     without.push(await once(unlimited));
   }
   limited.close();
-  const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
   return { with: median(with_), without: median(without) };
 }
 
@@ -159,7 +176,9 @@ export const fairnessLine: BenchLine = {
         `Rate limiter (in-process GET /backend/pipeline/groups, median of ${LIMITER_PAIRS.toLocaleString('en')} alternating pairs): ${limiter.without.toFixed(0)} µs without, ` +
           `${limiter.with.toFixed(0)} µs with: ${cost.toFixed(1)} µs per request (target ≤ 50)`,
       ],
-      summary: [`fairness: extraction ratio ${ratio(extraction)}, deliveries ratio ${ratio(deliveries)}, limiter ${cost.toFixed(1)} µs/request`],
+      summary: [
+        `fairness: extraction ratio ${ratio(extraction)}, deliveries ratio ${ratio(deliveries)}, limiter ${cost.toFixed(1)} µs/request`,
+      ],
     };
   },
 };

@@ -41,9 +41,24 @@ export const kanbanLine: BenchLine = {
     const json = { 'content-type': 'application/json' };
 
     const variants = [
-      { variant: '(b) GraphQL', url: `${env.serverUrl}/graphql`, opts: { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ query: kanbanQuery(pipelineId) }) }, count: () => totalStatements.count },
-      { variant: '(c) raw SQL', url: `${raw.url}/pipelines/${pipelineId}/kanban`, opts: { headers: auth }, count: () => raw.statements.count },
-      { variant: '(d) PostGraphile', url: `${postgraphile.url}/graphql`, opts: { method: 'POST', headers: json, body: postgraphile.boardBody(seeded.tenantId, pipelineId) }, count: () => postgraphile.statements.count },
+      {
+        variant: '(b) GraphQL',
+        url: `${env.serverUrl}/graphql`,
+        opts: { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ query: kanbanQuery(pipelineId) }) },
+        count: () => totalStatements.count,
+      },
+      {
+        variant: '(c) raw SQL',
+        url: `${raw.url}/pipelines/${pipelineId}/kanban`,
+        opts: { headers: auth },
+        count: () => raw.statements.count,
+      },
+      {
+        variant: '(d) PostGraphile',
+        url: `${postgraphile.url}/graphql`,
+        opts: { method: 'POST', headers: json, body: postgraphile.boardBody(seeded.tenantId, pipelineId) },
+        count: () => postgraphile.statements.count,
+      },
     ];
     const rows: { variant: string; r: LoadResult; statements: number }[] = [];
     try {
@@ -55,7 +70,8 @@ export const kanbanLine: BenchLine = {
         const res = await fetch(v.url, v.opts);
         const body = (await res.json()) as { errors?: unknown };
         statements.push(v.count() - before);
-        if (res.status !== 200 || body.errors) throw new Error(`kanban: ${v.variant} answered ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+        if (res.status !== 200 || body.errors)
+          throw new Error(`kanban: ${v.variant} answered ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
         answers.push(body);
       }
       const [funil, rawAnswer, pgl] = answers;
@@ -86,7 +102,10 @@ export const kanbanLine: BenchLine = {
       '',
       `| ${pad('variant', 16)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | ${pad('SQL/req', 7)} | errors |`,
       `| ${'-'.repeat(16)} | ${'-'.repeat(8)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ------ |`,
-      ...rows.map(({ variant, r, statements }) => `| ${pad(variant, 16)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(statements, 7)} | ${r.errors} |`),
+      ...rows.map(
+        ({ variant, r, statements }) =>
+          `| ${pad(variant, 16)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(statements, 7)} | ${r.errors} |`,
+      ),
       '',
       `- (b)/(d) throughput ${(b.rps / d.rps).toFixed(2)}× (target ≥ 1.3); (b)/(c) ${(b.rps / c.rps).toFixed(2)}×. PostGraphile checks no API key (one statement fewer).`,
     ];

@@ -45,7 +45,11 @@ const emitSql = (type: string, data: string, from: string) => `
   SELECT pg_notify('funil_jobs', $1::text) FROM j`;
 
 const LEAD_CREATED = emitSql('lead.created', LEAD_JSON, 'leads l WHERE l.tenant_id = $1 AND l.id = $2');
-const CONVERSATION_CREATED = emitSql('conversation.created', CONVERSATION_JSON, 'conversations c JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id WHERE c.tenant_id = $1 AND c.id = $2');
+const CONVERSATION_CREATED = emitSql(
+  'conversation.created',
+  CONVERSATION_JSON,
+  'conversations c JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id WHERE c.tenant_id = $1 AND c.id = $2',
+);
 const MESSAGE_RECEIVED = emitSql('message.received', MESSAGE_JSON, 'messages m WHERE m.tenant_id = $1 AND m.id = $2');
 
 const ANSWER_SQL = `
@@ -72,7 +76,8 @@ export async function startRawMessagingServer(connectionString: string, schema: 
   async function inbound(tenantId: string, channelId: string, body: Record<string, unknown> | null): Promise<[number, string]> {
     const phone = e164(body?.from);
     const content = body?.content;
-    if (!phone || typeof content !== 'string' || !content.trim()) return [400, '{"success":false,"error":{"code":"VALIDATION_ERROR","message":"Dados inválidos"}}'];
+    if (!phone || typeof content !== 'string' || !content.trim())
+      return [400, '{"success":false,"error":{"code":"VALIDATION_ERROR","message":"Dados inválidos"}}'];
     const client = await pool.connect();
     const q = (sql: string, params: unknown[]) => {
       statements.count++;
@@ -80,22 +85,36 @@ export async function startRawMessagingServer(connectionString: string, schema: 
     };
     try {
       await q('BEGIN', []);
-      const { rows: [channel] } = await q('SELECT id, department_id FROM channels WHERE tenant_id = $1 AND id = $2', [tenantId, channelId]);
+      const {
+        rows: [channel],
+      } = await q('SELECT id, department_id FROM channels WHERE tenant_id = $1 AND id = $2', [tenantId, channelId]);
       if (!channel) {
         await q('ROLLBACK', []);
         return [404, '{"success":false,"error":{"code":"NOT_FOUND","message":"Canal não encontrado(a)"}}'];
       }
-      let { rows: [lead] } = await q('INSERT INTO leads (tenant_id, name, phone) VALUES ($1, $2, $2) ON CONFLICT (tenant_id, phone) DO NOTHING RETURNING id', [tenantId, phone]);
+      let {
+        rows: [lead],
+      } = await q('INSERT INTO leads (tenant_id, name, phone) VALUES ($1, $2, $2) ON CONFLICT (tenant_id, phone) DO NOTHING RETURNING id', [
+        tenantId,
+        phone,
+      ]);
       if (lead) await q(LEAD_CREATED, [tenantId, lead.id]);
       else [lead] = (await q('SELECT id FROM leads WHERE tenant_id = $1 AND phone = $2', [tenantId, phone])).rows;
-      let { rows: [conversation] } = await q(
+      let {
+        rows: [conversation],
+      } = await q(
         `INSERT INTO conversations (tenant_id, lead_id, channel_id, department_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING RETURNING id`,
         [tenantId, lead.id, channel.id, channel.department_id],
       );
       if (conversation) await q(CONVERSATION_CREATED, [tenantId, conversation.id]);
-      else [conversation] = (await q(`SELECT id FROM conversations WHERE tenant_id = $1 AND lead_id = $2 AND status = 'active'`, [tenantId, lead.id])).rows;
-      const { rows: [message] } = await q(
+      else
+        [conversation] = (
+          await q(`SELECT id FROM conversations WHERE tenant_id = $1 AND lead_id = $2 AND status = 'active'`, [tenantId, lead.id])
+        ).rows;
+      const {
+        rows: [message],
+      } = await q(
         `INSERT INTO messages (tenant_id, conversation_id, lead_id, channel_id, role, type, content, status)
          VALUES ($1, $2, $3, $4, 'user', 'text', $5, 'received') RETURNING id, content, created_at`,
         [tenantId, conversation.id, lead.id, channel.id, content],
@@ -109,7 +128,9 @@ export async function startRawMessagingServer(connectionString: string, schema: 
         [tenantId, conversation.id, message.created_at, message.content],
       );
       await q(MESSAGE_RECEIVED, [tenantId, message.id]);
-      const { rows: [answer] } = await q(ANSWER_SQL, [tenantId, message.id]);
+      const {
+        rows: [answer],
+      } = await q(ANSWER_SQL, [tenantId, message.id]);
       await q('COMMIT', []);
       return [200, `{"success":true,"data":${answer.data}}`];
     } catch (e) {
@@ -130,7 +151,9 @@ export async function startRawMessagingServer(connectionString: string, schema: 
         const limit = Number.isInteger(rawLimit) && rawLimit >= 1 && rawLimit <= 100 ? rawLimit : 20;
         const rawOffset = Number(url.searchParams.get('offset') ?? 0);
         const offset = Number.isInteger(rawOffset) && rawOffset >= 0 ? rawOffset : 0;
-        const { rows: [r] } = await query(LIST_SQL, [tenantId, limit, offset]);
+        const {
+          rows: [r],
+        } = await query(LIST_SQL, [tenantId, limit, offset]);
         const pagination = { total: r.total, limit, offset, has_more: offset + limit < r.total, next_cursor: null };
         return send(res, 200, `{"success":true,"data":${r.data},"pagination":${JSON.stringify(pagination)}}`);
       }

@@ -24,16 +24,20 @@ export interface MessagingSeedOptions {
 export async function seedOrganisation(pool: pg.Pool, name: string): Promise<MessagingSeed> {
   const key = generateApiKey();
   const q = (sql: string, params: unknown[] = []) => pool.query(sql, params);
-  const { rows: [tenant] } = await q(`INSERT INTO tenants (name) VALUES ($1) RETURNING id`, [name]);
+  const {
+    rows: [tenant],
+  } = await q(`INSERT INTO tenants (name) VALUES ($1) RETURNING id`, [name]);
   const t = tenant.id as string;
-  const { rows: [user] } = await q(`INSERT INTO users (tenant_id, name, email, role) VALUES ($1, 'Owner', 'owner@bench.test', 'owner') RETURNING id`, [t]);
-  await q(`INSERT INTO api_keys (tenant_id, user_id, name, prefix, key_hash, permissions, last_used_at) VALUES ($1, $2, 'bench', $3, $4, '{}', now() + interval '1 day')`, [
-    t,
-    user.id,
-    key.slice(0, 10),
-    hashApiKey(key),
-  ]);
-  const { rows: [channel] } = await q(`INSERT INTO channels (tenant_id, name, provider) VALUES ($1, 'WhatsApp', 'test') RETURNING id`, [t]);
+  const {
+    rows: [user],
+  } = await q(`INSERT INTO users (tenant_id, name, email, role) VALUES ($1, 'Owner', 'owner@bench.test', 'owner') RETURNING id`, [t]);
+  await q(
+    `INSERT INTO api_keys (tenant_id, user_id, name, prefix, key_hash, permissions, last_used_at) VALUES ($1, $2, 'bench', $3, $4, '{}', now() + interval '1 day')`,
+    [t, user.id, key.slice(0, 10), hashApiKey(key)],
+  );
+  const {
+    rows: [channel],
+  } = await q(`INSERT INTO channels (tenant_id, name, provider) VALUES ($1, 'WhatsApp', 'test') RETURNING id`, [t]);
   return { tenantId: t, key, channelId: channel.id };
 }
 

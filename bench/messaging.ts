@@ -32,7 +32,12 @@ const tableRow = (row: Row, width: number) =>
   `| ${pad(row.scenario, width)} | ${pad(row.variant, 11)} | ${pad(row.r.rps.toFixed(1), 8)} | ${pad(row.r.p50, 7)} | ${pad(row.r.p99, 7)} | ${pad(row.statements, 9)} | ${row.r.errors} |`;
 
 /** Runs each variant `rounds` times, interleaved, after a warm-up; keeps the best run of each. */
-async function bestOf<V extends { variant: string }>(env: BenchEnv, variants: V[], run: (v: V, round: number) => Promise<LoadResult>, warmUp?: (v: V) => Promise<unknown>) {
+async function bestOf<V extends { variant: string }>(
+  env: BenchEnv,
+  variants: V[],
+  run: (v: V, round: number) => Promise<LoadResult>,
+  warmUp?: (v: V) => Promise<unknown>,
+) {
   if (warmUp) for (const v of variants) await warmUp(v);
   const best = new Map<string, LoadResult>();
   for (let round = 0; round < env.rounds; round++) {
@@ -64,8 +69,15 @@ export const conversationsLine: BenchLine = {
 
     const seedPool = new pg.Pool({ connectionString: env.dbUrl, max: 2, options: `-c search_path="${env.schema}"` });
     const t0 = Date.now();
-    const seeded = await seedConversations(seedPool, { conversations: CONVERSATIONS, messages: MESSAGES, longConversations: LONG_CONVERSATIONS, log: env.log });
-    const { rows: [longest] } = await seedPool.query(
+    const seeded = await seedConversations(seedPool, {
+      conversations: CONVERSATIONS,
+      messages: MESSAGES,
+      longConversations: LONG_CONVERSATIONS,
+      log: env.log,
+    });
+    const {
+      rows: [longest],
+    } = await seedPool.query(
       `SELECT count(*)::int AS n FROM messages WHERE tenant_id = $1 GROUP BY conversation_id ORDER BY count(*) DESC LIMIT 1`,
       [seeded.tenantId],
     );
@@ -142,7 +154,10 @@ export const inboundLine: BenchLine = {
     await seedPool.end();
     const raw = await startRawMessagingServer(env.dbUrl, env.schema, POOL);
     const headers = { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' };
-    const paths = { rest: `${env.serverUrl}/backend/channels/${seeded.channelId}/inbound`, raw: `${raw.url}/channels/${seeded.channelId}/inbound` };
+    const paths = {
+      rest: `${env.serverUrl}/backend/channels/${seeded.channelId}/inbound`,
+      raw: `${raw.url}/channels/${seeded.channelId}/inbound`,
+    };
     const body = (from: string) => JSON.stringify({ from, content: 'Olá, gostaria de saber o prazo de entrega do meu pedido.' });
     // Every load run takes its senders from a range of its own: 1 is the sequential probes, 2… the runs.
     const firstPhone = (range: number) => 5_511_900_000_000 + range * 10_000_000;
@@ -159,8 +174,14 @@ export const inboundLine: BenchLine = {
       };
       const appCount = () => totalStatements.count;
       const rawCount = () => raw.statements.count;
-      const [restNew, restKnown] = [await probe(paths.rest, `+${firstPhone(1)}`, appCount), await probe(paths.rest, `+${firstPhone(1)}`, appCount)];
-      const [rawNew, rawKnown] = [await probe(paths.raw, `+${firstPhone(1) + 1}`, rawCount), await probe(paths.raw, `+${firstPhone(1) + 1}`, rawCount)];
+      const [restNew, restKnown] = [
+        await probe(paths.rest, `+${firstPhone(1)}`, appCount),
+        await probe(paths.rest, `+${firstPhone(1)}`, appCount),
+      ];
+      const [rawNew, rawKnown] = [
+        await probe(paths.raw, `+${firstPhone(1) + 1}`, rawCount),
+        await probe(paths.raw, `+${firstPhone(1) + 1}`, rawCount),
+      ];
       env.log(`inbound: same JSON shape — raw ${isDeepStrictEqual(shapeOf(rawKnown.json), shapeOf(restKnown.json)) ? 'yes' : 'NO'}`);
 
       const variants = [
@@ -183,7 +204,8 @@ export const inboundLine: BenchLine = {
         (v) => load(v.url, INBOUND_REQUESTS),
         (v) => load(v.url, Math.min(500, INBOUND_REQUESTS)),
       );
-      for (const v of variants) rows.push({ scenario: 'inbound messages', variant: v.variant, r: best.get(v.variant)!, statements: v.statements });
+      for (const v of variants)
+        rows.push({ scenario: 'inbound messages', variant: v.variant, r: best.get(v.variant)!, statements: v.statements });
     } finally {
       await raw.close();
     }
@@ -200,7 +222,9 @@ export const inboundLine: BenchLine = {
     const ratio = (a.rps / c.rps).toFixed(2);
     return {
       report,
-      summary: [`inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${ratio}×; statements ${rows[0].statements} vs ${rows[1].statements}`],
+      summary: [
+        `inbound: (a) ${a.rps.toFixed(0)} msg/s, (c) ${c.rps.toFixed(0)} msg/s, (a)/(c) ${ratio}×; statements ${rows[0].statements} vs ${rows[1].statements}`,
+      ],
       ratios: { 'inbound/raw': a.rps / c.rps },
     };
   },

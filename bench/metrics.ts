@@ -43,10 +43,16 @@ export const metricsLine: BenchLine = {
       '',
       `| ${pad('metrics', 8)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | errors |`,
       `| ${'-'.repeat(8)} | ${'-'.repeat(8)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ------ |`,
-      ...(['off', 'on'] as const).map((s) => `| ${pad(s, 8)} | ${pad(best[s]!.rps.toFixed(1), 8)} | ${pad(best[s]!.p50, 7)} | ${pad(best[s]!.p99, 7)} | ${best[s]!.errors} |`),
+      ...(['off', 'on'] as const).map(
+        (s) =>
+          `| ${pad(s, 8)} | ${pad(best[s]!.rps.toFixed(1), 8)} | ${pad(best[s]!.p50, 7)} | ${pad(best[s]!.p99, 7)} | ${best[s]!.errors} |`,
+      ),
       '',
       `Cost per request: ${costUs.toFixed(1)} µs (1/on − 1/off; target ≤ 30 µs). The recording alone: ${observeUs.toFixed(2)} µs per request sample, ${countUs.toFixed(2)} µs per GraphQL operation count.`,
     ];
-    return { report, summary: [`metrics: ${costUs.toFixed(1)} µs per request (HTTP, on vs off), ${observeUs.toFixed(2)} µs recording alone`] };
+    return {
+      report,
+      summary: [`metrics: ${costUs.toFixed(1)} µs per request (HTTP, on vs off), ${observeUs.toFixed(2)} µs recording alone`],
+    };
   },
 };

@@ -80,7 +80,15 @@ export const pgliteLine: BenchLine = {
     const servers: { close(): Promise<void> }[] = [];
     const serve = async (dataDir: string, pgliteWorker: boolean) => {
       const db = await openDatabase({ pgliteDir: path.join(dataDir, 'db'), pgliteWorker });
-      const config = loadConfig({ ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', REQUIRE_HTTPS: 'false', NODE_ENV: 'production' });
+      const config = loadConfig({
+        ...process.env,
+        DATABASE_URL: '',
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        REQUIRE_HTTPS: 'false',
+        NODE_ENV: 'production',
+      });
       const server = await listen(createApp(config, db), config);
       servers.push({ close: async () => (await server.close(), await db.close()) });
       return server.url;
@@ -97,13 +105,19 @@ export const pgliteLine: BenchLine = {
       for (const v of variants) {
         const res = await fetch(v.url, { headers: { authorization: `Bearer ${v.key}` } });
         const body = (await res.json()) as { data?: unknown[] };
-        if (res.status !== 200 || body.data?.length !== 20) throw new Error(`pglite: ${v.name} answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        if (res.status !== 200 || body.data?.length !== 20)
+          throw new Error(`pglite: ${v.name} answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
       }
-      for (const v of variants) await autocannon(v.url, { headers: { authorization: `Bearer ${v.key}` }, connections: env.connections, duration: 2 });
+      for (const v of variants)
+        await autocannon(v.url, { headers: { authorization: `Bearer ${v.key}` }, connections: env.connections, duration: 2 });
       for (let round = 0; round < env.rounds; round++) {
         for (const v of variants) {
           const before = threadCpu();
-          const r = await autocannon(v.url, { headers: { authorization: `Bearer ${v.key}` }, connections: env.connections, duration: env.duration });
+          const r = await autocannon(v.url, {
+            headers: { authorization: `Bearer ${v.key}` },
+            connections: env.connections,
+            duration: env.duration,
+          });
           const cpu = cpuPerRequest(before, threadCpu(), r.requests);
           const prev = best.get(v.name);
           if (!prev || r.rps > prev.rps) best.set(v.name, { ...r, cpu });

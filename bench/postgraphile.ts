@@ -83,23 +83,60 @@ function toRestShape(json: unknown, limit: number): unknown {
     data: conn.nodes.map((d) => {
       const l = d.leadByTenantIdAndLeadId ?? {};
       return {
-        id: d.rowId, number: d.number, pipeline_id: d.pipelineId, stage_id: d.stageId, lead_id: d.leadId, owner_id: d.ownerId,
-        value: num(d.value), total: num(d.total), origin: d.origin, loss_reason: d.lossReason, note: d.note,
-        won_at: iso(d.wonAt), lost_at: iso(d.lostAt), stage_entered_at: iso(d.stageEnteredAt), created_at: iso(d.createdAt), updated_at: iso(d.updatedAt),
-        lead_name: l.name ?? null, lead_surname: l.surname ?? null, lead_company: l.company ?? null, lead_email: l.email ?? null,
-        lead_phone: l.phone ?? null, lead_avatar: l.avatarUrl ?? null, lead_status_id: l.statusId ?? null,
+        id: d.rowId,
+        number: d.number,
+        pipeline_id: d.pipelineId,
+        stage_id: d.stageId,
+        lead_id: d.leadId,
+        owner_id: d.ownerId,
+        value: num(d.value),
+        total: num(d.total),
+        origin: d.origin,
+        loss_reason: d.lossReason,
+        note: d.note,
+        won_at: iso(d.wonAt),
+        lost_at: iso(d.lostAt),
+        stage_entered_at: iso(d.stageEnteredAt),
+        created_at: iso(d.createdAt),
+        updated_at: iso(d.updatedAt),
+        lead_name: l.name ?? null,
+        lead_surname: l.surname ?? null,
+        lead_company: l.company ?? null,
+        lead_email: l.email ?? null,
+        lead_phone: l.phone ?? null,
+        lead_avatar: l.avatarUrl ?? null,
+        lead_status_id: l.statusId ?? null,
         products: d.dealProductsByTenantIdAndDealId.nodes.map((p: Row) => ({
-          id: p.rowId, product_id: p.productId, name: p.name, price: num(p.price), qty: p.qty, custom: p.custom, total: num(p.total),
+          id: p.rowId,
+          product_id: p.productId,
+          name: p.name,
+          price: num(p.price),
+          qty: p.qty,
+          custom: p.custom,
+          total: num(p.total),
         })),
         // PostGraphile cannot order a join table by the joined tag's name: ordered here, by name then id.
         tags: d.dealTagsByTenantIdAndDealId.nodes
-          .map(({ tagByTenantIdAndTagId: t }: Row) => ({ id: t.rowId, name: t.name, color: t.color, created_at: iso(t.createdAt), updated_at: iso(t.updatedAt) }))
+          .map(({ tagByTenantIdAndTagId: t }: Row) => ({
+            id: t.rowId,
+            name: t.name,
+            color: t.color,
+            created_at: iso(t.createdAt),
+            updated_at: iso(t.updatedAt),
+          }))
           .sort((a: Row, b: Row) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1)),
         pending_todos: d.pendingTodos,
         overdue_todos: d.overdueTodos,
       };
     }),
-    pagination: { current_page: 1, total_pages: pages, total_count: conn.totalCount, has_next: 1 < pages, has_prev: false, next_cursor: null },
+    pagination: {
+      current_page: 1,
+      total_pages: pages,
+      total_count: conn.totalCount,
+      has_next: 1 < pages,
+      has_prev: false,
+      next_cursor: null,
+    },
   };
 }
 
@@ -128,7 +165,11 @@ function boardToFunilShape(json: unknown): unknown {
               name: s.name,
               deals: {
                 totalCount: deals.totalCount,
-                nodes: deals.nodes.map((d: Row) => ({ number: d.number, total: num(d.total), lead: { name: d.leadByTenantIdAndLeadId.name, company: d.leadByTenantIdAndLeadId.company } })),
+                nodes: deals.nodes.map((d: Row) => ({
+                  number: d.number,
+                  total: num(d.total),
+                  lead: { name: d.leadByTenantIdAndLeadId.name, company: d.leadByTenantIdAndLeadId.company },
+                })),
                 pageInfo: { endCursor: deals.pageInfo.endCursor, hasNextPage: deals.pageInfo.hasNextPage },
               },
             },

@@ -17,7 +17,10 @@ export const ts = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T
 export const UNAUTHORIZED = '{"success":false,"error":{"code":"UNAUTHORIZED","message":"Chave de API inválida"}}';
 
 /** The organisation of a live API key in an `Authorization: Bearer` header, by the same lookup as the app (one statement), or null. */
-export async function tenantOfKey(query: (sql: string, params: unknown[]) => Promise<pg.QueryResult>, authorization: string | undefined): Promise<string | null> {
+export async function tenantOfKey(
+  query: (sql: string, params: unknown[]) => Promise<pg.QueryResult>,
+  authorization: string | undefined,
+): Promise<string | null> {
   const token = /^Bearer\s+(\S+)$/.exec(authorization ?? '')?.[1];
   if (!token) return null;
   const { rows } = await query(
@@ -116,7 +119,9 @@ export function knowledgeTsquery(q: string, first: number): { tsq: string; param
   const parts: string[] = [];
   if (words.length) {
     const w = param(words.join(' '));
-    parts.push(`(websearch_to_tsquery('knowledge_simple', ${w}) || websearch_to_tsquery('knowledge_portuguese', ${w}) || websearch_to_tsquery('knowledge_english', ${w}))`);
+    parts.push(
+      `(websearch_to_tsquery('knowledge_simple', ${w}) || websearch_to_tsquery('knowledge_portuguese', ${w}) || websearch_to_tsquery('knowledge_english', ${w}))`,
+    );
   }
   for (const p of prefixes) parts.push(`to_tsquery('knowledge_simple', ${param(`${p}:*`)})`);
   return { tsq: parts.join(' && '), params };
@@ -193,7 +198,9 @@ export async function startRawServer(connectionString: string, schema: string, p
         }
         if (!/[\p{L}\p{N}]/u.test(q)) return send(res, 200, '[]');
         const search = searchSql(q, assistantId !== null);
-        const { rows: [r] } = await query(search.sql, [tenantId, limit, ...(assistantId ? [assistantId] : []), ...search.params]);
+        const {
+          rows: [r],
+        } = await query(search.sql, [tenantId, limit, ...(assistantId ? [assistantId] : []), ...search.params]);
         if (!r.assistant_found) return send(res, 404, '{"code":"ERR_NOT_FOUND","message":"Assistente não encontrado(a)"}');
         return send(res, 200, r.hits);
       }
@@ -210,7 +217,9 @@ export async function startRawServer(connectionString: string, schema: string, p
         const limit = Number.isInteger(rawLimit) && rawLimit >= 1 && rawLimit <= 100 ? rawLimit : 20;
         const rawPage = Number(url.searchParams.get('page') ?? 1);
         const page = Number.isInteger(rawPage) && rawPage >= 1 ? rawPage : 1;
-        const { rows: [r] } = await query(LIST_SQL, [tenantId, pipelineId, limit, (page - 1) * limit]);
+        const {
+          rows: [r],
+        } = await query(LIST_SQL, [tenantId, pipelineId, limit, (page - 1) * limit]);
         const total = r.total_count as number;
         const pages = Math.ceil(total / limit);
         return send(
@@ -229,7 +238,11 @@ export async function startRawServer(connectionString: string, schema: string, p
         cents += BigInt(whole) * 100n + BigInt((frac + '00').slice(0, 2));
         return `{"stage":${s.stage},"deal_count":${s.deal_count},"total":${s.total},"avg_days_in_stage":${JSON.stringify(s.avg_days_in_stage)}}`;
       });
-      return send(res, 200, `{"pipeline":${pipeline.rows[0].pipeline},"stages":[${stages.join(',')}],"total_deals":${deals},"total_amount":${Number(cents) / 100}}`);
+      return send(
+        res,
+        200,
+        `{"pipeline":${pipeline.rows[0].pipeline},"stages":[${stages.join(',')}],"total_deals":${deals},"total_amount":${Number(cents) / 100}}`,
+      );
     } catch (e) {
       send(res, 500, JSON.stringify({ code: 'ERR_INTERNAL', message: String(e) }));
     }

@@ -52,7 +52,9 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./fairness.js')).fairnessLine,
     (await import('./sync.js')).syncLine,
   ];
-  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!only) return all;
   const unknown = only.filter((n) => !all.some((l) => l.name === n));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown line(s) ${unknown.join(', ')}; lines: ${all.map((l) => l.name).join(', ')}`);
@@ -63,7 +65,9 @@ async function dropSchema() {
   const admin = new pg.Client({ connectionString: DB_URL });
   await admin.connect();
   await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  const { rows: [{ server_version: version }] } = await admin.query('SHOW server_version');
+  const {
+    rows: [{ server_version: version }],
+  } = await admin.query('SHOW server_version');
   await admin.end();
   return version as string;
 }
@@ -137,7 +141,12 @@ async function main() {
     if (!process.env.BENCH_KEEP) await dropSchema();
   }
 
-  console.log(`\nFunil benchmark — ${machine}, PostgreSQL ${version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nFunil benchmark — ${machine}, PostgreSQL ${version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   for (const r of results) console.log(`\n${r.report.join('\n')}`);
   log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const summaries = results.flatMap((r) => r.summary);

@@ -11,8 +11,45 @@ export interface Seeded {
   boardPipelineId: string;
 }
 
-const FIRST = ['Ana', 'Bruno', 'Carla', 'Diego', 'Eduarda', 'Felipe', 'Gabriela', 'Henrique', 'Isabela', 'João', 'Karina', 'Lucas', 'Mariana', 'Nicolas', 'Olívia', 'Pedro', 'Rafaela', 'Samuel', 'Tatiana', 'Vitor'];
-const LAST = ['Silva', 'Santos', 'Oliveira', 'Souza', 'Rodrigues', 'Ferreira', 'Alves', 'Pereira', 'Lima', 'Gomes', 'Costa', 'Ribeiro', 'Martins', 'Carvalho', 'Almeida'];
+const FIRST = [
+  'Ana',
+  'Bruno',
+  'Carla',
+  'Diego',
+  'Eduarda',
+  'Felipe',
+  'Gabriela',
+  'Henrique',
+  'Isabela',
+  'João',
+  'Karina',
+  'Lucas',
+  'Mariana',
+  'Nicolas',
+  'Olívia',
+  'Pedro',
+  'Rafaela',
+  'Samuel',
+  'Tatiana',
+  'Vitor',
+];
+const LAST = [
+  'Silva',
+  'Santos',
+  'Oliveira',
+  'Souza',
+  'Rodrigues',
+  'Ferreira',
+  'Alves',
+  'Pereira',
+  'Lima',
+  'Gomes',
+  'Costa',
+  'Ribeiro',
+  'Martins',
+  'Carvalho',
+  'Almeida',
+];
 const COMPANY = ['Tech', 'Comércio', 'Logística', 'Consultoria', 'Alimentos', 'Saúde', 'Educação', 'Engenharia', 'Varejo', 'Serviços'];
 
 const arr = (xs: string[]) => `ARRAY[${xs.map((x) => `'${x}'`).join(',')}]`;
@@ -22,22 +59,31 @@ export interface SeedTarget {
   query(sql: string, params?: unknown[]): Promise<{ rows: any[] }>;
 }
 
-export async function seed(pool: SeedTarget, opts: { leads: number; listDeals: number; boardDeals: number; log: (s: string) => void }): Promise<Seeded> {
+export async function seed(
+  pool: SeedTarget,
+  opts: { leads: number; listDeals: number; boardDeals: number; log: (s: string) => void },
+): Promise<Seeded> {
   const key = generateApiKey();
   const q = (sql: string, params: unknown[] = []) => pool.query(sql, params);
-  const { rows: [tenant] } = await q(`INSERT INTO tenants (name) VALUES ('Bench') RETURNING id`);
+  const {
+    rows: [tenant],
+  } = await q(`INSERT INTO tenants (name) VALUES ('Bench') RETURNING id`);
   const t = tenant.id as string;
-  const { rows: [user] } = await q(`INSERT INTO users (tenant_id, name, email, role) VALUES ($1, 'Owner', 'owner@bench.test', 'owner') RETURNING id`, [t]);
-  await q(`INSERT INTO api_keys (tenant_id, user_id, name, prefix, key_hash, permissions, last_used_at) VALUES ($1, $2, 'bench', $3, $4, '{}', now() + interval '1 day')`, [
-    t,
-    user.id,
-    key.slice(0, 10),
-    hashApiKey(key),
-  ]);
-  const { rows: [group] } = await q(`INSERT INTO pipeline_groups (tenant_id, name, position) VALUES ($1, 'Comercial', 0) RETURNING id`, [t]);
+  const {
+    rows: [user],
+  } = await q(`INSERT INTO users (tenant_id, name, email, role) VALUES ($1, 'Owner', 'owner@bench.test', 'owner') RETURNING id`, [t]);
+  await q(
+    `INSERT INTO api_keys (tenant_id, user_id, name, prefix, key_hash, permissions, last_used_at) VALUES ($1, $2, 'bench', $3, $4, '{}', now() + interval '1 day')`,
+    [t, user.id, key.slice(0, 10), hashApiKey(key)],
+  );
+  const {
+    rows: [group],
+  } = await q(`INSERT INTO pipeline_groups (tenant_id, name, position) VALUES ($1, 'Comercial', 0) RETURNING id`, [t]);
   const pipelines: string[] = [];
   for (const [i, name] of ['Vendas (lista)', 'Vendas (board)'].entries()) {
-    const { rows: [p] } = await q(
+    const {
+      rows: [p],
+    } = await q(
       `INSERT INTO pipelines (tenant_id, group_id, name, position, loss_reasons) VALUES ($1, $2, $3, $4, ARRAY['Preço','Concorrência','Sem resposta','Sem orçamento','Timing']) RETURNING id`,
       [t, group.id, name, i],
     );
@@ -57,7 +103,10 @@ export async function seed(pool: SeedTarget, opts: { leads: number; listDeals: n
      FROM generate_series(1, $2::int) AS i`,
     [t, opts.leads],
   );
-  await q(`INSERT INTO products (tenant_id, name, price) SELECT $1, 'Produto ' || i, round((10 + random() * 4990)::numeric, 2) FROM generate_series(1, 200) AS i`, [t]);
+  await q(
+    `INSERT INTO products (tenant_id, name, price) SELECT $1, 'Produto ' || i, round((10 + random() * 4990)::numeric, 2) FROM generate_series(1, 200) AS i`,
+    [t],
+  );
   await q(`INSERT INTO tags (tenant_id, name, color) SELECT $1, 'tag-' || i, '#22c55e' FROM generate_series(1, 20) AS i`, [t]);
 
   // Deals: stage chosen by i, created_at spread over two years, won/lost dates on those stages; each
@@ -115,6 +164,7 @@ export async function seed(pool: SeedTarget, opts: { leads: number; listDeals: n
   }
   await q(`UPDATE tenants SET deal_number_seq = $2 WHERE id = $1`, [t, opts.listDeals + opts.boardDeals]);
   opts.log('seed: VACUUM ANALYZE');
-  for (const table of ['leads', 'deals', 'deal_products', 'deal_tags', 'activities', 'stages', 'pipelines', 'tags', 'products']) await q(`VACUUM ANALYZE ${table}`);
+  for (const table of ['leads', 'deals', 'deal_products', 'deal_tags', 'activities', 'stages', 'pipelines', 'tags', 'products'])
+    await q(`VACUUM ANALYZE ${table}`);
   return { tenantId: t, key, listPipelineId: pipelines[0], boardPipelineId: pipelines[1] };
 }

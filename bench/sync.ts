@@ -29,19 +29,36 @@ export const syncLine: BenchLine = {
 
     // A cursor from the middle of each list: the page a sync reads once it has caught up halfway.
     const middle = async (path: string, table: string, where: string, params: unknown[]) => {
-      const { rows } = await pool.query(`SELECT updated_at FROM ${table} WHERE ${where} ORDER BY updated_at, id OFFSET (SELECT count(*) / 2 FROM ${table} WHERE ${where}) LIMIT 1`, params);
+      const { rows } = await pool.query(
+        `SELECT updated_at FROM ${table} WHERE ${where} ORDER BY updated_at, id OFFSET (SELECT count(*) / 2 FROM ${table} WHERE ${where}) LIMIT 1`,
+        params,
+      );
       const since = (rows[0].updated_at as Date).toISOString();
-      const r = await fetch(`${env.serverUrl}${path}${path.includes('?') ? '&' : '?'}updated_since=${since}&limit=${LIMIT}`, { headers: auth });
+      const r = await fetch(`${env.serverUrl}${path}${path.includes('?') ? '&' : '?'}updated_since=${since}&limit=${LIMIT}`, {
+        headers: auth,
+      });
       const body = (await r.json()) as { pagination?: { next_cursor: string | null } };
-      if (r.status !== 200 || !body.pagination?.next_cursor) throw new Error(`sync: ${path} answered ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+      if (r.status !== 200 || !body.pagination?.next_cursor)
+        throw new Error(`sync: ${path} answered ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
       return { since, cursor: body.pagination.next_cursor };
     };
     const leads = await middle('/backend/leads', 'leads', 'tenant_id = $1', [seeded.tenantId]);
-    const deals = await middle(`/backend/pipelines/${seeded.listPipelineId}/deals`, 'deals', 'tenant_id = $1 AND pipeline_id = $2', [seeded.tenantId, seeded.listPipelineId]);
+    const deals = await middle(`/backend/pipelines/${seeded.listPipelineId}/deals`, 'deals', 'tenant_id = $1 AND pipeline_id = $2', [
+      seeded.tenantId,
+      seeded.listPipelineId,
+    ]);
 
     const plan = async (table: string, where: string, params: unknown[], since: string) => {
-      const { rows } = await pool.query(`EXPLAIN SELECT * FROM ${table} WHERE ${where} AND updated_at > $${params.length + 1} AND updated_at < now() ORDER BY updated_at, id LIMIT ${LIMIT + 1}`, [...params, since]);
-      return rows.map((r: Record<string, string>) => r['QUERY PLAN']).find((l: string) => /Scan/.test(l))?.trim() ?? '?';
+      const { rows } = await pool.query(
+        `EXPLAIN SELECT * FROM ${table} WHERE ${where} AND updated_at > $${params.length + 1} AND updated_at < now() ORDER BY updated_at, id LIMIT ${LIMIT + 1}`,
+        [...params, since],
+      );
+      return (
+        rows
+          .map((r: Record<string, string>) => r['QUERY PLAN'])
+          .find((l: string) => /Scan/.test(l))
+          ?.trim() ?? '?'
+      );
     };
     const plans = [
       `leads sync read: ${await plan('leads', 'tenant_id = $1', [seeded.tenantId], leads.since)}`,
@@ -83,7 +100,10 @@ export const syncLine: BenchLine = {
         '',
         `| ${pad('scenario', 22)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | ${pad('SQL/req', 7)} | errors |`,
         `| ${'-'.repeat(22)} | ${'-'.repeat(8)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ${'-'.repeat(7)} | ------ |`,
-        ...rows.map(({ name, r }) => `| ${pad(name, 22)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(r.statements, 7)} | ${r.errors} |`),
+        ...rows.map(
+          ({ name, r }) =>
+            `| ${pad(name, 22)} | ${pad(r.rps.toFixed(1), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad(r.statements, 7)} | ${r.errors} |`,
+        ),
         '',
         ...plans,
       ],

@@ -40,7 +40,9 @@ function multipartBody(dir: string, size: number): { file: string; contentType: 
   fs.writeFileSync(
     file,
     Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
       randomBytes(size),
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]),
@@ -79,7 +81,10 @@ async function startBaseline(store: BaselineStore, served: Buffer): Promise<{ ur
       return;
     }
     res.writeHead(200, { 'content-type': 'image/png', 'content-length': served.byteLength, 'cache-control': 'public, max-age=86400' });
-    read().then((stream) => stream.pipe(res), () => res.destroy());
+    read().then(
+      (stream) => stream.pipe(res),
+      () => res.destroy(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -123,11 +128,19 @@ export async function benchUploads(opts: {
   try {
     // The 100 KB file the proxy serves, uploaded through the app and written for the baseline.
     const proxied = multipartBody(dir, 100 * 1024);
-    const created = await fetch(`${opts.appUrl}/backend/uploads`, { method: 'POST', headers: { ...auth, 'content-type': proxied.contentType }, body: fs.readFileSync(proxied.file) });
+    const created = await fetch(`${opts.appUrl}/backend/uploads`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': proxied.contentType },
+      body: fs.readFileSync(proxied.file),
+    });
     if (created.status !== 200) throw new Error(`upload for the proxy failed: ${created.status} ${await created.text()}`);
     const proxiedUpload = (await created.json()) as { id: string; file_url: string };
     // ASSOCIATED: the cleanups between runs keep it.
-    await fetch(`${opts.appUrl}/backend/uploads/${proxiedUpload.id}/status`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: '{"status":"ASSOCIATED"}' });
+    await fetch(`${opts.appUrl}/backend/uploads/${proxiedUpload.id}/status`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"status":"ASSOCIATED"}',
+    });
     const proxyPath = new URL(proxiedUpload.file_url).pathname;
     const baseline = await startBaseline(opts.baseline ?? diskBaseline(dir), randomBytes(100 * 1024));
 
@@ -137,20 +150,38 @@ export async function benchUploads(opts: {
     ] as const) {
       const body = multipartBody(dir, size);
       const upload = { method: 'POST', headers: { 'content-type': body.contentType }, bodyFile: body.file, amount, connections };
-      const funil = await profiled(`${label}funil-upload-${size / MB}MB`, () => autocannon(`${opts.appUrl}/backend/uploads`, { ...upload, headers: { ...upload.headers, ...auth } }));
+      const funil = await profiled(`${label}funil-upload-${size / MB}MB`, () =>
+        autocannon(`${opts.appUrl}/backend/uploads`, { ...upload, headers: { ...upload.headers, ...auth } }),
+      );
       await expectStoredSizes(opts, size, proxiedUpload.id);
       await opts.cleanup();
       const plain = await profiled(`${label}node-upload-${size / MB}MB`, () => autocannon(`${baseline.url}/upload`, upload));
       for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
       const mbps = (r: LoadResult) => (r.requests * size) / MB / r.seconds;
-      rows.push({ measure: `${label}upload ${size / MB} MB (${amount} requests)`, unit: 'MB/s', funil: mbps(funil), baseline: mbps(plain), errors: funil.errors + plain.errors });
+      rows.push({
+        measure: `${label}upload ${size / MB} MB (${amount} requests)`,
+        unit: 'MB/s',
+        funil: mbps(funil),
+        baseline: mbps(plain),
+        errors: funil.errors + plain.errors,
+      });
       opts.log(`uploads: ${label}${size / MB} MB done`);
     }
 
     const duration = opts.duration ?? 5;
-    const funil = await profiled(`${label}funil-proxy`, () => autocannon(`${opts.appUrl}${proxyPath}`, { method: 'GET', headers: {}, duration, connections: 10 }));
-    const plain = await profiled(`${label}node-proxy`, () => autocannon(`${baseline.url}/file`, { method: 'GET', headers: {}, duration, connections: 10 }));
-    rows.push({ measure: `${label}proxy 100 KB file`, unit: 'req/s', funil: funil.requests / funil.seconds, baseline: plain.requests / plain.seconds, errors: funil.errors + plain.errors });
+    const funil = await profiled(`${label}funil-proxy`, () =>
+      autocannon(`${opts.appUrl}${proxyPath}`, { method: 'GET', headers: {}, duration, connections: 10 }),
+    );
+    const plain = await profiled(`${label}node-proxy`, () =>
+      autocannon(`${baseline.url}/file`, { method: 'GET', headers: {}, duration, connections: 10 }),
+    );
+    rows.push({
+      measure: `${label}proxy 100 KB file`,
+      unit: 'req/s',
+      funil: funil.requests / funil.seconds,
+      baseline: plain.requests / plain.seconds,
+      errors: funil.errors + plain.errors,
+    });
     opts.log(`uploads: ${label}proxy done`);
     await baseline.close();
     await opts.cleanup();
@@ -176,7 +207,10 @@ async function benchS3Uploads(env: BenchEnv): Promise<UploadBenchRow[]> {
   const server = await listen(app, config);
   const Bucket = s3.bucket;
   const baseline: BaselineStore = {
-    write: (body, name) => new Upload({ client: s3.client, params: { Bucket, Key: name, Body: body }, partSize: 5 * MB, queueSize: 1 }).done().then(() => undefined),
+    write: (body, name) =>
+      new Upload({ client: s3.client, params: { Bucket, Key: name, Body: body }, partSize: 5 * MB, queueSize: 1 })
+        .done()
+        .then(() => undefined),
     async serve(bytes) {
       await new Upload({ client: s3.client, params: { Bucket, Key: 'served', Body: bytes } }).done();
       return async () => (await s3.client.send(new GetObjectCommand({ Bucket, Key: 'served' }))).Body as NodeJS.ReadableStream;
@@ -202,7 +236,10 @@ function uploadReport(rows: UploadBenchRow[]): string[] {
   return [
     `| ${pad('uploads', 30)} | ${pad('Funil', 10)} | ${pad('baseline', 10)} | ratio | errors |`,
     `| ${'-'.repeat(30)} | ${'-'.repeat(10)} | ${'-'.repeat(10)} | ----- | ------ |`,
-    ...rows.map((r) => `| ${pad(r.measure, 30)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`),
+    ...rows.map(
+      (r) =>
+        `| ${pad(r.measure, 30)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`,
+    ),
   ];
 }
 
@@ -235,7 +272,11 @@ export const uploadsLine: BenchLine = {
       const r = rows.find((row) => measure.test(row.measure));
       return r && r.funil / r.baseline;
     };
-    const ratios = { 'uploads/node 1MB': ratio(/^upload 1 MB/), 'uploads/node 10MB': ratio(/^upload 10 MB/), 'proxy/node': ratio(/^proxy /) };
+    const ratios = {
+      'uploads/node 1MB': ratio(/^upload 1 MB/),
+      'uploads/node 10MB': ratio(/^upload 10 MB/),
+      'proxy/node': ratio(/^proxy /),
+    };
     const summary = [`uploads ratios: ${uploadRatios(rows)}`];
     if (process.env.BENCH_S3 !== '0') {
       rows.push(...(await benchS3Uploads(env)));

@@ -71,10 +71,21 @@ export function startRawDelivery(db: Pick<Database, 'sql'>): { stop(): Promise<v
         await idle();
         continue;
       }
-      const targets = await db.sql.query<{ url: string; secret: string; type: string; data: unknown; created_at: Date; webhook_id: string; event_id: string; tenant_id: string }>(
-        TARGETS,
-        [jobs.map((j) => j.id), jobs.map((j) => j.payload.tenant_id), jobs.map((j) => j.payload.webhook_id), jobs.map((j) => j.payload.event_id)],
-      );
+      const targets = await db.sql.query<{
+        url: string;
+        secret: string;
+        type: string;
+        data: unknown;
+        created_at: Date;
+        webhook_id: string;
+        event_id: string;
+        tenant_id: string;
+      }>(TARGETS, [
+        jobs.map((j) => j.id),
+        jobs.map((j) => j.payload.tenant_id),
+        jobs.map((j) => j.payload.webhook_id),
+        jobs.map((j) => j.payload.event_id),
+      ]);
       const sent: { target: (typeof targets)[number]; status: number; ms: number }[] = [];
       for (const target of targets) {
         const started = performance.now();
@@ -85,7 +96,12 @@ export function startRawDelivery(db: Pick<Database, 'sql'>): { stop(): Promise<v
         const response = await poolOf(url.origin).request({
           path: url.pathname + url.search,
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'webhook-id': msgId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader([target.secret], msgId, timestamp, body) },
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': msgId,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signatureHeader([target.secret], msgId, timestamp, body),
+          },
           body,
         });
         await response.body.dump();

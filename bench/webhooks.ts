@@ -77,7 +77,9 @@ export const webhooksLine: BenchLine = {
     const { TenantClients } = await import('../src/db/tenant-scope.js');
     const { emit } = await import('../src/events/emit.js');
     const { startJobRunner } = await import('../src/workers.js');
-    env.log(`webhooks: burst of ${EVENTS} events (${PRODUCERS} producers), steady ${RATES.join(' and ')}/s for ${STEADY_SECONDS} s; Funil and the raw loop`);
+    env.log(
+      `webhooks: burst of ${EVENTS} events (${PRODUCERS} producers), steady ${RATES.join(' and ')}/s for ${STEADY_SECONDS} s; Funil and the raw loop`,
+    );
 
     const receiver = await startReceiver();
     const { tenantId, key } = await env.organisation('Bench webhooks');
@@ -112,7 +114,8 @@ export const webhooksLine: BenchLine = {
       return { seqs, committed, seconds: (performance.now() - t0) / 1000 };
     };
 
-    const start = (consumer: Consumer) => (consumer === 'funil' ? startJobRunner(env.db, env.config) : Promise.resolve(startRawDelivery(env.db)));
+    const start = (consumer: Consumer) =>
+      consumer === 'funil' ? startJobRunner(env.db, env.config) : Promise.resolve(startRawDelivery(env.db));
     /** Backlog: the events are committed first, then the consumer starts (throughput from its start). */
     const measure = async (consumer: Consumer, count: number, options: { rate?: number; backlog?: boolean } = {}): Promise<Run> => {
       const early = options.backlog ? undefined : await start(consumer);
@@ -144,10 +147,14 @@ export const webhooksLine: BenchLine = {
       for (const consumer of ['raw', 'funil'] as const) {
         const run = await measure(consumer, EVENTS);
         bursts[consumer].push(run);
-        env.log(`webhooks burst ${consumer}: ${run.eventsPerSecond.toFixed(0)} events/s (committed at ${run.offered.toFixed(0)}/s), delay p50 ${run.p50} ms, p99 ${run.p99} ms${run.missing ? `, ${run.missing} missing` : ''}`);
+        env.log(
+          `webhooks burst ${consumer}: ${run.eventsPerSecond.toFixed(0)} events/s (committed at ${run.offered.toFixed(0)}/s), delay p50 ${run.p50} ms, p99 ${run.p99} ms${run.missing ? `, ${run.missing} missing` : ''}`,
+        );
         const backlog = await measure(consumer, EVENTS, { backlog: true });
         backlogs[consumer].push(backlog);
-        env.log(`webhooks backlog ${consumer}: ${backlog.eventsPerSecond.toFixed(0)} events/s${backlog.missing ? `, ${backlog.missing} missing` : ''}`);
+        env.log(
+          `webhooks backlog ${consumer}: ${backlog.eventsPerSecond.toFixed(0)} events/s${backlog.missing ? `, ${backlog.missing} missing` : ''}`,
+        );
       }
     }
     const best = (runs: Run[]) => runs.reduce((a, b) => (b.eventsPerSecond > a.eventsPerSecond ? b : a));
@@ -158,7 +165,9 @@ export const webhooksLine: BenchLine = {
       for (const consumer of ['raw', 'funil'] as const) {
         const run = await measure(consumer, rate * STEADY_SECONDS, { rate });
         steady.push({ consumer, rate, run });
-        env.log(`webhooks ${rate}/s ${consumer}: offered ${run.offered.toFixed(0)}/s, delay p50 ${run.p50} ms, p99 ${run.p99} ms${run.missing ? `, ${run.missing} missing` : ''}`);
+        env.log(
+          `webhooks ${rate}/s ${consumer}: offered ${run.offered.toFixed(0)}/s, delay p50 ${run.p50} ms, p99 ${run.p99} ms${run.missing ? `, ${run.missing} missing` : ''}`,
+        );
       }
     }
     await receiver.close();

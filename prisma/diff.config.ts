@@ -17,7 +17,8 @@ async function memoryDatabase() {
   adapter.executeScript = async (script: string) => void (await lite.exec(script));
   // The engine replays each migration as one raw statement: a script of several runs through exec.
   const executeRaw = adapter.executeRaw.bind(adapter);
-  adapter.executeRaw = async (query) => (query.args.length === 0 && query.sql.includes(';') ? (await lite.exec(query.sql), 0) : executeRaw(query));
+  adapter.executeRaw = async (query) =>
+    query.args.length === 0 && query.sql.includes(';') ? (await lite.exec(query.sql), 0) : executeRaw(query);
   return adapter;
 }
 
@@ -27,6 +28,11 @@ export default defineConfig({
   engine: 'js',
   experimental: { adapter: true },
   async adapter() {
-    return { provider: 'postgres', adapterName: '@prisma/adapter-pglite', connect: memoryDatabase, connectToShadowDb: memoryDatabase } as never;
+    return {
+      provider: 'postgres',
+      adapterName: '@prisma/adapter-pglite',
+      connect: memoryDatabase,
+      connectToShadowDb: memoryDatabase,
+    } as never;
   },
 });

@@ -38,7 +38,12 @@ import { createStorage } from './storage/create.js';
 async function withBoundedBody(request: Request, RequestClass: typeof Request): Promise<Request> {
   if (!request.body) return request;
   const body = await readLimitedBody(request);
-  return new RequestClass(request.url, { method: request.method, headers: request.headers, body: Buffer.from(body), signal: request.signal });
+  return new RequestClass(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: Buffer.from(body),
+    signal: request.signal,
+  });
 }
 
 /** What the server knows of a request beyond the request itself. */
@@ -100,7 +105,8 @@ export function createApp(config: Config, db: Database): App {
       const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
       if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
       try {
-        const login = () => authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
+        const login = () =>
+          authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
         const viewer = await authenticateWithin(limits, (facts.limits ??= {}), login);
         noteViewer(facts, viewer);
         const key = request.method === 'POST' && viewer.kind === 'user' ? idempotencyKeyOf(request) : null;

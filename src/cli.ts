@@ -36,9 +36,14 @@ async function main() {
     args: rest,
     allowPositionals: true,
     options: {
-      name: { type: 'string' }, 'owner-name': { type: 'string' }, 'owner-email': { type: 'string' },
-      tenant: { type: 'string' }, user: { type: 'string' }, permissions: { type: 'string' },
-      'expires-at': { type: 'string' }, id: { type: 'string' },
+      name: { type: 'string' },
+      'owner-name': { type: 'string' },
+      'owner-email': { type: 'string' },
+      tenant: { type: 'string' },
+      user: { type: 'string' },
+      permissions: { type: 'string' },
+      'expires-at': { type: 'string' },
+      id: { type: 'string' },
     },
   });
   if (!command || command === 'help' || command === '--help') {
@@ -54,7 +59,11 @@ async function main() {
   const config = loadConfig();
   if (command === 'backup' || command === 'restore') return backupOrRestore(command, positionals, config);
   if (positionals.length) throw new Error(`Unexpected argument "${positionals[0]}"\n\n${USAGE}`);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db'), migrate: config.migrateOnStart });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: path.join(config.dataDir, 'db'),
+    migrate: config.migrateOnStart,
+  });
   const { prisma } = db;
   const need = (name: keyof typeof values) => {
     const v = values[name];
@@ -70,7 +79,13 @@ async function main() {
   const tenants = new TenantClients(prisma);
   const storage = createStorage(config);
   const operatorIn = (tenantId: string): Context => ({
-    viewer: { kind: 'admin', tenantId }, db: tenants.for(tenantId), prisma, config, storage, requestId: 'cli', perRequest: new Map(),
+    viewer: { kind: 'admin', tenantId },
+    db: tenants.for(tenantId),
+    prisma,
+    config,
+    storage,
+    requestId: 'cli',
+    perRequest: new Map(),
   });
   /** The organisation of a key, for the commands that name only the key. */
   const keyTenant = async (id: string) => {
@@ -81,14 +96,24 @@ async function main() {
   try {
     switch (command) {
       case 'create-tenant': {
-        const r = await createOrganisation(prisma, { name: need('name'), owner_name: values['owner-name'], owner_email: values['owner-email'] });
+        const r = await createOrganisation(prisma, {
+          name: need('name'),
+          owner_name: values['owner-name'],
+          owner_email: values['owner-email'],
+        });
         const { id, name, created_at } = r.tenant;
         const user = { id: r.user.id, name: r.user.name, email: r.user.email, role: r.user.role };
         console.log(JSON.stringify({ tenant: { id, name, created_at }, user, api_key: r.api_key }, null, 2));
         break;
       }
       case 'list-tenants':
-        console.log(JSON.stringify(await prisma.tenant.findMany({ select: { id: true, name: true, created_at: true }, orderBy: { created_at: 'asc' } }), null, 2));
+        console.log(
+          JSON.stringify(
+            await prisma.tenant.findMany({ select: { id: true, name: true, created_at: true }, orderBy: { created_at: 'asc' } }),
+            null,
+            2,
+          ),
+        );
         break;
       case 'create-key': {
         const ctx = operatorIn(needId('tenant'));
@@ -96,7 +121,9 @@ async function main() {
         const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
         if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error('--expires-at must be an ISO 8601 timestamp');
         // Without --user, the organisation's first Owner.
-        const userId = values.user ?? (await ctx.db.user.findFirst({ where: { role: 'owner' }, orderBy: { created_at: 'asc' }, select: { id: true } }))?.id;
+        const userId =
+          values.user ??
+          (await ctx.db.user.findFirst({ where: { role: 'owner' }, orderBy: { created_at: 'asc' }, select: { id: true } }))?.id;
         if (!userId) throw new Error('No such user in that organisation');
         const row = await createApiKey(ctx, {
           name: values.name ?? 'CLI key',
@@ -108,7 +135,9 @@ async function main() {
         break;
       }
       case 'list-keys':
-        console.log(JSON.stringify(await prisma.apiKey.findMany({ where: { tenant_id: need('tenant') }, omit: { key_hash: true } }), null, 2));
+        console.log(
+          JSON.stringify(await prisma.apiKey.findMany({ where: { tenant_id: need('tenant') }, omit: { key_hash: true } }), null, 2),
+        );
         break;
       case 'revoke-key': {
         const id = needId('id');

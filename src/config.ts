@@ -119,18 +119,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let webhookRetrySchedule: number[] | undefined;
   if (env.WEBHOOK_RETRY_SCHEDULE) {
     webhookRetrySchedule = env.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()));
-    if (webhookRetrySchedule.some((n) => !Number.isFinite(n) || n < 0)) problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated milliseconds');
+    if (webhookRetrySchedule.some((n) => !Number.isFinite(n) || n < 0))
+      problems.push('WEBHOOK_RETRY_SCHEDULE must be comma-separated milliseconds');
   }
   const requestBodyTimeoutMs = Number(env.REQUEST_BODY_TIMEOUT_MS || 30_000);
   if (!Number.isInteger(requestBodyTimeoutMs) || requestBodyTimeoutMs < 1)
     problems.push(`REQUEST_BODY_TIMEOUT_MS must be a positive number of milliseconds, got "${env.REQUEST_BODY_TIMEOUT_MS}"`);
   const logLevel = (env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info')) as Config['logLevel'];
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel))
+    problems.push(`LOG_LEVEL must be debug, info, warn, error or silent`);
   // A key that could never authenticate would be accepted here and then lock everyone out.
   if (env.BOOTSTRAP_API_KEY && !isGeneratedKey(env.BOOTSTRAP_API_KEY))
-    problems.push('BOOTSTRAP_API_KEY is not a well-formed API key (fnl_ followed by 38 letters and digits ending in a checksum): make one with `npm run cli -- keygen`');
+    problems.push(
+      'BOOTSTRAP_API_KEY is not a well-formed API key (fnl_ followed by 38 letters and digits ending in a checksum): make one with `npm run cli -- keygen`',
+    );
   const workerConcurrency = Number(env.WORKER_CONCURRENCY || 10);
-  if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1) problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
+  if (!Number.isInteger(workerConcurrency) || workerConcurrency < 1)
+    problems.push(`WORKER_CONCURRENCY must be a whole number >= 1, got "${env.WORKER_CONCURRENCY}"`);
   const whole = (name: string, fallback: number, min: number) => {
     const value = Number(env[name] || fallback);
     if (!Number.isInteger(value) || value < min) problems.push(`${name} must be a whole number >= ${min}, got "${env[name]}"`);
@@ -147,7 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
-  if (otlpEndpoint && !/^https?:\/\/[^/]/.test(otlpEndpoint)) problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
+  if (otlpEndpoint && !/^https?:\/\/[^/]/.test(otlpEndpoint))
+    problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL');
   let result: Config | undefined;
   try {
     const storage = storageConfig(env, problems);
@@ -172,7 +178,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestBodyTimeoutMs,
       production,
       logLevel,
-      corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
+      corsOrigins: (env.CORS_ORIGINS ?? '')
+        .split(',')
+        .map((o) => o.trim().replace(/\/$/, ''))
+        .filter(Boolean),
       workers: bool('WORKERS', env.WORKERS, true),
       workerConcurrency,
       databasePoolSize,

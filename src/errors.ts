@@ -65,9 +65,11 @@ export const invalidInput = (message: string, extra?: Record<string, unknown>) =
  * An input error about one field: the message names it, and `details: [{field, message}]` carries it
  * for clients, `field` as a JSON path of the body or arguments (`products[2].qty`).
  */
-export const invalidField = (field: string, problem: string) => new AppError('INVALID_INPUT', `O campo ${field} ${problem}`, { details: [{ field, message: problem }] });
+export const invalidField = (field: string, problem: string) =>
+  new AppError('INVALID_INPUT', `O campo ${field} ${problem}`, { details: [{ field, message: problem }] });
 /** The same for a query-string or path parameter. */
-export const invalidParameter = (name: string, problem: string) => new AppError('INVALID_INPUT', `O parâmetro ${name} ${problem}`, { details: [{ field: name, message: problem }] });
+export const invalidParameter = (name: string, problem: string) =>
+  new AppError('INVALID_INPUT', `O parâmetro ${name} ${problem}`, { details: [{ field: name, message: problem }] });
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('CONFLICT', message, extra);
 /** A body or file over MAX_FILE_BYTES / MAX_BODY_BYTES (config.ts), refused wherever it is read. */
 export const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Arquivo ou corpo da requisição excede 10 MB');
@@ -118,7 +120,13 @@ export function isDatabaseSaturated(error: unknown): boolean {
     if (typeof e.code === 'string' && (SATURATED_SQLSTATES.includes(e.code) || SATURATED_PRISMA.includes(e.code))) return true;
     if (typeof e.originalCode === 'string' && SATURATED_SQLSTATES.includes(e.originalCode)) return true;
     // node-postgres' pool: no connection free within connectionTimeoutMillis.
-    if (typeof e.message === 'string' && /timeout exceeded when trying to connect|Unable to start a transaction in the given time|canceling statement due to statement timeout/i.test(e.message)) return true;
+    if (
+      typeof e.message === 'string' &&
+      /timeout exceeded when trying to connect|Unable to start a transaction in the given time|canceling statement due to statement timeout/i.test(
+        e.message,
+      )
+    )
+      return true;
     current = e.cause;
   }
   return false;
@@ -134,7 +142,8 @@ export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
   if (violated === 'foreign_key') return new AppError('CONFLICT', `${what} está em uso por outros registros`);
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2025') return notFound(what);
   if (isMalformedValue(error)) return invalidInput('Valor em formato inválido');
-  if (isDatabaseSaturated(error)) return new AppError('SERVICE_UNAVAILABLE', `Serviço sobrecarregado: tente de novo em ${RETRY_AFTER_SECONDS} s`);
+  if (isDatabaseSaturated(error))
+    return new AppError('SERVICE_UNAVAILABLE', `Serviço sobrecarregado: tente de novo em ${RETRY_AFTER_SECONDS} s`);
   return error;
 }
 
@@ -168,7 +177,8 @@ function normalizeAny(error: unknown): { error: AppError; internal?: unknown } {
   if (app) return { error: app };
   const original = (error as { originalError?: unknown })?.originalError ?? error;
   // Pothos refuses a cursor it cannot decode: the client's input, not a server fault.
-  if (original instanceof PothosValidationError) return { error: invalidInput(/cursor/i.test(original.message) ? 'Cursor inválido' : 'Entrada inválida') };
+  if (original instanceof PothosValidationError)
+    return { error: invalidInput(/cursor/i.test(original.message) ? 'Cursor inválido' : 'Entrada inválida') };
   const translated = fromDatabaseError(original);
   if (translated instanceof AppError) return { error: translated };
   if (error instanceof GraphQLError && !error.originalError && !error.path) {

@@ -8,7 +8,19 @@ import { activeTraceId } from './observability/tracing.js';
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** Fields that may hold a credential, at the top level or one level down (`headers.authorization`). */
-const SECRET_FIELDS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'api_key', 'apiKey', 'secret', 'secrets', 'previous_secret', 'token', 'password'];
+const SECRET_FIELDS = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api_key',
+  'apiKey',
+  'secret',
+  'secrets',
+  'previous_secret',
+  'token',
+  'password',
+];
 const REDACTED = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), ...SECRET_FIELDS.map((f) => `*.headers.${f}`)].map((p) =>
   p.includes('-') ? p.replace(/(^|\.)([^.]*-[^.]*)$/, '$1["$2"]') : p,
 );
@@ -56,5 +68,5 @@ export const log = {
 /** What a log line says of a thrown value: its stack when it has one, else the value as text. */
 export function errorText(e: unknown): string {
   if (e instanceof Error) return e.stack ?? e.message;
-  return typeof e === 'string' ? e : JSON.stringify(e) ?? String(e);
+  return typeof e === 'string' ? e : (JSON.stringify(e) ?? String(e));
 }

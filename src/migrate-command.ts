@@ -13,12 +13,24 @@ async function main() {
   const config = loadConfig();
   setLogLevel('warn');
   const where = config.databaseUrl ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`;
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db'), pgliteWorker: config.pgliteWorker });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: path.join(config.dataDir, 'db'),
+    pgliteWorker: config.pgliteWorker,
+  });
   try {
-    const [{ count }] = await db.sql.query<{ count: number }>('SELECT count(*)::int AS count FROM "_prisma_migrations" WHERE finished_at IS NOT NULL');
+    const [{ count }] = await db.sql.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM "_prisma_migrations" WHERE finished_at IS NOT NULL',
+    );
     const applied = db.applied ?? [];
-    if (applied.length) console.log(`Applied ${applied.length} migration(s) to ${where}:\n  ${applied.join('\n  ')}\n${count} migrations applied in all; the database is up to date.`);
-    else console.log(`Nothing to apply: ${where} is up to date (${count} migrations applied, from ${path.relative(process.cwd(), MIGRATIONS_DIR)}).`);
+    if (applied.length)
+      console.log(
+        `Applied ${applied.length} migration(s) to ${where}:\n  ${applied.join('\n  ')}\n${count} migrations applied in all; the database is up to date.`,
+      );
+    else
+      console.log(
+        `Nothing to apply: ${where} is up to date (${count} migrations applied, from ${path.relative(process.cwd(), MIGRATIONS_DIR)}).`,
+      );
   } finally {
     await db.close();
   }
@@ -29,7 +41,8 @@ main().catch((e) => {
   else {
     const message = e instanceof Error ? e.message : String(e);
     // A failed migration is rolled back whole; the ones before it stay applied.
-    if (/^Migration \S+ failed/.test(message)) console.error(`${message}\nThe migrations before it are applied; fix the cause and run \`npm run migrate\` again.`);
+    if (/^Migration \S+ failed/.test(message))
+      console.error(`${message}\nThe migrations before it are applied; fix the cause and run \`npm run migrate\` again.`);
     else console.error(`Could not migrate: ${message}`);
   }
   process.exit(1);

@@ -10,5 +10,7 @@ import { log, errorText } from './log.js';
 
 export async function runStartHooks(deps: StartDeps): Promise<void> {
   for (const domain of domains) await domain.onStart?.(deps);
-  void schedulePeriodicRun(deps.db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) => log.error('could not schedule the idempotency cleanup', { error: errorText(error) }));
+  void schedulePeriodicRun(deps.db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) =>
+    log.error('could not schedule the idempotency cleanup', { error: errorText(error) }),
+  );
 }

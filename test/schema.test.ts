@@ -26,7 +26,8 @@ describe('schema', () => {
         for (const field of Object.values(type.getFields())) {
           if (root ? !CAMEL.test(field.name) : !RELAY_TYPES(type.name) && !SNAKE.test(field.name)) bad.push(`${type.name}.${field.name}`);
           for (const arg of 'args' in field ? field.args : []) {
-            if (!SNAKE.test(arg.name) && !(RELAY_TYPES(type.name) || ['first', 'last', 'after', 'before'].includes(arg.name))) bad.push(`${type.name}.${field.name}(${arg.name})`);
+            if (!SNAKE.test(arg.name) && !(RELAY_TYPES(type.name) || ['first', 'last', 'after', 'before'].includes(arg.name)))
+              bad.push(`${type.name}.${field.name}(${arg.name})`);
           }
         }
       }
@@ -42,7 +43,10 @@ describe('schema', () => {
       const field = type?.getFields()[fieldName];
       expect(field, route.field).toBeDefined();
       for (const param of route.path.split('/').filter((s) => s.startsWith(':'))) {
-        expect(field!.args.map((a) => a.name), `${route.method} ${route.path}`).toContain(param.slice(1));
+        expect(
+          field!.args.map((a) => a.name),
+          `${route.method} ${route.path}`,
+        ).toContain(param.slice(1));
       }
     }
   });
@@ -71,7 +75,8 @@ describe('domain manifests', () => {
       expect(origin?.domain, `${c.route.method} ${c.fullPath}`).toBe(c.domain);
       expect(['bare', 'envelope']).toContain(c.route.style);
       const access = c.route.access;
-      const valid = typeof access === 'string' ? ACCESS.has(access) || isPermission(access) : access.length > 0 && access.every(isPermission);
+      const valid =
+        typeof access === 'string' ? ACCESS.has(access) || isPermission(access) : access.length > 0 && access.every(isPermission);
       expect(valid, `${c.fullPath}: access ${JSON.stringify(access)}`).toBe(true);
       expect(Boolean(c.route.field) !== Boolean(c.route.handler), `${c.fullPath}: a field or a handler`).toBe(true);
       // The style of an area (what unknown paths and early refusals answer in) is the style of its routes.
@@ -82,7 +87,8 @@ describe('domain manifests', () => {
   it('permissions are defined by domains, each once, and held by owner and admin', () => {
     const names = domains.flatMap((d) => (d.permissions ?? []).map((p) => p.name));
     expect(new Set(names).size).toBe(names.length);
-    for (const d of domains) for (const p of d.permissions ?? []) expect(p.roles, p.name).toEqual(expect.arrayContaining(['owner', 'admin']));
+    for (const d of domains)
+      for (const p of d.permissions ?? []) expect(p.roles, p.name).toEqual(expect.arrayContaining(['owner', 'admin']));
   });
 
   it('every root field declares its access; a field without one, or one naming an unknown permission, cannot start', () => {
@@ -93,14 +99,30 @@ describe('domain manifests', () => {
     const tiny = buildSchema('type Query { known: Int, forgotten: Int }');
     const route = { method: 'GET', path: '/known', field: 'Query.known', style: 'bare', access: 'member' } as const;
     expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route] }])).toThrow(/without a declared access.*Query\.forgotten/);
-    expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': 'pipeline.everything' } }])).toThrow(/unknown permission pipeline\.everything/);
-    expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': 'member', 'Query.gone': 'member' } }])).toThrow(/Query\.gone/);
-    expect(guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': ['leads.view', 'pipeline.view'] } }])).toBeDefined();
+    expect(() => guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': 'pipeline.everything' } }])).toThrow(
+      /unknown permission pipeline\.everything/,
+    );
+    expect(() =>
+      guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': 'member', 'Query.gone': 'member' } }]),
+    ).toThrow(/Query\.gone/);
+    expect(
+      guardRootFields(tiny, [{ name: 'a', routes: [route], fields: { 'Query.forgotten': ['leads.view', 'pipeline.view'] } }]),
+    ).toBeDefined();
   });
 
   it('refuses a table whose area mixes styles, or a route declared twice', () => {
     const route = { method: 'GET', path: '/things', field: 'Query.things', style: 'bare', access: 'member' } as const;
-    expect(() => buildRouteTable([{ name: 'a', routes: [route] }, { name: 'b', routes: [{ ...route, path: '/things/:id', style: 'envelope' }] }])).toThrow(/mix/);
-    expect(() => buildRouteTable([{ name: 'a', routes: [route] }, { name: 'b', routes: [route] }])).toThrow(/twice/);
+    expect(() =>
+      buildRouteTable([
+        { name: 'a', routes: [route] },
+        { name: 'b', routes: [{ ...route, path: '/things/:id', style: 'envelope' }] },
+      ]),
+    ).toThrow(/mix/);
+    expect(() =>
+      buildRouteTable([
+        { name: 'a', routes: [route] },
+        { name: 'b', routes: [route] },
+      ]),
+    ).toThrow(/twice/);
   });
 });

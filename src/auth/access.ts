@@ -87,47 +87,50 @@ export function rootFieldAccess(domains: readonly AccessDeclarations[]): Map<Roo
 export function guardRootFields(schema: GraphQLSchema, domains: readonly AccessDeclarations[]): GraphQLSchema {
   const declared = rootFieldAccess(domains);
   const missing: string[] = [];
-  const guard = (root: 'Query' | 'Mutation' | 'Subscription') => (config: GraphQLFieldConfig<unknown, { viewer: Viewer | null }>, name: string) => {
-    const key = `${root}.${name}` as RootField;
-    const access = declared.get(key);
-    declared.delete(key);
-    if (access === undefined) {
-      missing.push(key);
-      return config;
-    }
-    const guarded: typeof config = { ...config, extensions: { ...config.extensions, access } as Record<string, unknown> };
-    const { resolve, subscribe } = config;
-    if (root === 'Subscription') {
-      if (subscribe) {
-        guarded.subscribe = (source, args, ctx, info) => {
-          checkAccess(ctx.viewer, access);
-          return subscribe(source, args, ctx, info);
+  const guard =
+    (root: 'Query' | 'Mutation' | 'Subscription') => (config: GraphQLFieldConfig<unknown, { viewer: Viewer | null }>, name: string) => {
+      const key = `${root}.${name}` as RootField;
+      const access = declared.get(key);
+      declared.delete(key);
+      if (access === undefined) {
+        missing.push(key);
+        return config;
+      }
+      const guarded: typeof config = { ...config, extensions: { ...config.extensions, access } as Record<string, unknown> };
+      const { resolve, subscribe } = config;
+      if (root === 'Subscription') {
+        if (subscribe) {
+          guarded.subscribe = (source, args, ctx, info) => {
+            checkAccess(ctx.viewer, access);
+            return subscribe(source, args, ctx, info);
+          };
+        }
+        return guarded;
+      }
+      guarded.resolve = (source, args, ctx, info) => {
+        checkAccess(ctx.viewer, access);
+        return resolve ? resolve(source, args, ctx, info) : (source as Record<string, unknown> | undefined)?.[name];
+      };
+      // A field served as JSON text (schema/json-fields.ts) skips its resolver: its runner checks too.
+      const compile = config.extensions?.jsonField as JsonCompiler | undefined;
+      if (compile) {
+        const checked: JsonCompiler = (selection) => {
+          const run = compile(selection);
+          return run && ((ctx, args) => (checkAccess(ctx.viewer, access), run(ctx, args)));
         };
+        guarded.extensions = { ...guarded.extensions, jsonField: checked } as Record<string, unknown>;
       }
       return guarded;
-    }
-    guarded.resolve = (source, args, ctx, info) => {
-      checkAccess(ctx.viewer, access);
-      return resolve ? resolve(source, args, ctx, info) : (source as Record<string, unknown> | undefined)?.[name];
     };
-    // A field served as JSON text (schema/json-fields.ts) skips its resolver: its runner checks too.
-    const compile = config.extensions?.jsonField as JsonCompiler | undefined;
-    if (compile) {
-      const checked: JsonCompiler = (selection) => {
-        const run = compile(selection);
-        return run && ((ctx, args) => (checkAccess(ctx.viewer, access), run(ctx, args)));
-      };
-      guarded.extensions = { ...guarded.extensions, jsonField: checked } as Record<string, unknown>;
-    }
-    return guarded;
-  };
   const guardedSchema = mapSchema(schema, {
     [MapperKind.QUERY_ROOT_FIELD]: guard('Query'),
     [MapperKind.MUTATION_ROOT_FIELD]: guard('Mutation'),
     [MapperKind.SUBSCRIPTION_ROOT_FIELD]: guard('Subscription'),
   });
   if (missing.length) {
-    throw new Error(`Root fields without a declared access (add a route or a \`fields\` entry to their domain manifest): ${missing.join(', ')}`);
+    throw new Error(
+      `Root fields without a declared access (add a route or a \`fields\` entry to their domain manifest): ${missing.join(', ')}`,
+    );
   }
   if (declared.size) throw new Error(`Access declared for root fields the schema does not have: ${[...declared.keys()].join(', ')}`);
   return guardedSchema;

@@ -60,7 +60,9 @@ export async function authenticate(
   if (options.adminToken && token && sameSecret(token, options.adminToken)) return { kind: 'admin' };
   if (!token || !isWellFormedKey(token)) throw unauthorized('Chave de API malformada');
   const hash = hashApiKey(token);
-  const [key] = options.direct ? await options.direct.query<KeyRow>(KEY_SQL, [hash]) : await prisma.$queryRawUnsafe<KeyRow[]>(KEY_SQL, hash);
+  const [key] = options.direct
+    ? await options.direct.query<KeyRow>(KEY_SQL, [hash])
+    : await prisma.$queryRawUnsafe<KeyRow[]>(KEY_SQL, hash);
   if (!key) throw unauthorized('Chave de API inválida');
   const now = options.now ?? new Date();
   if (key.revoked_at) throw unauthorized('Chave de API revogada');

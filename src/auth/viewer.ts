@@ -40,7 +40,8 @@ export function requireAccountManager(viewer: Viewer | null, forRole?: RoleName)
   const user = requireTenant(viewer);
   if (user.role !== 'owner' && user.role !== 'admin') throw new AppError('FORBIDDEN', 'Requer papel de administrador ou proprietário');
   if (user.narrowed) throw new AppError('FORBIDDEN', 'Gerenciar usuários e chaves exige uma chave sem lista de permissões');
-  if (forRole === 'owner' && user.role !== 'owner') throw new AppError('FORBIDDEN', 'Somente um proprietário pode criar, alterar ou remover proprietários e suas chaves');
+  if (forRole === 'owner' && user.role !== 'owner')
+    throw new AppError('FORBIDDEN', 'Somente um proprietário pode criar, alterar ou remover proprietários e suas chaves');
   return user;
 }
 

@@ -42,10 +42,7 @@ const noTenant = new Proxy({} as TenantDb, {
   },
 });
 
-export function createContext(
-  deps: ContextDeps,
-  request: { viewer: Viewer | null; requestId: string; signal?: AbortSignal },
-): Context {
+export function createContext(deps: ContextDeps, request: { viewer: Viewer | null; requestId: string; signal?: AbortSignal }): Context {
   const viewer = request.viewer;
   return {
     viewer,

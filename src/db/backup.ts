@@ -92,20 +92,23 @@ export async function backup({ dbDir, storageDir }: Locations, file: string): Pr
 
 async function readManifest(file: string): Promise<BackupManifest> {
   let text: string | undefined;
-  await tar.list({
-    file,
-    filter: (p) => p === MANIFEST,
-    onReadEntry: (entry) => {
-      const chunks: Buffer[] = [];
-      entry.on('data', (c: Buffer) => chunks.push(c));
-      entry.on('end', () => (text = Buffer.concat(chunks).toString('utf8')));
-    },
-  }).catch((e) => {
-    throw new BackupError(`${file} is not a Funil backup (a gzip'd tar): ${(e as Error).message}`);
-  });
+  await tar
+    .list({
+      file,
+      filter: (p) => p === MANIFEST,
+      onReadEntry: (entry) => {
+        const chunks: Buffer[] = [];
+        entry.on('data', (c: Buffer) => chunks.push(c));
+        entry.on('end', () => (text = Buffer.concat(chunks).toString('utf8')));
+      },
+    })
+    .catch((e) => {
+      throw new BackupError(`${file} is not a Funil backup (a gzip'd tar): ${(e as Error).message}`);
+    });
   const manifest = text === undefined ? undefined : (JSON.parse(text) as BackupManifest);
   if (manifest?.format !== 'funil-backup') throw new BackupError(`${file} is not a Funil backup: it has no ${MANIFEST}.`);
-  if (manifest.version !== 1) throw new BackupError(`${file} is a backup of format version ${String(manifest.version)}; this version reads version 1.`);
+  if (manifest.version !== 1)
+    throw new BackupError(`${file} is a backup of format version ${String(manifest.version)}; this version reads version 1.`);
   return manifest;
 }
 
@@ -118,7 +121,9 @@ export async function restore({ dataDir, dbDir, storageDir }: Locations & { data
   if (!fs.existsSync(file)) throw new BackupError(`No such file: ${file}`);
   const manifest = await readManifest(file);
   const refuse = (dir: string, what: string) =>
-    new BackupError(`${what} ${dir} is not empty. A restore goes only into an empty directory: point DATA_DIR${what === 'STORAGE_DIR' ? ' and STORAGE_DIR' : ''} at a new one (or move this one away) and run the restore again.`);
+    new BackupError(
+      `${what} ${dir} is not empty. A restore goes only into an empty directory: point DATA_DIR${what === 'STORAGE_DIR' ? ' and STORAGE_DIR' : ''} at a new one (or move this one away) and run the restore again.`,
+    );
   if (!isEmpty(dataDir)) throw refuse(dataDir, 'DATA_DIR');
   if (!isEmpty(storageDir)) throw refuse(storageDir, 'STORAGE_DIR');
   fs.mkdirSync(dataDir, { recursive: true });
@@ -132,12 +137,14 @@ export async function restore({ dataDir, dbDir, storageDir }: Locations & { data
     await tar.extract({ file, cwd: storageDir, strip: 1, filter: under('files') });
     // PGlite must open what was restored, and find the migrations the manifest lists.
     const found = await appliedMigrations(dbDir);
-    if (found.join() !== manifest.migrations.join()) throw new BackupError(`The restored database does not hold the migrations the backup lists.`);
+    if (found.join() !== manifest.migrations.join())
+      throw new BackupError(`The restored database does not hold the migrations the backup lists.`);
     return manifest;
   } catch (e) {
     // Both directories were empty: leave them so, for another try.
     fs.rmSync(dbDir, { recursive: true, force: true });
-    for (const name of fs.existsSync(storageDir) ? fs.readdirSync(storageDir) : []) fs.rmSync(path.join(storageDir, name), { recursive: true, force: true });
+    for (const name of fs.existsSync(storageDir) ? fs.readdirSync(storageDir) : [])
+      fs.rmSync(path.join(storageDir, name), { recursive: true, force: true });
     throw e;
   } finally {
     lock.release();

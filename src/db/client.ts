@@ -75,7 +75,12 @@ async function migrateOrCheck(sql: SqlRunner, apply: boolean): Promise<string[]>
   return [];
 }
 
-async function openPGlite({ pgliteDir: dir, pgliteTemplate: template, pgliteWorker = true, migrate: apply = true }: DatabaseOptions): Promise<Database> {
+async function openPGlite({
+  pgliteDir: dir,
+  pgliteTemplate: template,
+  pgliteWorker = true,
+  migrate: apply = true,
+}: DatabaseOptions): Promise<Database> {
   if (dir) fs.mkdirSync(path.dirname(dir), { recursive: true });
   // Before PGlite touches the files; a failed start releases it when the process exits.
   const lock = dir ? lockDataDir(dir) : undefined;
@@ -136,7 +141,10 @@ async function onMainThread(dir?: string, template?: Blob): Promise<Embedded> {
 /** How long a statement waits for a free pooled connection (the pool is DATABASE_POOL_SIZE). */
 const POOL_WAIT_MS = 10_000;
 
-async function openPostgres(url: string, { poolSize = 10, statementTimeoutMs = 30_000, migrate: apply = true }: DatabaseOptions): Promise<Database> {
+async function openPostgres(
+  url: string,
+  { poolSize = 10, statementTimeoutMs = 30_000, migrate: apply = true }: DatabaseOptions,
+): Promise<Database> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? undefined;
   parsed.searchParams.delete('schema');

@@ -26,7 +26,8 @@ export function directSql(pool: pg.Pool): DirectSql {
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
     let name = names.get(text);
-    if (!name && names.size < MAX_PREPARED) names.set(text, (name = `funil_${createHash('sha256').update(text).digest('base64url').slice(0, 20)}`));
+    if (!name && names.size < MAX_PREPARED)
+      names.set(text, (name = `funil_${createHash('sha256').update(text).digest('base64url').slice(0, 20)}`));
     return name;
   };
   return {

@@ -65,7 +65,10 @@ export async function requireMigrated(db: SqlRunner, dir = MIGRATIONS_DIR): Prom
   const all = readMigrations(dir);
   const todo = pending(all, await appliedChecksums(db));
   if (todo.length === 0) return;
-  const state = todo.length === all.length ? 'is empty (no migration applied)' : `is older than this version (${todo.length} of ${all.length} migrations not applied, from ${todo[0].name})`;
+  const state =
+    todo.length === all.length
+      ? 'is empty (no migration applied)'
+      : `is older than this version (${todo.length} of ${all.length} migrations not applied, from ${todo[0].name})`;
   throw new MigrationsPendingError(
     `The database ${state} and MIGRATE_ON_START=false: run \`npm run migrate\` first, then start again ` +
       `(or leave MIGRATE_ON_START unset, and the start applies them).`,

@@ -135,7 +135,8 @@ export function preparedClient(lite) {
 
   return {
     /** @param {string} sql @param {unknown[]} [params] @param {QueryOptions} [options] */
-    query: (sql, params = [], options) => lite._runExclusiveTransaction(() => lite._runExclusiveQuery(() => run(sql, params, options, false))),
+    query: (sql, params = [], options) =>
+      lite._runExclusiveTransaction(() => lite._runExclusiveQuery(() => run(sql, params, options, false))),
     /** @param {string} sql @param {QueryOptions} [options] */
     exec: (sql, options) => lite.exec(sql, options),
     /** @template T @param {(tx: ReturnType<typeof inTransaction>) => Promise<T>} fn */

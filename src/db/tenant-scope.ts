@@ -16,8 +16,19 @@ import { withCommitHooks } from './after-commit.js';
 import type { DirectSql } from './direct.js';
 
 const FILTERED = new Set([
-  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate',
-  'groupBy', 'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany',
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'delete',
+  'deleteMany',
 ]);
 const CREATING = new Set(['create', 'createMany', 'createManyAndReturn']);
 /** Models that are not tenant-owned (the job queue serves every organisation). */
@@ -125,7 +136,9 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSq
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** Create data of a tenant-owned model without tenant_id (or the tenant relation): the scope fills it in. */
-type WithoutTenant<D> = D extends readonly (infer I)[] ? DistributiveOmit<I, 'tenant_id' | 'tenant'>[] : DistributiveOmit<D, 'tenant_id' | 'tenant'>;
+type WithoutTenant<D> = D extends readonly (infer I)[]
+  ? DistributiveOmit<I, 'tenant_id' | 'tenant'>[]
+  : DistributiveOmit<D, 'tenant_id' | 'tenant'>;
 type ScopedData<A> = Omit<A, 'data'> & { data: WithoutTenant<A extends { data: infer D } ? D : never> };
 type ScopedUpsert<A> = Omit<A, 'create'> & { create: WithoutTenant<A extends { create: infer D } ? D : never> };
 
@@ -137,7 +150,9 @@ export type ScopedWhereUnique<W> = 'tenant_id_id' extends keyof W ? W | (Partial
 /** Arguments whose `cursor` (a connection's page start) may name its row by `id` alone. */
 export type ScopedCursor<A> = A extends { cursor?: infer C } ? Omit<A, 'cursor'> & { cursor?: ScopedWhereUnique<NonNullable<C>> } : A;
 /** Arguments whose included relations may hold such cursors (Pothos plans its connections so). */
-type ScopedInclude<A> = A extends { include?: infer I } ? Omit<A, 'include'> & { include?: { [K in keyof NonNullable<I>]: ScopedCursor<NonNullable<I>[K]> } | null } : A;
+type ScopedInclude<A> = A extends { include?: infer I }
+  ? Omit<A, 'include'> & { include?: { [K in keyof NonNullable<I>]: ScopedCursor<NonNullable<I>[K]> } | null }
+  : A;
 type ScopedWhere<A> = A extends { where: infer W } ? Omit<A, 'where'> & { where: ScopedWhereUnique<W> } : A;
 
 /** Each scoped operation's arguments. */
@@ -157,23 +172,31 @@ interface ScopedArgs<D> {
 
 type ScopedDelegate<D, S extends ScopedArgs<D> = ScopedArgs<D>> = Omit<D, keyof ScopedArgs<D>> & {
   findUnique<A extends S['findUnique']>(args: Prisma.Exact<A, S['findUnique']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findUnique'>>;
-  findUniqueOrThrow<A extends S['findUniqueOrThrow']>(args: Prisma.Exact<A, S['findUniqueOrThrow']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findUniqueOrThrow'>>;
+  findUniqueOrThrow<A extends S['findUniqueOrThrow']>(
+    args: Prisma.Exact<A, S['findUniqueOrThrow']>,
+  ): Prisma.PrismaPromise<Prisma.Result<D, A, 'findUniqueOrThrow'>>;
   findFirst<A extends S['findFirst']>(args?: Prisma.Exact<A, S['findFirst']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findFirst'>>;
-  findFirstOrThrow<A extends S['findFirstOrThrow']>(args?: Prisma.Exact<A, S['findFirstOrThrow']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findFirstOrThrow'>>;
+  findFirstOrThrow<A extends S['findFirstOrThrow']>(
+    args?: Prisma.Exact<A, S['findFirstOrThrow']>,
+  ): Prisma.PrismaPromise<Prisma.Result<D, A, 'findFirstOrThrow'>>;
   findMany<A extends S['findMany']>(args?: Prisma.Exact<A, S['findMany']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'findMany'>>;
   update<A extends S['update']>(args: Prisma.Exact<A, S['update']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'update'>>;
   delete<A extends S['delete']>(args: Prisma.Exact<A, S['delete']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'delete'>>;
   upsert<A extends S['upsert']>(args: Prisma.Exact<A, S['upsert']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'upsert'>>;
   create<A extends S['create']>(args: Prisma.Exact<A, S['create']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'create'>>;
   createMany<A extends S['createMany']>(args: Prisma.Exact<A, S['createMany']>): Prisma.PrismaPromise<Prisma.BatchPayload>;
-  createManyAndReturn<A extends S['createManyAndReturn']>(args: Prisma.Exact<A, S['createManyAndReturn']>): Prisma.PrismaPromise<Prisma.Result<D, A, 'createManyAndReturn'>>;
+  createManyAndReturn<A extends S['createManyAndReturn']>(
+    args: Prisma.Exact<A, S['createManyAndReturn']>,
+  ): Prisma.PrismaPromise<Prisma.Result<D, A, 'createManyAndReturn'>>;
 };
 
 type TenantModel = Uncapitalize<Exclude<Prisma.ModelName, 'Tenant' | 'Job'>>;
 type RawMethods = '$queryRaw' | '$queryRawUnsafe' | '$executeRaw' | '$executeRawUnsafe';
 
 /** The scoped client inside one of its own transactions. */
-export type TenantTx = Omit<Prisma.TransactionClient, TenantModel | RawMethods> & { [M in TenantModel]: ScopedDelegate<PrismaClient[M]> } & TenantClientExtras;
+export type TenantTx = Omit<Prisma.TransactionClient, TenantModel | RawMethods> & {
+  [M in TenantModel]: ScopedDelegate<PrismaClient[M]>;
+} & TenantClientExtras;
 
 interface TenantClientExtras {
   /** The organisation this client is scoped to. */
@@ -182,17 +205,26 @@ interface TenantClientExtras {
 }
 
 /** The request's organisation's client: the PrismaClient API, scoped; raw SQL only through `$tenantQuery`. */
-export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transaction' | '$extends'> & { [M in TenantModel]: ScopedDelegate<PrismaClient[M]> } & TenantClientExtras & {
-  /** `$tenantQuery` through the `pg` pool on PostgreSQL (rows as `pg` parses them); not in transactions. */
-  $tenantQueryDirect<T = unknown>(build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T[]>;
-  $transaction<R>(fn: (tx: TenantTx) => Promise<R>, options?: { maxWait?: number; timeout?: number; isolationLevel?: Prisma.TransactionIsolationLevel }): Promise<R>;
-};
+export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transaction' | '$extends'> & {
+  [M in TenantModel]: ScopedDelegate<PrismaClient[M]>;
+} & TenantClientExtras & {
+    /** `$tenantQuery` through the `pg` pool on PostgreSQL (rows as `pg` parses them); not in transactions. */
+    $tenantQueryDirect<T = unknown>(build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T[]>;
+    $transaction<R>(
+      fn: (tx: TenantTx) => Promise<R>,
+      options?: { maxWait?: number; timeout?: number; isolationLevel?: Prisma.TransactionIsolationLevel },
+    ): Promise<R>;
+  };
 
 /** Scoped clients are cheap but not free to build; reuse one per tenant (bounded). */
 export class TenantClients {
   private cache = new Map<string, TenantDb>();
   /** `direct`: the database's `pg` path (PostgreSQL), for `$tenantQueryDirect`. */
-  constructor(private prisma: PrismaClient, private direct?: DirectSql, private max = 500) {}
+  constructor(
+    private prisma: PrismaClient,
+    private direct?: DirectSql,
+    private max = 500,
+  ) {}
   for(tenantId: string): TenantDb {
     let db = this.cache.get(tenantId);
     if (!db) {

@@ -58,7 +58,10 @@ export function liveHub(config: Config): PubSub<LiveTopics> {
   let pubSub = hubs.get(config);
   if (!pubSub) {
     const eventTarget = config.redisUrl
-      ? createRedisEventTarget<CustomEvent>({ publishClient: redisClient(config.redisUrl, 'publish'), subscribeClient: redisClient(config.redisUrl, 'subscribe') })
+      ? createRedisEventTarget<CustomEvent>({
+          publishClient: redisClient(config.redisUrl, 'publish'),
+          subscribeClient: redisClient(config.redisUrl, 'subscribe'),
+        })
       : undefined;
     pubSub = createPubSub<LiveTopics>(eventTarget ? { eventTarget } : {});
     hubs.set(config, pubSub);

@@ -54,7 +54,8 @@ export function createApiReference(document: () => unknown) {
       json ??= JSON.stringify(document());
       return new Response(json, { headers: { 'content-type': 'application/json; charset=utf-8' } });
     }
-    if (pathname === DOCS || pathname === `${DOCS}/`) return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    if (pathname === DOCS || pathname === `${DOCS}/`)
+      return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
     if (pathname === `${DOCS}/init.js`) return new Response(INIT, { headers: { 'content-type': 'text/javascript; charset=utf-8' } });
     const asset = pathname.startsWith(`${DOCS}/`) ? pathname.slice(DOCS.length + 1) : '';
     if (ASSETS[asset]) {

@@ -8,7 +8,11 @@ const timedOut = () => new AppError('REQUEST_TIMEOUT', 'O corpo da requisição 
 const aborted = () => new AppError('INVALID_INPUT', 'O cliente interrompeu o envio do corpo da requisição');
 
 /** Runs `handle` on `request` with its body under the deadline. */
-export async function fetchWithBodyDeadline(request: Request, timeoutMs: number, handle: (request: Request) => Promise<Response>): Promise<Response> {
+export async function fetchWithBodyDeadline(
+  request: Request,
+  timeoutMs: number,
+  handle: (request: Request) => Promise<Response>,
+): Promise<Response> {
   const source = request.body;
   if (!source) return handle(request);
   const reader = source.getReader();
@@ -42,7 +46,13 @@ export async function fetchWithBodyDeadline(request: Request, timeoutMs: number,
   });
   // The request's own class (the server adapter's, lighter than the global one).
   const RequestClass = request.constructor as typeof Request;
-  const guarded = new RequestClass(request.url, { method: request.method, headers: request.headers, body, duplex: 'half', signal: request.signal } as RequestInit);
+  const guarded = new RequestClass(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    duplex: 'half',
+    signal: request.signal,
+  } as RequestInit);
   try {
     const response = await handle(guarded);
     // The rest of a late body is never read: close the connection instead of waiting for it.

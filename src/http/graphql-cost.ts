@@ -6,8 +6,26 @@
 // an answer never exceed the estimate, and a schema with an unbounded list of objects does not start.
 // Variables count: the check runs at execution, where their values are known (validation results are
 // cached per document, whatever the variables).
-import { getArgumentValues, getNamedType, getNullableType, getOperationAST, isCompositeType, isListType, isObjectType, Kind, type GraphQLSchema } from 'graphql';
-import type { FieldNode, GraphQLField, GraphQLNamedType, SelectionSetNode, FragmentDefinitionNode, OperationDefinitionNode, ValueNode } from 'graphql';
+import {
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  Kind,
+  type GraphQLSchema,
+} from 'graphql';
+import type {
+  FieldNode,
+  GraphQLField,
+  GraphQLNamedType,
+  SelectionSetNode,
+  FragmentDefinitionNode,
+  OperationDefinitionNode,
+  ValueNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Context } from '../context/context.js';
 import { invalidInput } from '../errors.js';
@@ -70,7 +88,8 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       if (!root) return;
       // A variable left out takes its default, as the resolver will see it.
       const variables: Record<string, unknown> = {};
-      for (const v of operation.variableDefinitions ?? []) if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
+      for (const v of operation.variableDefinitions ?? [])
+        if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
       Object.assign(variables, args.variableValues);
       const walk: Walk = { schema: args.schema, fragments, variables, readVariables: false, counts: new Map(), pending: new Map() };
       let cost = costOf(operation, root, walk);
@@ -117,7 +136,10 @@ async function countPending(walk: Walk, ctx: Context) {
       (tenant) =>
         Prisma.sql`SELECT ${Prisma.join(
           entries.map(([, { table, filters }], i) => {
-            const conditions = [Prisma.sql`tenant_id = ${tenant}`, ...filters.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}::uuid`)];
+            const conditions = [
+              Prisma.sql`tenant_id = ${tenant}`,
+              ...filters.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}::uuid`),
+            ];
             return Prisma.sql`(SELECT count(*) FROM ${Prisma.raw(table)} WHERE ${Prisma.join(conditions, ' AND ')})::int AS ${Prisma.raw(`c${i}`)}`;
           }),
         )}`,
@@ -145,7 +167,13 @@ function operationCost(set: SelectionSetNode, type: GraphQLNamedType, walk: Walk
 }
 
 /** `pageSize`: the size argument of the field holding this set, which its list (`edges`, `data`) takes. */
-function selectionCost(set: SelectionSetNode, type: GraphQLNamedType, pageSize: number | undefined, walk: Walk, inFragments: Set<string>): number {
+function selectionCost(
+  set: SelectionSetNode,
+  type: GraphQLNamedType,
+  pageSize: number | undefined,
+  walk: Walk,
+  inFragments: Set<string>,
+): number {
   let total = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -182,7 +210,13 @@ function fieldCost(node: FieldNode, parent: GraphQLNamedType, pageSize: number |
 }
 
 /** A capped list: its `first` or its cap. A counted list: the count, once read (0 until then). */
-function boundItems(node: FieldNode, field: GraphQLField<unknown, unknown>, parent: GraphQLNamedType, bound: ListBound, walk: Walk): number {
+function boundItems(
+  node: FieldNode,
+  field: GraphQLField<unknown, unknown>,
+  parent: GraphQLNamedType,
+  bound: ListBound,
+  walk: Walk,
+): number {
   let args: Record<string, unknown> = {};
   try {
     args = getArgumentValues(field, node, walk.variables);
@@ -199,7 +233,8 @@ function boundItems(node: FieldNode, field: GraphQLField<unknown, unknown>, pare
     if (typeof value !== 'string' || !UUID.test(value)) return 0;
     filters.push([column, value]);
   }
-  if (!IDENTIFIER.test(table) || filters.some(([column]) => !IDENTIFIER.test(column))) throw new Error(`graphql-cost: bad table or column in ${parent.name}.${field.name}`);
+  if (!IDENTIFIER.test(table) || filters.some(([column]) => !IDENTIFIER.test(column)))
+    throw new Error(`graphql-cost: bad table or column in ${parent.name}.${field.name}`);
   const key = JSON.stringify([table, filters]);
   walk.readVariables = true;
   const known = walk.counts.get(key);
@@ -246,7 +281,9 @@ function assertCostedFieldsExist(schema: GraphQLSchema) {
  */
 export function assertListsBounded(schema: GraphQLSchema) {
   const types = Object.values(schema.getTypeMap()).filter((t) => isObjectType(t) && !t.name.startsWith('__'));
-  const fields = types.flatMap((t) => Object.values((t as { getFields(): Record<string, GraphQLField<unknown, unknown>> }).getFields()).map((f) => ({ type: t, field: f })));
+  const fields = types.flatMap((t) =>
+    Object.values((t as { getFields(): Record<string, GraphQLField<unknown, unknown>> }).getFields()).map((f) => ({ type: t, field: f })),
+  );
   const sized = (f: GraphQLField<unknown, unknown>) => f.args.some((a) => SIZE_ARGUMENTS.includes(a.name));
   const paged = (typeName: string) => {
     const holders = fields.filter(({ field }) => getNamedType(field.type).name === typeName);

@@ -37,7 +37,11 @@ function withLiteralDetails(normalized: ReturnType<typeof normalizeError>, error
 }
 
 /** An error refusing the whole request: `{code, status}` in extensions and as the HTTP status. */
-export function requestError(app: AppError, at: Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions'> = {}, message = app.message): GraphQLError {
+export function requestError(
+  app: AppError,
+  at: Pick<GraphQLErrorOptions, 'nodes' | 'source' | 'positions'> = {},
+  message = app.message,
+): GraphQLError {
   const error = new GraphQLError(message, {
     ...at,
     // `spec: false`: the status holds whatever the Accept header (Yoga sends 200 for application/json).
@@ -55,14 +59,19 @@ function withoutSuggestions(message: string): string {
 function withoutDetailSuggestions(app: AppError): AppError {
   const details = app.extra.details as { field: string; message: string }[] | undefined;
   if (!details) return app;
-  return new AppError(app.kind, app.message, { ...app.extra, details: details.map((d) => ({ ...d, message: withoutSuggestions(d.message) })) });
+  return new AppError(app.kind, app.message, {
+    ...app.extra,
+    details: details.map((d) => ({ ...d, message: withoutSuggestions(d.message) })),
+  });
 }
 
 /** Validation errors skip Yoga's error masking; this gives them the same shape. */
 export function shapeValidationErrors(options: ErrorShapeOptions): Plugin {
   return {
-    onValidate: ({ params }) => ({ valid, result, setResult }) => {
-      if (!valid) setResult(result.map((e) => clientError(e, options, documentOf(params))));
-    },
+    onValidate:
+      ({ params }) =>
+      ({ valid, result, setResult }) => {
+        if (!valid) setResult(result.map((e) => clientError(e, options, documentOf(params))));
+      },
   };
 }

@@ -18,7 +18,8 @@ function assertCleanDocument(document: DocumentNode) {
   if (cleanDocuments.has(document)) return;
   visit(document, {
     [Kind.STRING](node) {
-      if (isDirtyText(node.value)) refuse(new AppError('INVALID_INPUT', 'A consulta contém caracteres inválidos (NUL ou surrogate isolado)'));
+      if (isDirtyText(node.value))
+        refuse(new AppError('INVALID_INPUT', 'A consulta contém caracteres inválidos (NUL ou surrogate isolado)'));
     },
   });
   cleanDocuments.add(document);

@@ -14,7 +14,12 @@ export function jsonFieldsPlugin(): Plugin {
   return {
     onExecute({ args: untyped, executeFn, setExecuteFn }) {
       const args = executionArgs(untyped);
-      const planned = planJsonOperation(args.schema, args.document, args.operationName, (args.variableValues ?? {}) as Record<string, unknown>);
+      const planned = planJsonOperation(
+        args.schema,
+        args.document,
+        args.operationName,
+        (args.variableValues ?? {}) as Record<string, unknown>,
+      );
       if (!planned) return;
       setExecuteFn(async (execArgs) => {
         // `async`: a runner that throws at once (its access check) is a rejection here too, not the request's error.

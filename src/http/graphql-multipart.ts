@@ -46,7 +46,9 @@ function slotOf(operations: Record<string, unknown>, path: unknown): Slot {
   if (root !== 'variables' || keys.length === 0 || !isObject(operations.variables)) throw refuse();
   let container: Json = operations.variables;
   for (const [i, key] of keys.entries()) {
-    const exists = Array.isArray(container) ? /^(0|[1-9]\d*)$/.test(key) && Number(key) < container.length : !FORBIDDEN_KEYS.has(key) && Object.hasOwn(container, key);
+    const exists = Array.isArray(container)
+      ? /^(0|[1-9]\d*)$/.test(key) && Number(key) < container.length
+      : !FORBIDDEN_KEYS.has(key) && Object.hasOwn(container, key);
     if (!exists) throw refuse();
     const value: unknown = (container as Record<string, unknown>)[key];
     if (i === keys.length - 1) {
@@ -64,11 +66,13 @@ function parseMap(text: string, operations: Record<string, unknown>): Map<string
   const map = parseJson('map', text);
   if (!isObject(map)) throw invalidField('map', 'deve ser um objeto JSON');
   const entries = Object.entries(map);
-  if (entries.length > GRAPHQL_FORM_LIMITS.maxFiles) throw invalidInput(`O formulário aceita no máximo ${GRAPHQL_FORM_LIMITS.maxFiles} arquivos`);
+  if (entries.length > GRAPHQL_FORM_LIMITS.maxFiles)
+    throw invalidInput(`O formulário aceita no máximo ${GRAPHQL_FORM_LIMITS.maxFiles} arquivos`);
   const slots = new Map<string, Slot[]>();
   const seen = new Set<string>();
   for (const [name, paths] of entries) {
-    if (!Array.isArray(paths) || paths.length === 0) throw invalidField('map', `deve dar uma lista de caminhos para o arquivo ${name.slice(0, 100)}`);
+    if (!Array.isArray(paths) || paths.length === 0)
+      throw invalidField('map', `deve dar uma lista de caminhos para o arquivo ${name.slice(0, 100)}`);
     slots.set(
       name,
       paths.map((path) => {

@@ -14,8 +14,16 @@ import { executionArgs } from './execution-args.js';
 export function methodNotAllowed(error: GraphQLError): GraphQLError | null {
   const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
   if (http?.status !== 405) return null;
-  const message = /mutation/i.test(error.message) ? 'Mutações só podem ser enviadas por POST' : 'O endpoint /graphql aceita apenas GET e POST';
-  return new GraphQLError(message, { extensions: { code: 'METHOD_NOT_ALLOWED', status: 405, http: { status: 405, headers: { allow: http.headers?.Allow ?? http.headers?.allow ?? 'GET, POST' } } } });
+  const message = /mutation/i.test(error.message)
+    ? 'Mutações só podem ser enviadas por POST'
+    : 'O endpoint /graphql aceita apenas GET e POST';
+  return new GraphQLError(message, {
+    extensions: {
+      code: 'METHOD_NOT_ALLOWED',
+      status: 405,
+      http: { status: 405, headers: { allow: http.headers?.Allow ?? http.headers?.allow ?? 'GET, POST' } },
+    },
+  });
 }
 
 export function graphqlProtocolPlugin(): Plugin<{ facts?: RequestFacts }> {

@@ -15,7 +15,9 @@ export function saturationStatusPlugin(): Plugin {
       const single = result as ExecutionResult;
       if (!onlySaturated(single)) return;
       // A busy queue says how long it waits (extensions.retry_after); the database's default otherwise.
-      const seconds = Math.max(...single.errors!.map((e) => (typeof e.extensions?.retry_after === 'number' ? e.extensions.retry_after : RETRY_AFTER_SECONDS)));
+      const seconds = Math.max(
+        ...single.errors!.map((e) => (typeof e.extensions?.retry_after === 'number' ? e.extensions.retry_after : RETRY_AFTER_SECONDS)),
+      );
       setResult({ ...single, extensions: { ...single.extensions, http: { status: 503, headers: { 'Retry-After': String(seconds) } } } });
     },
   };

@@ -35,7 +35,9 @@ export function jsonLongerThan(value: unknown, limit: number): boolean {
 
 /** The refusal of an answer past `maxBytes` (GraphQL and REST alike). */
 export function answerTooLarge(maxBytes = MAX_ANSWER_BYTES) {
-  return invalidInput(`Resposta maior que ${maxBytes / 1024 / 1024} MB: peça menos itens (first, limit) ou menos campos.`, { max_bytes: maxBytes });
+  return invalidInput(`Resposta maior que ${maxBytes / 1024 / 1024} MB: peça menos itens (first, limit) ou menos campos.`, {
+    max_bytes: maxBytes,
+  });
 }
 
 export function answerSizePlugin(maxBytes = MAX_ANSWER_BYTES): Plugin {

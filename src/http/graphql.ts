@@ -89,7 +89,9 @@ export async function isMutationRequest(request: Request): Promise<boolean> {
   try {
     const { query, operationName } = (await request.json()) as { query?: unknown; operationName?: unknown };
     if (typeof query !== 'string') return false;
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.MUTATION;
+    return (
+      getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.MUTATION
+    );
   } catch {
     return false;
   }

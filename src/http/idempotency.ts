@@ -48,12 +48,22 @@ export const multipartKeyRefused = () => new AppError('INVALID_INPUT', 'Idempote
 export async function bufferedRequest(request: Request): Promise<{ request: Request; bytes: Uint8Array }> {
   const bytes = await readLimitedBody(request);
   const RequestClass = request.constructor as typeof Request;
-  return { bytes, request: new RequestClass(request.url, { method: request.method, headers: request.headers, body: bytes.byteLength ? Buffer.from(bytes) : undefined }) };
+  return {
+    bytes,
+    request: new RequestClass(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes.byteLength ? Buffer.from(bytes) : undefined,
+    }),
+  };
 }
 
 function requestHash(request: Request, bytes: Uint8Array): string {
   const url = new URL(request.url);
-  return createHash('sha256').update(`${request.method} ${url.pathname.replace(/\/+$/, '')}${url.search}\n`).update(bytes).digest('base64url');
+  return createHash('sha256')
+    .update(`${request.method} ${url.pathname.replace(/\/+$/, '')}${url.search}\n`)
+    .update(bytes)
+    .digest('base64url');
 }
 
 /**
@@ -79,7 +89,10 @@ export async function runIdempotent(
     if (!row) throw new AppError('CONFLICT', 'Uma requisição com esta Idempotency-Key ainda está em andamento');
     if (row.request_hash !== hash) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'Esta Idempotency-Key já foi usada com outra requisição');
     if (row.status === null) throw new AppError('CONFLICT', 'Uma requisição com esta Idempotency-Key ainda está em andamento');
-    return new Response(row.status === 204 ? null : row.body, { status: row.status, headers: { ...row.headers, 'idempotent-replayed': 'true' } });
+    return new Response(row.status === 204 ? null : row.body, {
+      status: row.status,
+      headers: { ...row.headers, 'idempotent-replayed': 'true' },
+    });
   }
   const { lockId } = claim;
   const renewal = setInterval(() => {

@@ -27,8 +27,7 @@ const stateOf = (limit: number, res: RateLimiterRes): RateLimitState => ({
   resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
 });
 
-const overLimit = (state: RateLimitState, message: string) =>
-  new AppError('RATE_LIMITED', message, { retry_after: state.resetSeconds });
+const overLimit = (state: RateLimitState, message: string) => new AppError('RATE_LIMITED', message, { retry_after: state.resetSeconds });
 
 export class RateLimits {
   private readonly keys?: RateLimiterAbstract;
@@ -83,7 +82,10 @@ export class RateLimits {
   async addressState(address: string | undefined): Promise<RateLimitState> {
     const res = address ? await this.addresses.get(address).catch(() => null) : null;
     if (!res) return { limit: FAILED_AUTHENTICATIONS_PER_MINUTE, remaining: FAILED_AUTHENTICATIONS_PER_MINUTE, resetSeconds: 60 };
-    return stateOf(FAILED_AUTHENTICATIONS_PER_MINUTE, new RateLimiterRes(FAILED_AUTHENTICATIONS_PER_MINUTE - res.consumedPoints, res.msBeforeNext));
+    return stateOf(
+      FAILED_AUTHENTICATIONS_PER_MINUTE,
+      new RateLimiterRes(FAILED_AUTHENTICATIONS_PER_MINUTE - res.consumedPoints, res.msBeforeNext),
+    );
   }
 
   close(): void {

@@ -79,16 +79,20 @@ export function errorResponse(style: ResponseStyle, error: AppError, headers: Re
   return new Response(JSON.stringify(body), { status: error.status, headers: { ...JSON_HEADERS, ...retryAfter(error), ...headers } });
 }
 
-
 /**
  * An AppError raised before a GraphQL request reaches Yoga (authentication, body limit), in the shape
  * GraphQL clients read: {errors: [{message, extensions: {code, status}}]} with the HTTP status. A 401
  * says how to authenticate, which GraphiQL shows in its result pane.
  */
 export function graphqlErrorResponse(error: AppError): Response {
-  const message = error.kind === 'UNAUTHORIZED' ? `${error.message}. Envie o cabeçalho Authorization: Bearer <chave de API>.` : error.message;
+  const message =
+    error.kind === 'UNAUTHORIZED' ? `${error.message}. Envie o cabeçalho Authorization: Bearer <chave de API>.` : error.message;
   const body = { errors: [{ message, extensions: { code: error.kind, status: error.status, ...error.extra } }] };
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...retryAfter(error), ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}) };
+  const headers: Record<string, string> = {
+    ...JSON_HEADERS,
+    ...retryAfter(error),
+    ...(error.kind === 'UNAUTHORIZED' ? { 'www-authenticate': 'Bearer' } : {}),
+  };
   return new Response(JSON.stringify(body), { status: error.status, headers });
 }
 

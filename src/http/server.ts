@@ -48,7 +48,11 @@ export const LINGER_MAX_MS = 30_000;
  * Returns the hang-up, for a server that stops meanwhile.
  */
 function refuseWhole(req: http.IncomingMessage, res: http.ServerResponse, body: string): () => void {
-  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.writeHead(413, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  });
   res.write(body);
   let received = 0;
   const hangUp = () => {
@@ -122,13 +126,15 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     });
     // Refuse a body declared too large before storing a byte of it.
     if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
-      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge()).text().then((body) => {
-        // A stop does not wait for the rest of a refused body.
-        if (stopping) return void refuseWhole(req, res, body)();
-        const hangUp = refuseWhole(req, res, body);
-        lingering.add(hangUp);
-        res.once('close', () => lingering.delete(hangUp));
-      });
+      void refusal(app, (req.url ?? '/').split('?')[0], tooLarge())
+        .text()
+        .then((body) => {
+          // A stop does not wait for the rest of a refused body.
+          if (stopping) return void refuseWhole(req, res, body)();
+          const hangUp = refuseWhole(req, res, body);
+          lingering.add(hangUp);
+          res.once('close', () => lingering.delete(hangUp));
+        });
       return;
     }
     void adapter(req, res);

@@ -23,7 +23,12 @@ export async function enqueue(db: SqlClient, queue: string, payload: JobPayload 
 }
 
 /** Several jobs of one queue in one INSERT (one change that needs many: an event fanned out to its hooks). */
-export async function enqueueMany(db: SqlClient, queue: string, payloads: JobPayload[], options: { delayMs?: number } = {}): Promise<string[]> {
+export async function enqueueMany(
+  db: SqlClient,
+  queue: string,
+  payloads: JobPayload[],
+  options: { delayMs?: number } = {},
+): Promise<string[]> {
   const delayMs = options.delayMs ?? 0;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`enqueue: delayMs must be a number >= 0, got ${delayMs}`);
   if (!payloads.length) return [];

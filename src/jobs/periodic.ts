@@ -8,7 +8,11 @@ import { enqueue } from './enqueue.js';
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
 /** Queues a run of `queue` in `delayMs` unless one (other than the job `except`) is already pending. */
-export function schedulePeriodicRun(prisma: PrismaClient, queue: string, { delayMs = 0, except = NO_JOB }: { delayMs?: number; except?: string } = {}): Promise<boolean> {
+export function schedulePeriodicRun(
+  prisma: PrismaClient,
+  queue: string,
+  { delayMs = 0, except = NO_JOB }: { delayMs?: number; except?: string } = {},
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${queue}))`;
     const [{ pending }] = await tx.$queryRaw<{ pending: number }[]>`

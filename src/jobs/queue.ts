@@ -74,13 +74,17 @@ export type QueueFactory = (deps: QueueDeps) => QueueDefinition<any>;
 
 export function defineQueue<P extends JobPayload>(queue: QueueDefinition<P>): QueueDefinition<P> {
   if (!queue.handler === !queue.batch) throw new Error(`queue ${queue.name}: give exactly one of handler and batch`);
-  if (queue.batch && !(Number.isInteger(queue.batch.size) && queue.batch.size >= 1)) throw new Error(`queue ${queue.name}: batch.size must be a whole number >= 1`);
+  if (queue.batch && !(Number.isInteger(queue.batch.size) && queue.batch.size >= 1))
+    throw new Error(`queue ${queue.name}: batch.size must be a whole number >= 1`);
   return queue;
 }
 
 /** Thrown by a handler: retry after exactly `delayMs` (e.g. a webhook's Retry-After), attempts permitting. */
 export class RetryJob extends Error {
-  constructor(message: string, readonly delayMs: number) {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
     super(message);
     this.name = 'RetryJob';
   }

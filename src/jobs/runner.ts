@@ -300,11 +300,20 @@ class Runner implements JobRunner {
         // Each claim's batches get tokens of their own (a fair claim appends each batch's rank).
         const token = `${this.id}:${++this.claims}`;
         const jobs = fairness
-          ? await this.db.sql.query<ClaimedJob>(FAIR_BATCH_CLAIM, [token, this.leaseMs, name, free, fairness.key, fairness.perKey, batch.size])
+          ? await this.db.sql.query<ClaimedJob>(FAIR_BATCH_CLAIM, [
+              token,
+              this.leaseMs,
+              name,
+              free,
+              fairness.key,
+              fairness.perKey,
+              batch.size,
+            ])
           : await this.db.sql.query<ClaimedJob>(CLAIM, [token, this.leaseMs, name, batch.size]);
         const batches = new Map<string, ClaimedJob[]>();
         for (const job of jobs) batches.set(job.token, [...(batches.get(job.token) ?? []), job]);
-        for (const [held, claimed] of batches) this.launch(queue, held, claimed, (signal) => this.executeBatch(queue, held, claimed, signal));
+        for (const [held, claimed] of batches)
+          this.launch(queue, held, claimed, (signal) => this.executeBatch(queue, held, claimed, signal));
         continue;
       }
       const jobs = fairness
@@ -323,7 +332,14 @@ class Runner implements JobRunner {
       ...(plain.length ? [this.db.sql.query<{ ms: number | null }>(NEXT_DUE, [plain, this.id])] : []),
       ...open
         .filter((q) => q.fairness)
-        .map((q) => this.db.sql.query<{ ms: number | null }>(q.batch ? FAIR_BATCH_NEXT_DUE : FAIR_NEXT_DUE, [q.name, q.fairness!.key, q.fairness!.perKey, this.id])),
+        .map((q) =>
+          this.db.sql.query<{ ms: number | null }>(q.batch ? FAIR_BATCH_NEXT_DUE : FAIR_NEXT_DUE, [
+            q.name,
+            q.fairness!.key,
+            q.fairness!.perKey,
+            this.id,
+          ]),
+        ),
     ]);
     const known = waits.map(([row]) => row.ms).filter((ms): ms is number => ms !== null);
     return known.length ? Math.min(this.pollMs, Math.max(MIN_SLEEP_MS, Math.ceil(Math.min(...known)))) : this.pollMs;
@@ -354,9 +370,14 @@ class Runner implements JobRunner {
     try {
       // Each attempt is a trace of its own when tracing is on: its SQL and HTTP calls are its children.
       const info = { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal };
-      await traced(`job ${name}`, { 'job.queue': name, 'job.id': job.id, 'job.attempt': job.attempts }, () => queue.definition.handler!(job.payload, info), {
-        root: true,
-      });
+      await traced(
+        `job ${name}`,
+        { 'job.queue': name, 'job.id': job.id, 'job.attempt': job.attempts },
+        () => queue.definition.handler!(job.payload, info),
+        {
+          root: true,
+        },
+      );
     } catch (e) {
       const outcome = this.failure(queue, job, e, seconds());
       return outcome.kind === 'failed'
@@ -390,17 +411,27 @@ class Runner implements JobRunner {
     const spent = jobs.filter((job) => job.attempts > queue.maxAttempts);
     for (const job of spent) {
       log.error('job failed', { queue: name, job: job.id, attempt: queue.maxAttempts, error: 'lease expired' });
-      outcomes.set(job, { kind: 'failed', finalAttempts: queue.maxAttempts, error: 'lease expired during the last attempt (its process stopped)' });
+      outcomes.set(job, {
+        kind: 'failed',
+        finalAttempts: queue.maxAttempts,
+        error: 'lease expired during the last attempt (its process stopped)',
+      });
     }
     const runnable = jobs.filter((job) => job.attempts <= queue.maxAttempts);
     if (runnable.length) {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
-      const input = runnable.map((job) => ({ payload: job.payload, job: { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal } }));
+      const input = runnable.map((job) => ({
+        payload: job.payload,
+        job: { id: job.id, queue: name, attempt: job.attempts, maxAttempts: queue.maxAttempts, signal },
+      }));
       let results: BatchOutcome[];
       try {
-        results = await traced(`job ${name}`, { 'job.queue': name, 'job.batch': runnable.length }, () => batch!.handler(input, signal), { root: true });
-        if (results.length !== runnable.length) throw new Error(`batch handler answered ${results.length} outcomes for ${runnable.length} jobs`);
+        results = await traced(`job ${name}`, { 'job.queue': name, 'job.batch': runnable.length }, () => batch!.handler(input, signal), {
+          root: true,
+        });
+        if (results.length !== runnable.length)
+          throw new Error(`batch handler answered ${results.length} outcomes for ${runnable.length} jobs`);
       } catch (e) {
         results = runnable.map(() => (e instanceof Error ? e : new Error(String(e))));
       }
@@ -424,7 +455,9 @@ class Runner implements JobRunner {
 
   /** If the outcome cannot be written, the lease runs out and the job runs again: at least once. */
   private async record(statement: string, params: unknown[]) {
-    await this.db.sql.query(statement, params).catch((e) => log.error('job runner: could not record an outcome', { job: params[0], error: String(e) }));
+    await this.db.sql
+      .query(statement, params)
+      .catch((e) => log.error('job runner: could not record an outcome', { job: params[0], error: String(e) }));
   }
 
   private async renewLeases() {

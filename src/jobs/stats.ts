@@ -15,6 +15,15 @@ const STATS = `
   GROUP BY queue`;
 
 export async function queueStats(sql: Pick<SqlRunner, 'query'>): Promise<QueueStats[]> {
-  const rows = await sql.query<{ queue: string; waiting: number; running: number; scheduled: number; failed: number; oldest: number }>(STATS);
-  return rows.map((r) => ({ queue: r.queue, waiting: r.waiting, running: r.running, scheduled: r.scheduled, failed: r.failed, oldestWaitingSeconds: r.oldest }));
+  const rows = await sql.query<{ queue: string; waiting: number; running: number; scheduled: number; failed: number; oldest: number }>(
+    STATS,
+  );
+  return rows.map((r) => ({
+    queue: r.queue,
+    waiting: r.waiting,
+    running: r.running,
+    scheduled: r.scheduled,
+    failed: r.failed,
+    oldestWaitingSeconds: r.oldest,
+  }));
 }

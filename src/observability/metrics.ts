@@ -27,9 +27,21 @@ function createMetrics(client: typeof PromClient) {
     registers: [registry],
   });
 
-  const poolSize = new client.Gauge({ name: 'funil_db_pool_size', help: 'Database connections this process may open (1 for the embedded database).', registers: [registry] });
-  const poolInUse = new client.Gauge({ name: 'funil_db_pool_in_use', help: 'Database connections running a statement or holding a transaction (embedded: a call under way).', registers: [registry] });
-  const poolWaiting = new client.Gauge({ name: 'funil_db_pool_waiting', help: 'Requests for a database connection waiting for one (embedded: calls queued).', registers: [registry] });
+  const poolSize = new client.Gauge({
+    name: 'funil_db_pool_size',
+    help: 'Database connections this process may open (1 for the embedded database).',
+    registers: [registry],
+  });
+  const poolInUse = new client.Gauge({
+    name: 'funil_db_pool_in_use',
+    help: 'Database connections running a statement or holding a transaction (embedded: a call under way).',
+    registers: [registry],
+  });
+  const poolWaiting = new client.Gauge({
+    name: 'funil_db_pool_waiting',
+    help: 'Requests for a database connection waiting for one (embedded: calls queued).',
+    registers: [registry],
+  });
 
   const jobQueue = new client.Gauge({
     name: 'funil_job_queue_jobs',
@@ -58,8 +70,16 @@ function createMetrics(client: typeof PromClient) {
     registers: [registry],
   });
 
-  const extractionsRunning = new client.Gauge({ name: 'funil_extractions_running', help: 'Knowledge file extractions running in this process.', registers: [registry] });
-  const extractionsWaiting = new client.Gauge({ name: 'funil_extractions_waiting', help: 'Knowledge file extractions waiting for a slot in this process.', registers: [registry] });
+  const extractionsRunning = new client.Gauge({
+    name: 'funil_extractions_running',
+    help: 'Knowledge file extractions running in this process.',
+    registers: [registry],
+  });
+  const extractionsWaiting = new client.Gauge({
+    name: 'funil_extractions_waiting',
+    help: 'Knowledge file extractions waiting for a slot in this process.',
+    registers: [registry],
+  });
 
   const rateLimitRefusals = new client.Counter({
     name: 'funil_rate_limit_refusals_total',
@@ -75,7 +95,22 @@ function createMetrics(client: typeof PromClient) {
     registers: [registry],
   });
   client.collectDefaultMetrics({ register: registry });
-  return { registry, httpDuration, graphqlOperations, poolSize, poolInUse, poolWaiting, jobQueue, jobOldest, jobRuns, webhookAttempts, extractionsRunning, extractionsWaiting, rateLimitRefusals, jsonPathFallbacks };
+  return {
+    registry,
+    httpDuration,
+    graphqlOperations,
+    poolSize,
+    poolInUse,
+    poolWaiting,
+    jobQueue,
+    jobOldest,
+    jobRuns,
+    webhookAttempts,
+    extractionsRunning,
+    extractionsWaiting,
+    rateLimitRefusals,
+    jsonPathFallbacks,
+  };
 }
 
 type Metrics = ReturnType<typeof createMetrics>;

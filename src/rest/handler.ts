@@ -62,7 +62,13 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
   }
 
   /** The route's input; a multipart form's files are spooled in `spool`, which the caller disposes of. */
-  async function readInput(request: Request, route: FieldRoute, url: URL, params: Record<string, string>, spool: FileSpool): Promise<RestInput> {
+  async function readInput(
+    request: Request,
+    route: FieldRoute,
+    url: URL,
+    params: Record<string, string>,
+    spool: FileSpool,
+  ): Promise<RestInput> {
     const input: RestInput = { params, query: documentedQuery(route, url) };
     if (request.method !== 'POST' && request.method !== 'PUT') return input;
     if (isMultipartForm(request)) {
@@ -81,7 +87,15 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
   }
 
   /** Runs the route's field through sofa: its answer's status and body. */
-  async function callField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string, spool: FileSpool) {
+  async function callField(
+    route: FieldRoute,
+    request: Request,
+    url: URL,
+    params: Record<string, string>,
+    viewer: Viewer,
+    requestId: string,
+    spool: FileSpool,
+  ) {
     const input = await readInput(request, route, url, params, spool);
     const variables = restVariables(fieldArgs(route), input);
     assertCleanInput(variables);
@@ -91,7 +105,9 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     const json = route.method === 'GET' ? planJsonOperation(served, documentOf(route), undefined, variables) : null;
     if (json) {
       const run = () => json[0].run(context);
-      const text = tracingEnabled() ? await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), run) : await run();
+      const text = tracingEnabled()
+        ? await traced('graphql.execute', executionAttributes(documentOf(route), undefined, 'rest'), run)
+        : await run();
       if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw answerTooLarge();
       return { ok: true, status: 200, text, context };
     }
@@ -102,9 +118,19 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     return { ok: response.ok, status: response.status, text: await response.text(), context };
   }
 
-  async function runField(route: FieldRoute, request: Request, url: URL, params: Record<string, string>, viewer: Viewer, requestId: string) {
+  async function runField(
+    route: FieldRoute,
+    request: Request,
+    url: URL,
+    params: Record<string, string>,
+    viewer: Viewer,
+    requestId: string,
+  ) {
     // The route's admission before a form is read (knowledge files: one upload per organisation at a time).
-    const admitted = route.admission && viewer.kind === 'user' && isMultipartForm(request) ? await route.admission({ tenantId: viewer.tenantId, config: deps.config, signal: request.signal }) : undefined;
+    const admitted =
+      route.admission && viewer.kind === 'user' && isMultipartForm(request)
+        ? await route.admission({ tenantId: viewer.tenantId, config: deps.config, signal: request.signal })
+        : undefined;
     // A form's files wait on disk while the field runs and are removed once it has, whatever the outcome.
     const spool = new FileSpool(deps.config.uploadTempDir);
     const { ok, status, text, context } = await callField(route, request, url, params, viewer, requestId, spool).finally(() => {
@@ -113,7 +139,11 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     });
     if (ok) return withNextCursor(successResponse(route, text), nextCursorOf(context));
     const neutral = JSON.parse(text) as { kind?: AppError['kind']; message?: string; extra?: Record<string, unknown> };
-    throw new AppError(neutral.kind ?? (status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'), neutral.message ?? 'Requisição inválida', neutral.extra);
+    throw new AppError(
+      neutral.kind ?? (status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT'),
+      neutral.message ?? 'Requisição inválida',
+      neutral.extra,
+    );
   }
 
   return async function handleRest(request: Request, requestId: string, facts: RequestFacts = {}): Promise<Response> {
@@ -123,35 +153,48 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
     try {
       const isAdminArea = url.pathname === `${BASE_PATH}/admin` || url.pathname.startsWith(`${BASE_PATH}/admin/`);
       let viewer: Viewer | null = null;
-      const login = () => authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken, direct: deps.direct });
+      const login = () =>
+        authenticate(deps.prisma, request.headers.get('authorization'), { adminToken: deps.config.adminToken, direct: deps.direct });
       if (isAdminArea) {
         // The platform area is invisible without the admin token: every answer but a valid call is 404.
         const adminToken = deps.config.adminToken;
         if (!adminToken) throw notFoundRoute();
         const admin = () => authenticate(deps.prisma, request.headers.get('authorization'), { adminToken });
-        viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), admin, (v) => v.kind === 'admin', notFoundRoute) : await admin().catch(() => null);
+        viewer = limits
+          ? await authenticateWithin(limits, (facts.limits ??= {}), admin, (v) => v.kind === 'admin', notFoundRoute)
+          : await admin().catch(() => null);
         if (viewer?.kind !== 'admin' || !compiled) throw notFoundRoute();
       }
-      if (!compiled) throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
+      if (!compiled)
+        throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
       const route = compiled.route;
       facts.route = compiled.fullPath;
-      if (route.access !== 'public' && !viewer) viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), login) : await login();
+      if (route.access !== 'public' && !viewer)
+        viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), login) : await login();
       noteViewer(facts, viewer);
       facts.operation = operationIdOf(route);
-      const execute = (request: Request) => answer(style, requestId, async () => {
-        if (!route.handler) return runField(route, request, url, params, viewer!, requestId);
-        // Field routes are checked by their root field (auth/access.ts); a handler is checked here.
-        checkAccess(viewer, route.access);
-        const result = await route.handler({ request, url, params, ctx: createContext(deps, { viewer, requestId, signal: request.signal }) });
-        if (result instanceof Response) return result;
-        if (jsonLongerThan(result, MAX_ANSWER_BYTES)) throw answerTooLarge();
-        return successResponse(route, JSON.stringify(result ?? null));
-      });
+      const execute = (request: Request) =>
+        answer(style, requestId, async () => {
+          if (!route.handler) return runField(route, request, url, params, viewer!, requestId);
+          // Field routes are checked by their root field (auth/access.ts); a handler is checked here.
+          checkAccess(viewer, route.access);
+          const result = await route.handler({
+            request,
+            url,
+            params,
+            ctx: createContext(deps, { viewer, requestId, signal: request.signal }),
+          });
+          if (result instanceof Response) return result;
+          if (jsonLongerThan(result, MAX_ANSWER_BYTES)) throw answerTooLarge();
+          return successResponse(route, JSON.stringify(result ?? null));
+        });
       // An organisation's POST with an Idempotency-Key runs once per key (http/idempotency.ts).
       const key = request.method === 'POST' && viewer?.kind === 'user' ? idempotencyKeyOf(request) : null;
       return key ? await runIdempotent(deps.prisma, (viewer as TenantViewer).tenantId, key, request, execute) : await execute(request);
     } catch (e) {
-      return answer(style, requestId, () => { throw e; });
+      return answer(style, requestId, () => {
+        throw e;
+      });
     }
   };
 }

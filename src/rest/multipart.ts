@@ -11,7 +11,10 @@ import { readMultipartForm, type FormLimits } from '../storage/multipart-form.js
 /** A text field may be as long as a JSON body allows (a knowledge item's content is up to 2,000,000 characters). */
 export const REST_FORM_LIMITS: FormLimits = { maxFields: 1000, maxFieldBytes: MAX_BODY_BYTES, maxFiles: 20, maxBodyBytes: MAX_BODY_BYTES };
 
-export async function readRestForm(request: Request, spool: FileSpool): Promise<{ fields: Map<string, string[]>; files: Map<string, File> }> {
+export async function readRestForm(
+  request: Request,
+  spool: FileSpool,
+): Promise<{ fields: Map<string, string[]>; files: Map<string, File> }> {
   const fields = new Map<string, string[]>();
   const files = new Map<string, File>();
   const fileFields = new Set<string>();

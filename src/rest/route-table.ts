@@ -58,16 +58,15 @@ const areaOf = (pathname: string) => {
 };
 
 export function buildRouteTable(domains: readonly DomainManifest[]): RouteTable {
-  const routes = domains
-    .flatMap((d) => d.routes.map((r) => compile(r, d.name)))
-    .sort((a, b) => b.specificity - a.specificity);
+  const routes = domains.flatMap((d) => d.routes.map((r) => compile(r, d.name))).sort((a, b) => b.specificity - a.specificity);
 
   // One style per area; a domain that mixes styles within an area is a mistake caught at start.
   const areaStyles = new Map<string, ResponseStyle>();
   for (const c of routes) {
     const area = areaOf(c.fullPath);
     const seen = areaStyles.get(area);
-    if (seen && seen !== c.route.style) throw new Error(`Routes under ${area} mix bare and envelope styles (${c.route.method} ${c.fullPath})`);
+    if (seen && seen !== c.route.style)
+      throw new Error(`Routes under ${area} mix bare and envelope styles (${c.route.method} ${c.fullPath})`);
     areaStyles.set(area, c.route.style);
   }
   const seen = new Set<string>();

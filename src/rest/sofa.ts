@@ -2,7 +2,16 @@
 // pruned to what REST serves: root fields of the route table, and no graph-only fields or arguments (GRAPH_ONLY),
 // so each route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
 // (rest/openapi/) documents the very selection sofa runs (restOperation).
-import { execute, GraphQLError, isObjectType, OperationTypeNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  isObjectType,
+  OperationTypeNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
 import { useSofa } from 'sofa-api';
 import type { FieldRoute } from '../domains/manifest.js';
@@ -41,7 +50,13 @@ const CIRCULAR_DEPTH = 2;
  */
 export function restOperation(schema: GraphQLSchema, field: FieldRoute['field']): OperationDefinitionNode {
   const [root, name] = field.split('.');
-  return buildOperationNodeForField({ schema, kind: root === 'Query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION, field: name, ignore: objectTypeNames(schema), circularReferenceDepth: CIRCULAR_DEPTH });
+  return buildOperationNodeForField({
+    schema,
+    kind: root === 'Query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION,
+    field: name,
+    ignore: objectTypeNames(schema),
+    circularReferenceDepth: CIRCULAR_DEPTH,
+  });
 }
 
 /** What the REST dispatcher hands sofa for one call: the variables it built, and the context. */
@@ -82,7 +97,10 @@ export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRo
     ignore: objectTypeNames(schema),
     depthLimit: CIRCULAR_DEPTH,
     routes: Object.fromEntries(
-      routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status === 204 ? 200 : (r.status ?? 200), description: r.summary }]),
+      routes.map((r) => [
+        r.field,
+        { method: r.method, path: r.path, responseStatus: r.status === 204 ? 200 : (r.status ?? 200), description: r.summary },
+      ]),
     ),
     context: (serverContext: { restCall: RestCall }) => ({ restCall: serverContext.restCall }),
     // A neutral {kind, message, extra} the dispatcher re-dresses in the route's style.

@@ -31,7 +31,8 @@ function checkShape(name: string, value: unknown, type: GraphQLInputType, depth 
   if (isInputObjectType(inner)) {
     if (typeof value !== 'object' || Array.isArray(value)) throw invalidField(name, 'deve ser um objeto');
     const fields = inner.getFields();
-    for (const [key, v] of Object.entries(value as Record<string, unknown>)) if (fields[key]) checkShape(`${name}.${key}`, v, fields[key].type, depth + 1);
+    for (const [key, v] of Object.entries(value as Record<string, unknown>))
+      if (fields[key]) checkShape(`${name}.${key}`, v, fields[key].type, depth + 1);
   }
 }
 
@@ -87,7 +88,8 @@ export function restVariables(args: readonly GraphQLArgument[], input: RestInput
     const { name, type } = arg;
     const isList = isListType(isNonNullType(type) ? type.ofType : type);
     // A repeated parameter fills a list; otherwise the last value counts.
-    const listOf = (texts: string[]) => (isList ? texts.flatMap((t) => fromText(name, t, type) as unknown[]) : fromText(name, texts[texts.length - 1], type));
+    const listOf = (texts: string[]) =>
+      isList ? texts.flatMap((t) => fromText(name, t, type) as unknown[]) : fromText(name, texts[texts.length - 1], type);
     if (name in input.params) variables[name] = fromText(name, decodePathParam(name, input.params[name]), type);
     else if (input.files?.has(name)) variables[name] = input.files.get(name);
     else if (input.json && name in input.json) {

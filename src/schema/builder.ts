@@ -74,7 +74,9 @@ builder.scalarType('File', {
 
 builder.queryType({ description: 'Reads. Every root field is scoped to the caller’s organisation.' });
 builder.mutationType({ description: 'Writes. Every root field is scoped to the caller’s organisation.' });
-builder.subscriptionType({ description: 'Live events over server-sent events (Accept: text/event-stream), scoped to the caller’s organisation.' });
+builder.subscriptionType({
+  description: 'Live events over server-sent events (Accept: text/event-stream), scoped to the caller’s organisation.',
+});
 
 /**
  * Marks a field as part of the graph only: it is served on /graphql but pruned from the schema the REST

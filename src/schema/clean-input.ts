@@ -36,5 +36,10 @@ export function assertCleanInput(value: unknown, path = 'entrada', depth = 0): v
  * arrays, whose millions of entries must not be walked.
  */
 function isFileOrBytes(value: object): boolean {
-  return value instanceof Blob || ArrayBuffer.isView(value) || value instanceof ArrayBuffer || typeof (value as { arrayBuffer?: unknown }).arrayBuffer === 'function';
+  return (
+    value instanceof Blob ||
+    ArrayBuffer.isView(value) ||
+    value instanceof ArrayBuffer ||
+    typeof (value as { arrayBuffer?: unknown }).arrayBuffer === 'function'
+  );
 }

@@ -46,8 +46,7 @@ export type JsonFieldCompiler = (selection: SelectedField[]) => JsonFieldRunner 
 /** Field extensions that mark a root field as served as JSON text by `compile`. */
 export const jsonField = (compile: JsonFieldCompiler) => ({ jsonField: compile });
 
-const jsonCompilerOf = (field: GraphQLField<unknown, unknown> | undefined) =>
-  field?.extensions?.jsonField as JsonFieldCompiler | undefined;
+const jsonCompilerOf = (field: GraphQLField<unknown, unknown> | undefined) => field?.extensions?.jsonField as JsonFieldCompiler | undefined;
 
 interface Collecting {
   fragments: Record<string, FragmentDefinitionNode>;
@@ -59,7 +58,10 @@ interface Collecting {
 function included(node: SelectionSetNode['selections'][number], c: Collecting): boolean {
   if (!node.directives?.length) return true;
   if (node.directives.some((d) => d.arguments?.some((a) => a.value.kind === Kind.VARIABLE))) c.dynamic = true;
-  return getDirectiveValues(GraphQLSkipDirective, node, c.variables)?.if !== true && getDirectiveValues(GraphQLIncludeDirective, node, c.variables)?.if !== false;
+  return (
+    getDirectiveValues(GraphQLSkipDirective, node, c.variables)?.if !== true &&
+    getDirectiveValues(GraphQLIncludeDirective, node, c.variables)?.if !== false
+  );
 }
 
 /**
@@ -68,7 +70,12 @@ function included(node: SelectionSetNode['selections'][number], c: Collecting): 
  * arguments unless `withArguments` (root fields), directives other than skip/include): the resolvers
  * handle those.
  */
-export function collectFields(typeName: string, sets: readonly SelectionSetNode[], c: Collecting, withArguments = false): SelectedField[] | null {
+export function collectFields(
+  typeName: string,
+  sets: readonly SelectionSetNode[],
+  c: Collecting,
+  withArguments = false,
+): SelectedField[] | null {
   const byKey = new Map<string, { name: string; nodes: FieldNode[] }>();
   const visit = (set: SelectionSetNode, depth: number): boolean => {
     if (depth > 10) return false;
@@ -95,7 +102,12 @@ export function collectFields(typeName: string, sets: readonly SelectionSetNode[
     name,
     nodes,
     sub: (childType, childArguments = false) =>
-      collectFields(childType, nodes.map((n) => n.selectionSet).filter((s): s is SelectionSetNode => !!s), c, childArguments),
+      collectFields(
+        childType,
+        nodes.map((n) => n.selectionSet).filter((s): s is SelectionSetNode => !!s),
+        c,
+        childArguments,
+      ),
   }));
 }
 
@@ -128,7 +140,12 @@ const compiled = new WeakMap<OperationDefinitionNode, CompiledRoot[] | Refused |
  * field with a JSON path is left to them, that is counted: schema/json-fallbacks.ts). A root
  * `__typename` is answered as a constant.
  */
-export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Record<string, unknown>): JsonRootField[] | null {
+export function planJsonOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Record<string, unknown>,
+): JsonRootField[] | null {
   const operation = getOperationAST(document, operationName);
   if (operation?.operation !== OperationTypeNode.QUERY) return null;
   let roots = compiled.get(operation);
@@ -143,7 +160,8 @@ export function planJsonOperation(schema: GraphQLSchema, document: DocumentNode,
   if (roots === undefined) {
     const c: Collecting = { fragments: fragmentsOf(document), variables: coerced.coerced, dynamic: false };
     roots = compileRoots(schema, operation, c);
-    if (roots && 'refused' in roots) logJsonRefusal(roots.refused, `operation ${operation.name?.value ?? '(anonymous)'}: a selection without a JSON path`);
+    if (roots && 'refused' in roots)
+      logJsonRefusal(roots.refused, `operation ${operation.name?.value ?? '(anonymous)'}: a selection without a JSON path`);
     // A selection that @skip/@include decide by variables is compiled again for each request.
     if (!c.dynamic) compiled.set(operation, roots);
   }
@@ -173,7 +191,9 @@ function compileRoots(schema: GraphQLSchema, operation: OperationDefinitionNode,
   const root = schema.getQueryType()!;
   const selection = collectFields(root.name, [operation.selectionSet], c, true);
   // Root fields with a JSON path that the operation names (directly, when the collector gave up).
-  const names = selection ? selection.map((sel) => sel.name) : operation.selectionSet.selections.flatMap((sel) => (sel.kind === Kind.FIELD ? [sel.name.value] : []));
+  const names = selection
+    ? selection.map((sel) => sel.name)
+    : operation.selectionSet.selections.flatMap((sel) => (sel.kind === Kind.FIELD ? [sel.name.value] : []));
   const candidates = [...new Set(names.filter((name) => jsonCompilerOf(root.getFields()[name])).map((name) => `${root.name}.${name}`))];
   if (!selection?.length) return candidates.length ? { refused: candidates } : null;
   const roots: CompiledRoot[] = [];

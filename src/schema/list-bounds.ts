@@ -29,7 +29,8 @@ export const listCap = (cap: number) => ({ listBound: { cap } satisfies ListBoun
 export const listCount = (table: string, by?: CountedRows['by']) => ({ listBound: { count: { table, by } } satisfies ListBound });
 
 /** The items a capped list serves for `first`: all (up to the cap) when absent or not positive. */
-export const servedOfCap = (first: unknown, cap: number) => (Number.isInteger(first) && (first as number) >= 1 ? Math.min(first as number, cap) : cap);
+export const servedOfCap = (first: unknown, cap: number) =>
+  Number.isInteger(first) && (first as number) >= 1 ? Math.min(first as number, cap) : cap;
 
 /**
  * What a capped list's resolver keeps for `first`: undefined (everything stored) when absent, so REST

@@ -36,7 +36,9 @@ export function createDirectoryStorage(root: string): DirectoryStorage {
     const target = pathOf(key);
     const partial = path.join(partialDir, key);
     // The directories are made when missing, not checked before every file (two syscalls each).
-    const handle = await orMakeDirectory(partialDir, () => fs.open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o640));
+    const handle = await orMakeDirectory(partialDir, () =>
+      fs.open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o640),
+    );
     const meter = new FileMeter(maxBytes);
     try {
       await writeFrom(source, handle, meter);

@@ -55,7 +55,10 @@ export async function readMultipartForm(request: Request, limits: FormLimits, co
   if (Number(request.headers.get('content-length') ?? 0) > limits.maxBodyBytes) {
     // Cancelled through a reader: on Node's server that detaches the request from its socket without
     // closing it (stream.cancel() on @whatwg-node's request closes the socket and the 413 is lost).
-    void request.body.getReader().cancel().catch(() => {});
+    void request.body
+      .getReader()
+      .cancel()
+      .catch(() => {});
     throw tooLarge();
   }
 

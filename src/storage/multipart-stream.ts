@@ -39,25 +39,33 @@ export interface MultipartOptions {
  * malformed form, a second file, a file under another field name or fields over their limits, and 413
  * PAYLOAD_TOO_LARGE past a size limit; a thrown error never leaves a file behind.
  */
-export async function readMultipartUpload(request: Request, storage: FileStorage, options: MultipartOptions = {}): Promise<MultipartUpload> {
+export async function readMultipartUpload(
+  request: Request,
+  storage: FileStorage,
+  options: MultipartOptions = {},
+): Promise<MultipartUpload> {
   const { fileField = 'file', maxFileBytes = MAX_FILE_BYTES, maxFields = 20, maxFieldBytes = 64 * 1024 } = options;
   const maxBodyBytes = options.maxBodyBytes ?? maxFileBytes + 256 * 1024;
   const fields = new Map<string, string>();
   let file: UploadedFile | null = null;
   try {
-    await readMultipartForm(request, { maxFields, maxFieldBytes, maxFiles: 1, maxBodyBytes }, {
-      field(name, value) {
-        if (fields.has(name)) throw invalidField(name, 'foi enviado mais de uma vez');
-        fields.set(name, value);
+    await readMultipartForm(
+      request,
+      { maxFields, maxFieldBytes, maxFiles: 1, maxBodyBytes },
+      {
+        field(name, value) {
+          if (fields.has(name)) throw invalidField(name, 'foi enviado mais de uma vez');
+          fields.set(name, value);
+        },
+        async file({ field, filename, mimeType, stream }) {
+          // A browser sends a part with an empty file name for a file input left blank: that is no file.
+          if (filename === '') return void stream.resume();
+          if (field !== fileField) throw invalidInput(`Envie o arquivo no campo ${fileField}`);
+          // put removes its partial file when the stream fails or passes the limit (413).
+          file = { ...(await storage.put(stream, { maxBytes: maxFileBytes })), filename, declaredType: mimeType };
+        },
       },
-      async file({ field, filename, mimeType, stream }) {
-        // A browser sends a part with an empty file name for a file input left blank: that is no file.
-        if (filename === '') return void stream.resume();
-        if (field !== fileField) throw invalidInput(`Envie o arquivo no campo ${fileField}`);
-        // put removes its partial file when the stream fails or passes the limit (413).
-        file = { ...(await storage.put(stream, { maxBytes: maxFileBytes })), filename, declaredType: mimeType };
-      },
-    });
+    );
   } catch (error) {
     // A file already stored when the rest of the form failed.
     const stored = file as UploadedFile | null;

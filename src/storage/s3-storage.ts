@@ -17,7 +17,17 @@ import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../config.js';
 import { AppError } from '../errors.js';
 import { log } from '../log.js';
-import { FileMeter, isStorageKey, newStorageKey, storageUnavailable, type ByteRange, type FileSource, type FileStorage, type OpenedFile, type StoredFile } from './storage.js';
+import {
+  FileMeter,
+  isStorageKey,
+  newStorageKey,
+  storageUnavailable,
+  type ByteRange,
+  type FileSource,
+  type FileStorage,
+  type OpenedFile,
+  type StoredFile,
+} from './storage.js';
 
 /** S3's smallest part: what one upload holds in memory at most. */
 export const PART_BYTES = 5 * 1024 * 1024;
@@ -53,7 +63,13 @@ export function createS3Storage(settings: S3Settings, client: S3Client = createS
       }
     }
     const body = Readable.from(metered(), { objectMode: false });
-    const upload = new Upload({ client, params: { Bucket, Key: key, Body: body }, partSize: PART_BYTES, queueSize: 1, leavePartsOnError: false });
+    const upload = new Upload({
+      client,
+      params: { Bucket, Key: key, Body: body },
+      partSize: PART_BYTES,
+      queueSize: 1,
+      leavePartsOnError: false,
+    });
     try {
       await upload.done();
     } catch (error) {
@@ -94,7 +110,13 @@ export function createS3Storage(settings: S3Settings, client: S3Client = createS
   }
 
   /** The bytes of one range, fetched at the first pull and passed on as the consumer pulls them. */
-  function objectStream(key: string, range: ByteRange, size: number, etag: string | undefined, signal?: AbortSignal): ReadableStream<Uint8Array> {
+  function objectStream(
+    key: string,
+    range: ByteRange,
+    size: number,
+    etag: string | undefined,
+    signal?: AbortSignal,
+  ): ReadableStream<Uint8Array> {
     // The client already left (an aborted signal fires no event): nothing to fetch.
     if (signal?.aborted) return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
     const request = new AbortController();
@@ -154,7 +176,8 @@ export function createS3Storage(settings: S3Settings, client: S3Client = createS
     do {
       const page = await send('list', () => client.send(new ListObjectsV2Command({ Bucket, ContinuationToken })));
       // Only objects named like a key are stored files (a shared bucket may hold others).
-      for (const object of page.Contents ?? []) if (isStorageKey(object.Key)) yield { key: object.Key, mtime: object.LastModified ?? new Date(0) };
+      for (const object of page.Contents ?? [])
+        if (isStorageKey(object.Key)) yield { key: object.Key, mtime: object.LastModified ?? new Date(0) };
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
   }
@@ -195,7 +218,10 @@ async function send<T>(operation: string, call: () => Promise<T>): Promise<T> {
 }
 
 function isNotFound(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
+  return (
+    error instanceof S3ServiceException &&
+    (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey')
+  );
 }
 
 /** Any failure of the bucket (unreachable, refused credentials, missing bucket) is a 503 to the client; the cause is logged. */

@@ -24,8 +24,14 @@ async function seedDeals(pipeline: PipelineFixture, stages: string[], count: num
   await api.db.prisma.deal.createMany({
     data: stages.flatMap((stage, s) =>
       Array.from({ length: count }, (_, i) => ({
-        tenant_id: org.tenantId, pipeline_id: pipeline.id, stage_id: stage, lead_id: leads[i % 2].id, number: firstNumber + s * count + i,
-        value: i + 0.1, total: i + 0.1, created_at: new Date(Date.now() - (s * count + i) * 1000 - 123),
+        tenant_id: org.tenantId,
+        pipeline_id: pipeline.id,
+        stage_id: stage,
+        lead_id: leads[i % 2].id,
+        number: firstNumber + s * count + i,
+        value: i + 0.1,
+        total: i + 0.1,
+        created_at: new Date(Date.now() - (s * count + i) * 1000 - 123),
       })),
     ),
   });
@@ -37,13 +43,19 @@ beforeAll(async () => {
   const product = await makeProduct(api, org, 'Consultoria', 19.9);
   const lead = await makeLead(api, org, { name: 'Mariana', company: 'Alfa' });
   // Deals through the API (lines, a won one), and 25 more in one column: a second page exists there.
-  for (const body of [{ lead_id: lead.id, products: [{ product_id: product.id, qty: 3 }] }, { lead_id: lead.id, value: 10.5 }]) {
+  for (const body of [
+    { lead_id: lead.id, products: [{ product_id: product.id, qty: 3 }] },
+    { lead_id: lead.id, value: 10.5 },
+  ]) {
     expect((await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, ...body })).status).toBe(201);
   }
   expect((await createDeal(api, org, { pipeline_id: p.id, stage_id: p.ganho, lead_id: lead.id, value: 1234567.89 })).status).toBe(201);
   await seedDeals(p, [p.andamento], 25, 1000);
   // An old deal: outside period 30d, so the board's counts and the columns' differ.
-  await api.db.prisma.deal.updateMany({ where: { tenant_id: org.tenantId, number: 1000 + 24 }, data: { created_at: new Date(Date.now() - 90 * 86_400_000) } });
+  await api.db.prisma.deal.updateMany({
+    where: { tenant_id: org.tenantId, number: 1000 + 24 },
+    data: { created_at: new Date(Date.now() - 90 * 86_400_000) },
+  });
 });
 
 describe('the kanban as JSON from PostgreSQL', () => {
@@ -56,16 +68,24 @@ describe('the kanban as JSON from PostgreSQL', () => {
     const board = JSON.parse((await graphqlText(README_BOARD, { id: p.id, period: '30d' })).text).data.pipelineBoard;
     const column = board.stages[1];
     // The board counts under its period; the column's deals have no filter of their own.
-    expect([column.deal_count, column.stage.deals.totalCount, column.stage.deals.nodes.length, column.stage.deals.pageInfo.hasNextPage]).toEqual([24, 25, 20, true]);
+    expect([
+      column.deal_count,
+      column.stage.deals.totalCount,
+      column.stage.deals.nodes.length,
+      column.stage.deals.pageInfo.hasNextPage,
+    ]).toEqual([24, 25, 20, true]);
     expect(board.stages[0].stage.deals.nodes.map((d: any) => d.total)).toEqual([10.5, 59.7]);
     expect(board.stages[3].stage.deals).toEqual({ totalCount: 0, nodes: [], pageInfo: { endCursor: null, hasNextPage: false } });
   });
 
   it('serves other selections of the kanban alike: aliases, fragments, __typename, cursors, first', async () => {
     const queries: [string, Record<string, unknown>][] = [
-      [`query ($id: UUID!) { b: pipelineBoard(id: $id, search: "mariana") { __typename stages { __typename avg_days_in_stage c: deal_count stage { __typename id pipeline_id kind position color
+      [
+        `query ($id: UUID!) { b: pipelineBoard(id: $id, search: "mariana") { __typename stages { __typename avg_days_in_stage c: deal_count stage { __typename id pipeline_id kind position color
          deals(first: 2) { nodes { ...Card } pageInfo { startCursor endCursor hasPreviousPage hasNextPage } n: totalCount } } } amount: total_amount } }
-         fragment Card on Deal { __typename id value created_at lead_name products { name total } lead { __typename id surname email phone avatar_url created_at } }`, {}],
+         fragment Card on Deal { __typename id value created_at lead_name products { name total } lead { __typename id surname email phone avatar_url created_at } }`,
+        {},
+      ],
       [`query ($id: UUID!) { pipelineBoard(id: $id) { stages { stage { deals(first: 100) { totalCount } } } } }`, {}],
       [`query ($id: UUID!) { pipelineBoard(id: $id) { stages { stage { name } total } } }`, {}],
     ];
@@ -86,7 +106,10 @@ describe('the kanban as JSON from PostgreSQL', () => {
       [`query ($id: UUID!, $n: Int) { pipelineBoard(id: $id) { stages { stage { deals(first: $n) { nodes { number } } } } } }`, { n: 3 }],
       [`query ($id: UUID!) { pipelineBoard(id: $id) { stages { stage { deals { edges { cursor node { number } } } } } } }`, {}],
       [`query ($id: UUID!) { pipelineBoard(id: $id) { stages { stage { deals { nodes { number stage { name } owner { id } } } } } } }`, {}],
-      [`query ($id: UUID!, $stage: UUID) { pipelineBoard(id: $id, stage_id: $stage) { total_deals stages { stage { name deals { totalCount } } } } }`, { stage: p.andamento }],
+      [
+        `query ($id: UUID!, $stage: UUID) { pipelineBoard(id: $id, stage_id: $stage) { total_deals stages { stage { name deals { totalCount } } } } }`,
+        { stage: p.andamento },
+      ],
     ];
     for (const [query, extra] of queries) {
       const variables = { id: p.id, ...extra };
@@ -102,7 +125,11 @@ describe('the kanban as JSON from PostgreSQL', () => {
   it('errors as the resolvers do: unknown pipeline, a stage of another pipeline, a bad period', async () => {
     const other = await makePipeline(api, org, 'Outro');
     const query = `query ($id: UUID!, $stage: UUID, $period: String) { pipelineBoard(id: $id, stage_id: $stage, period: $period) { total_deals stages { stage { deals(first: 1) { totalCount } } } } }`;
-    for (const variables of [{ id: '00000000-0000-4000-8000-000000000000' }, { id: p.id, stage: other.entrada }, { id: p.id, period: '2d' }]) {
+    for (const variables of [
+      { id: '00000000-0000-4000-8000-000000000000' },
+      { id: p.id, stage: other.entrada },
+      { id: p.id, period: '2d' },
+    ]) {
       const answer = JSON.parse((await graphqlText(query, variables)).text);
       const resolved = JSON.parse(await resolverText(query, variables));
       expect(answer.data).toBeNull();
@@ -144,7 +171,9 @@ describe('tenant isolation', () => {
     const other = await api.newOrg('Outra');
     const theirs = await makePipeline(api, other);
     const lead = await makeLead(api, other, { name: 'Deles' });
-    expect((await createDeal(api, other, { pipeline_id: theirs.id, stage_id: theirs.entrada, lead_id: lead.id, value: 1 })).status).toBe(201);
+    expect((await createDeal(api, other, { pipeline_id: theirs.id, stage_id: theirs.entrada, lead_id: lead.id, value: 1 })).status).toBe(
+      201,
+    );
     const foreign = JSON.parse((await graphqlText(README_BOARD, { id: p.id }, other.key)).text);
     expect(foreign.data).toBeNull();
     expect(foreign.errors[0].extensions.code).toBe('NOT_FOUND');

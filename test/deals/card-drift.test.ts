@@ -49,12 +49,18 @@ beforeAll(async () => {
     origin: 'whatsapp',
     note: 'nota\nlinha — “2”',
     tag_ids: tags.map((t) => t.id),
-    products: [{ product_id: product.id, qty: 3 }, { product_id: product.id, qty: 2 }],
+    products: [
+      { product_id: product.id, qty: 3 },
+      { product_id: product.id, qty: 2 },
+    ],
   });
   dealId = deal.id;
   const db = api.db.prisma;
   // Columns the API never fills together (won and lost, a custom line's product) are set directly.
-  await db.lead.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: lead.id } }, data: { surname: 'Souza', avatar_url: 'https://cdn.example.com/a/ana.png' } });
+  await db.lead.update({
+    where: { tenant_id_id: { tenant_id: org.tenantId, id: lead.id } },
+    data: { surname: 'Souza', avatar_url: 'https://cdn.example.com/a/ana.png' },
+  });
   await db.deal.update({
     where: { tenant_id_id: { tenant_id: org.tenantId, id: dealId } },
     data: {
@@ -69,7 +75,10 @@ beforeAll(async () => {
     },
   });
   const lines = await db.dealProduct.findMany({ where: { deal_id: dealId }, orderBy: { position: 'asc' } });
-  await db.dealProduct.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: lines[1].id } }, data: { name: 'Ajuste', price: 0.1, custom: true } });
+  await db.dealProduct.update({
+    where: { tenant_id_id: { tenant_id: org.tenantId, id: lines[1].id } },
+    data: { name: 'Ajuste', price: 0.1, custom: true },
+  });
   for (const [i, t] of tags.entries()) {
     await db.tag.update({
       where: { tenant_id_id: { tenant_id: org.tenantId, id: t.id } },
@@ -77,8 +86,15 @@ beforeAll(async () => {
     });
   }
   const DAY = 86_400_000;
-  for (const [title, due] of [['atrasada 1', -DAY], ['atrasada 2', -2 * DAY], ['futura', DAY], ['sem data', null]] as const) {
-    await db.activity.create({ data: { tenant_id: org.tenantId, deal_id: dealId, title, due_at: due === null ? null : new Date(Date.now() + due) } });
+  for (const [title, due] of [
+    ['atrasada 1', -DAY],
+    ['atrasada 2', -2 * DAY],
+    ['futura', DAY],
+    ['sem data', null],
+  ] as const) {
+    await db.activity.create({
+      data: { tenant_id: org.tenantId, deal_id: dealId, title, due_at: due === null ? null : new Date(Date.now() + due) },
+    });
   }
 });
 
@@ -95,12 +111,25 @@ describe('deal card drift', () => {
       else leaves.push(value);
     };
     walk(card, 'deal');
-    expect(Object.keys(card)).toEqual(CARD.replace(/\{[^}]*\}/g, '').split(/\s+/).filter(Boolean));
+    expect(Object.keys(card)).toEqual(
+      CARD.replace(/\{[^}]*\}/g, '')
+        .split(/\s+/)
+        .filter(Boolean),
+    );
     // Distinct: no two fields could be swapped unnoticed (booleans and the line's shared product id aside).
     const scalars = Object.values(card).filter((v) => typeof v !== 'object' && typeof v !== 'boolean');
     expect(new Set(scalars).size).toBe(scalars.length);
-    expect(card).toMatchObject({ lead_avatar: 'https://cdn.example.com/a/ana.png', lead_surname: 'Souza', pending_todos: 4, overdue_todos: 2, number: 4242 });
-    expect(card.products.map((l: any) => [l.custom, l.price, l.qty, l.total])).toEqual([[false, 1234.56, 3, 3703.68], [true, 0.1, 2, 0.2]]);
+    expect(card).toMatchObject({
+      lead_avatar: 'https://cdn.example.com/a/ana.png',
+      lead_surname: 'Souza',
+      pending_todos: 4,
+      overdue_todos: 2,
+      number: 4242,
+    });
+    expect(card.products.map((l: any) => [l.custom, l.price, l.qty, l.total])).toEqual([
+      [false, 1234.56, 3, 3703.68],
+      [true, 0.1, 2, 0.2],
+    ]);
   });
 
   it('the JSON path (list and event payload) writes byte for byte what the resolvers write', async () => {
@@ -123,6 +152,8 @@ describe('deal card drift', () => {
     const [snapshot] = (await dealSnapshots(api.app.deps.tenants.for(org.tenantId), [dealId])).values();
     expect(snapshot.extras?.lead?.avatar_url).toBe('https://cdn.example.com/a/ana.png');
     expect(snapshot.extras?.products.map((l) => l.price.toString())).toEqual(['1234.56', '0.1']);
-    expect(snapshot.extras?.tags.map((t) => t.created_at.toISOString())).toEqual(expect.arrayContaining(['2024-01-10T10:10:10.010Z', '2024-02-10T10:10:10.010Z']));
+    expect(snapshot.extras?.tags.map((t) => t.created_at.toISOString())).toEqual(
+      expect.arrayContaining(['2024-01-10T10:10:10.010Z', '2024-02-10T10:10:10.010Z']),
+    );
   });
 });

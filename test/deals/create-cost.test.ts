@@ -21,7 +21,9 @@ describe('createDeal statements', () => {
     await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id }); // the key's last_used_at write, once
 
     let rest: any;
-    const restCost = await api.countStatements(async () => (rest = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 12.5, note: 'n' })));
+    const restCost = await api.countStatements(
+      async () => (rest = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 12.5, note: 'n' })),
+    );
     expect(rest.status).toBe(201);
     expect(restCost).toBeLessThanOrEqual(BOUND);
     const read = await api.raw(`/backend/pipeline/deals/${rest.body.id}`, { headers: { authorization: `Bearer ${org.key}` } });
@@ -43,9 +45,22 @@ describe('createDeal statements', () => {
 
     // Tags checked in one more read; lines and tags are written by the deal's insert.
     let tagged: any;
-    const taggedCost = await api.countStatements(async () => (tagged = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, tag_ids: [tag.id], products: [{ name: 'Linha', price: 2, qty: 2 }] })));
+    const taggedCost = await api.countStatements(
+      async () =>
+        (tagged = await createDeal(api, org, {
+          pipeline_id: p.id,
+          stage_id: p.entrada,
+          lead_id: lead.id,
+          tag_ids: [tag.id],
+          products: [{ name: 'Linha', price: 2, qty: 2 }],
+        })),
+    );
     expect(tagged.status).toBe(201);
-    expect(tagged.body).toMatchObject({ total: 4, tags: [{ name: 'custo' }], products: [{ name: 'Linha', price: 2, qty: 2, total: 4, custom: true }] });
+    expect(tagged.body).toMatchObject({
+      total: 4,
+      tags: [{ name: 'custo' }],
+      products: [{ name: 'Linha', price: 2, qty: 2, total: 4, custom: true }],
+    });
     expect(taggedCost).toBeLessThanOrEqual(BOUND + 1);
   });
 });

@@ -63,7 +63,11 @@ describe('create deal', () => {
 
   it('creates the lead with new_lead in the same transaction', async () => {
     const phone = nextPhone();
-    const r = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, new_lead: { name: 'Carla', phone, email: 'c@x.com', company: 'Beta' } });
+    const r = await createDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.entrada,
+      new_lead: { name: 'Carla', phone, email: 'c@x.com', company: 'Beta' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ lead_name: 'Carla', lead_phone: phone, lead_email: 'c@x.com', lead_company: 'Beta' });
     const leadRow = await api.rest('GET', `/backend/leads/${r.body.lead_id}`, { key: org.key });
@@ -119,7 +123,13 @@ describe('create deal', () => {
 
   it('answers 404 for an unknown lead, tag, product, owner or status', async () => {
     const nope = '00000000-0000-4000-8000-000000000001';
-    for (const extra of [{ lead_id: nope }, { tag_ids: [nope] }, { products: [{ product_id: nope }] }, { owner_id: nope }, { lead_status_id: nope }]) {
+    for (const extra of [
+      { lead_id: nope },
+      { tag_ids: [nope] },
+      { products: [{ product_id: nope }] },
+      { owner_id: nope },
+      { lead_status_id: nope },
+    ]) {
       const r = await createDeal(api, org, { ...base(), ...extra });
       expect(r.status, JSON.stringify(extra)).toBe(404);
       expect(r.body.code).toBe('ERR_NOT_FOUND');

@@ -40,7 +40,12 @@ describe('edit deal', () => {
     const prod = await makeProduct(api, org, 'Licença', 10.1);
     const d = await newDeal({ value: 999, products: [{ name: 'Old', price: 1, custom: true }] });
     expect(d.total).toBe(1);
-    const r = await put(d.id, { products: [{ product_id: prod.id, qty: 3 }, { name: 'Serviço', price: 0.2, qty: 2, custom: true }] });
+    const r = await put(d.id, {
+      products: [
+        { product_id: prod.id, qty: 3 },
+        { name: 'Serviço', price: 0.2, qty: 2, custom: true },
+      ],
+    });
     expect(r.status).toBe(200);
     expect(r.body.products.map((l: any) => [l.name, l.price, l.qty, l.total])).toEqual([
       ['Licença', 10.1, 3, 30.3],
@@ -104,13 +109,21 @@ describe('catalog changes after lines exist', () => {
     const prod = await makeProduct(api, org, 'Consultoria', 300);
     const d = await newDeal({ products: [{ product_id: prod.id, qty: 2 }] });
     expect(d.total).toBe(600);
-    const edit = await api.rest('PUT', `/backend/pipeline/products/${prod.id}`, { key: org.key, body: { name: 'Consultoria 2', price: 500 } });
+    const edit = await api.rest('PUT', `/backend/pipeline/products/${prod.id}`, {
+      key: org.key,
+      body: { name: 'Consultoria 2', price: 500 },
+    });
     expect(edit.status).toBe(200);
     let after = await get(d.id);
     expect(after.products[0]).toMatchObject({ product_id: prod.id, name: 'Consultoria', price: 300, qty: 2, custom: false });
     expect(after.total).toBe(600);
     // resending the line by id keeps its copied price; a new line copies the catalog as it is now
-    const resent = await put(d.id, { products: [{ id: after.products[0].id, product_id: prod.id, qty: 1 }, { product_id: prod.id, qty: 1 }] });
+    const resent = await put(d.id, {
+      products: [
+        { id: after.products[0].id, product_id: prod.id, qty: 1 },
+        { product_id: prod.id, qty: 1 },
+      ],
+    });
     expect(resent.body.products.map((l: any) => [l.name, l.price])).toEqual([
       ['Consultoria', 300],
       ['Consultoria 2', 500],

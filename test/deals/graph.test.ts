@@ -247,7 +247,11 @@ beforeAll(async () => {
   org = await api.newOrg();
   p = await makePipeline(api, org);
   const tag = await makeTag(api, org, 'vip');
-  const leads = [await makeLead(api, org, { name: 'Ana' }), await makeLead(api, org, { name: 'Bia' }), await makeLead(api, org, { name: 'Caio' })];
+  const leads = [
+    await makeLead(api, org, { name: 'Ana' }),
+    await makeLead(api, org, { name: 'Bia' }),
+    await makeLead(api, org, { name: 'Caio' }),
+  ];
   ana = leads[0];
   // 5 deals in Entrada, 3 in Em andamento, 1 won, 0 lost; created one after another.
   const plan = [p.entrada, p.entrada, p.andamento, p.entrada, p.ganho, p.andamento, p.entrada, p.andamento, p.entrada];
@@ -260,7 +264,10 @@ beforeAll(async () => {
       products: [{ name: `L${i}`, price: 10, qty: i + 1 }],
     });
     expect(r.status).toBe(201);
-    await api.db.prisma.deal.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: r.body.id } }, data: { created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)) } });
+    await api.db.prisma.deal.update({
+      where: { tenant_id_id: { tenant_id: org.tenantId, id: r.body.id } },
+      data: { created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)) },
+    });
     (byStage[stage] ??= []).unshift(r.body.number);
   }
 });
@@ -337,7 +344,11 @@ describe('deals graph', () => {
     expect(lead.data!.lead.deals.nodes).toHaveLength(2);
     const nobody = await makeLead(api, org, { name: 'Sem negócios' });
     const empty = await api.gql(LeadDealsGql, { id: nobody.id, first: 2 }, org.key);
-    expect(empty.data!.lead.deals).toEqual({ totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+    expect(empty.data!.lead.deals).toEqual({
+      totalCount: 0,
+      nodes: [],
+      pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+    });
   });
 
   it('counts every column in one more statement, and only when totalCount is asked for', async () => {
@@ -359,7 +370,11 @@ describe('deals graph', () => {
     const lead = await makeLead(api, org, { name: 'Gql' });
     const refused = await api.gql(CreateGql, { pipeline_id: p.id, stage_id: p.perdido, lead_id: lead.id }, org.key);
     expect(refused.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
-    const r = await api.gql(CreateGql, { pipeline_id: p.id, stage_id: p.perdido, lead_id: lead.id, loss_reason: 'Timing', products: [{ name: 'X', price: 1.5, qty: 2 }] }, org.key);
+    const r = await api.gql(
+      CreateGql,
+      { pipeline_id: p.id, stage_id: p.perdido, lead_id: lead.id, loss_reason: 'Timing', products: [{ name: 'X', price: 1.5, qty: 2 }] },
+      org.key,
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data!.createDeal).toMatchObject({ total: 3, loss_reason: 'Timing', stage: { name: 'Perdido', kind: 'lost' }, owner: null });
     const m = await api.gql(MoveGql, { id: r.data!.createDeal.id, stage_id: p.ganho }, org.key);

@@ -20,9 +20,23 @@ beforeAll(async () => {
   p = await makePipeline(api, org);
   const specs = [
     { key: 'mariana', lead: { name: 'Mariana Souza', company: 'Alfa Ltda' }, stage: p.entrada, value: 100, createdDaysAgo: 2 },
-    { key: 'joao', lead: { name: 'João', company: 'Beta_Corp' }, stage: p.andamento, products: [{ name: 'Svc', price: 150, qty: 2 }], createdDaysAgo: 20 },
+    {
+      key: 'joao',
+      lead: { name: 'João', company: 'Beta_Corp' },
+      stage: p.andamento,
+      products: [{ name: 'Svc', price: 150, qty: 2 }],
+      createdDaysAgo: 20,
+    },
     { key: 'pedro', lead: { name: 'Pedro', company: 'Gama' }, stage: p.ganho, value: 1000, createdDaysAgo: 200, wonDaysAgo: 3 },
-    { key: 'lucia', lead: { name: 'Lúcia', company: '100% Delta' }, stage: p.perdido, loss_reason: 'Preço', value: 50, createdDaysAgo: 400, lostDaysAgo: 40 },
+    {
+      key: 'lucia',
+      lead: { name: 'Lúcia', company: '100% Delta' },
+      stage: p.perdido,
+      loss_reason: 'Preço',
+      value: 50,
+      createdDaysAgo: 400,
+      lostDaysAgo: 40,
+    },
     { key: 'marcos', lead: { name: 'Marcos', company: 'ALFA Sul' }, stage: p.entrada, value: 0.5, createdDaysAgo: 10 },
   ];
   const now = Date.now();
@@ -54,7 +68,14 @@ describe('deals list', () => {
     const r = await list();
     expect(r.status).toBe(200);
     expect(numbers(r.body)).toEqual([deals.mariana, deals.marcos, deals.joao, deals.pedro, deals.lucia].map((d) => d.number));
-    expect(r.body.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 5, has_next: false, has_prev: false, next_cursor: null });
+    expect(r.body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 1,
+      total_count: 5,
+      has_next: false,
+      has_prev: false,
+      next_cursor: null,
+    });
     expect(r.body.data[0]).toMatchObject({ lead_name: 'Mariana Souza', lead_company: 'Alfa Ltda', total: 100, products: [], tags: [] });
   });
 
@@ -69,14 +90,35 @@ describe('deals list', () => {
   it('paginates: page, limit, has_next/has_prev, page past the end', async () => {
     const p1 = await list('?limit=2');
     expect(numbers(p1.body)).toEqual([deals.mariana.number, deals.marcos.number]);
-    expect(p1.body.pagination).toEqual({ current_page: 1, total_pages: 3, total_count: 5, has_next: true, has_prev: false, next_cursor: null });
+    expect(p1.body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 3,
+      total_count: 5,
+      has_next: true,
+      has_prev: false,
+      next_cursor: null,
+    });
     const p3 = await list('?limit=2&page=3');
     expect(numbers(p3.body)).toEqual([deals.lucia.number]);
-    expect(p3.body.pagination).toEqual({ current_page: 3, total_pages: 3, total_count: 5, has_next: false, has_prev: true, next_cursor: null });
+    expect(p3.body.pagination).toEqual({
+      current_page: 3,
+      total_pages: 3,
+      total_count: 5,
+      has_next: false,
+      has_prev: true,
+      next_cursor: null,
+    });
     const past = await list('?limit=2&page=9');
     expect(past.status).toBe(200);
     expect(past.body.data).toEqual([]);
-    expect(past.body.pagination).toEqual({ current_page: 9, total_pages: 3, total_count: 5, has_next: false, has_prev: true, next_cursor: null });
+    expect(past.body.pagination).toEqual({
+      current_page: 9,
+      total_pages: 3,
+      total_count: 5,
+      has_next: false,
+      has_prev: true,
+      next_cursor: null,
+    });
   });
 
   it('limit outside 1..100 falls back to 20; page below 1 is 1; non-numbers are 400', async () => {
@@ -134,14 +176,22 @@ describe('deals list', () => {
     const from = deals.joao.created_at;
     const to = deals.marcos.created_at;
     expect(numbers((await list(`?period=custom&from=${from}&to=${to}`)).body)).toEqual([deals.marcos.number, deals.joao.number]);
-    expect(numbers((await list(`?period=custom&from=${deals.marcos.created_at}`)).body)).toEqual([deals.mariana.number, deals.marcos.number]);
+    expect(numbers((await list(`?period=custom&from=${deals.marcos.created_at}`)).body)).toEqual([
+      deals.mariana.number,
+      deals.marcos.number,
+    ]);
     const day = new Date(Date.now() - 2 * DAY).toISOString().slice(0, 10);
     expect(numbers((await list(`?period=custom&from=${day}&to=${day}`)).body)).toEqual([deals.mariana.number]);
     expect((await list(`?from=${from}&to=${to}`)).body.data).toHaveLength(5);
   });
 
   it('bad period values are 400', async () => {
-    for (const q of ['?period=2w', '?period=custom', '?period=custom&from=yesterday', `?period=custom&from=${deals.mariana.created_at}&to=${deals.joao.created_at}`]) {
+    for (const q of [
+      '?period=2w',
+      '?period=custom',
+      '?period=custom&from=yesterday',
+      `?period=custom&from=${deals.mariana.created_at}&to=${deals.joao.created_at}`,
+    ]) {
       const r = await list(q);
       expect(r.status, q).toBe(400);
       expect(r.body.code).toBe('ERR_INVALID_INPUT');
@@ -149,7 +199,14 @@ describe('deals list', () => {
   });
 
   it('dates outside the years 1970–9999 are 400 on the list and the board', async () => {
-    const bad = ['from=0000-01-01', 'from=1969-12-31', 'to=0000-01-01', 'from=-010000-01-01', 'to=+010000-01-01T00:00:00Z', 'from=1969-12-31T23:59:59Z'];
+    const bad = [
+      'from=0000-01-01',
+      'from=1969-12-31',
+      'to=0000-01-01',
+      'from=-010000-01-01',
+      'to=+010000-01-01T00:00:00Z',
+      'from=1969-12-31T23:59:59Z',
+    ];
     for (const q of bad) {
       for (const read of [list, board]) {
         const r = await read(`?period=custom&${q}`);
@@ -235,7 +292,12 @@ describe('board', () => {
     await api.rest('PUT', `/backend/pipeline/deals/${d.id}`, { key: org.key, body: { products: [{ name: 'A', price: 2.5, qty: 4 }] } });
     await api.rest('PUT', `/backend/pipeline/deals/${d.id}/stage`, { key: org.key, body: { stage_id: fresh.ganho } });
     let r = await board('', org.key, fresh.id);
-    expect(r.body.stages.map((s: any) => [s.deal_count, s.total])).toEqual([[0, 0], [0, 0], [1, 10], [0, 0]]);
+    expect(r.body.stages.map((s: any) => [s.deal_count, s.total])).toEqual([
+      [0, 0],
+      [0, 0],
+      [1, 10],
+      [0, 0],
+    ]);
     await api.rest('DELETE', `/backend/pipeline/deals/${d.id}`, { key: org.key });
     r = await board('', org.key, fresh.id);
     expect(r.body).toMatchObject({ total_deals: 0, total_amount: 0 });
@@ -265,7 +327,9 @@ describe('statement counts', () => {
     const rows = await db.deal.findMany({ where: { pipeline_id: big.id }, select: { id: true } });
     await db.dealProduct.createMany({ data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, name: 'L', price: 1, qty: 1 })) });
     await db.dealTag.createMany({ data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, tag_id: tag.id })) });
-    await db.activity.createMany({ data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, title: 'T', due_at: new Date(Date.now() - DAY) })) });
+    await db.activity.createMany({
+      data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, title: 'T', due_at: new Date(Date.now() - DAY) })),
+    });
 
     await list('?limit=1', org.key, big.id); // warm-up: the key's last_used_at write happens once
     let page20: any;
@@ -274,7 +338,9 @@ describe('statement counts', () => {
     const n100 = await api.countStatements(async () => (page100 = await list('?limit=100', org.key, big.id)));
     expect(page20.body.data).toHaveLength(20);
     expect(page100.body.data).toHaveLength(100);
-    expect(page100.body.data.every((d: any) => d.products.length === 1 && d.tags.length === 1 && d.pending_todos === 1 && d.overdue_todos === 1)).toBe(true);
+    expect(
+      page100.body.data.every((d: any) => d.products.length === 1 && d.tags.length === 1 && d.pending_todos === 1 && d.overdue_todos === 1),
+    ).toBe(true);
     expect(page100.body.data.every((d: any) => d.lead_name?.startsWith('Big'))).toBe(true);
     expect(n20).toBe(n100);
     expect(n100).toBeLessThanOrEqual(6);

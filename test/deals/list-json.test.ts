@@ -37,8 +37,18 @@ beforeAll(async () => {
   const bare = await makeLead(api, org, { name: 'João "Zé" \\ Ñandú' });
   const specs: Record<string, unknown>[] = [
     // Lines with decimals (19.9 × 3 is 59.7, not 59.699999999999996), a one-off line, a big price.
-    { lead_id: full.id, owner_id: org.userId, note: 'linha 1\nlinha 2 — “aspas”', lead_status_id: status.id, tag_ids: tags.map((t) => t.id),
-      products: [{ product_id: catalog.id, qty: 3 }, { name: 'Ajuste', price: 0.1, qty: 3, custom: true }, { product_id: big.id, qty: 7 }] },
+    {
+      lead_id: full.id,
+      owner_id: org.userId,
+      note: 'linha 1\nlinha 2 — “aspas”',
+      lead_status_id: status.id,
+      tag_ids: tags.map((t) => t.id),
+      products: [
+        { product_id: catalog.id, qty: 3 },
+        { name: 'Ajuste', price: 0.1, qty: 3, custom: true },
+        { product_id: big.id, qty: 7 },
+      ],
+    },
     // No lines: total is the value; no tags; null owner, note, surname, email, status.
     { lead_id: bare.id, value: 10.5 },
     { lead_id: bare.id, value: 0, tag_ids: [tags[4].id, tags[1].id] },
@@ -49,9 +59,23 @@ beforeAll(async () => {
   }
   const deals = await api.db.prisma.deal.findMany({ where: { tenant_id: org.tenantId }, orderBy: { number: 'asc' } });
   // Won and lost dates, and todos: pending, overdue and done.
-  expect((await api.rest('PUT', `/backend/pipeline/deals/${deals[1].id}/stage`, { key: org.key, body: { stage_id: p.ganho } })).status).toBe(200);
-  expect((await api.rest('PUT', `/backend/pipeline/deals/${deals[2].id}/stage`, { key: org.key, body: { stage_id: p.perdido, loss_reason: 'Preço' } })).status).toBe(200);
-  for (const [title, due, done] of [['atrasada', -DAY, false], ['futura', DAY, false], ['feita', -DAY, true], ['sem data', null, false]] as const) {
+  expect(
+    (await api.rest('PUT', `/backend/pipeline/deals/${deals[1].id}/stage`, { key: org.key, body: { stage_id: p.ganho } })).status,
+  ).toBe(200);
+  expect(
+    (
+      await api.rest('PUT', `/backend/pipeline/deals/${deals[2].id}/stage`, {
+        key: org.key,
+        body: { stage_id: p.perdido, loss_reason: 'Preço' },
+      })
+    ).status,
+  ).toBe(200);
+  for (const [title, due, done] of [
+    ['atrasada', -DAY, false],
+    ['futura', DAY, false],
+    ['feita', -DAY, true],
+    ['sem data', null, false],
+  ] as const) {
     const body = { title, due_at: due === null ? undefined : new Date(Date.now() + due).toISOString(), done };
     expect((await api.rest('POST', `/backend/pipeline/deals/${deals[0].id}/activities`, { key: org.key, body })).status).toBe(201);
   }
@@ -81,9 +105,30 @@ describe('deals list as JSON from PostgreSQL', () => {
     }
     // The fixture is what it should be: the rich card reads as the spec says.
     const body = (await api.rest('GET', `/backend/pipelines/${p.id}/deals?sort=oldest`, { key: org.key })).body;
-    expect(body.data[0].products.map((l: any) => [l.price, l.qty, l.total])).toEqual([[19.9, 3, 59.7], [0.1, 3, 0.3], [1234567.89, 7, 8641975.23]]);
-    expect(body.data[0]).toMatchObject({ total: 8642035.23, owner_id: org.userId, lead_surname: 'Souza', pending_todos: 3, overdue_todos: 1 });
-    expect(body.data[1]).toMatchObject({ products: [], tags: [], value: 10.5, total: 10.5, owner_id: null, note: null, lead_surname: null, lead_email: null, lead_status_id: null, lost_at: null });
+    expect(body.data[0].products.map((l: any) => [l.price, l.qty, l.total])).toEqual([
+      [19.9, 3, 59.7],
+      [0.1, 3, 0.3],
+      [1234567.89, 7, 8641975.23],
+    ]);
+    expect(body.data[0]).toMatchObject({
+      total: 8642035.23,
+      owner_id: org.userId,
+      lead_surname: 'Souza',
+      pending_todos: 3,
+      overdue_todos: 1,
+    });
+    expect(body.data[1]).toMatchObject({
+      products: [],
+      tags: [],
+      value: 10.5,
+      total: 10.5,
+      owner_id: null,
+      note: null,
+      lead_surname: null,
+      lead_email: null,
+      lead_status_id: null,
+      lost_at: null,
+    });
     expect(body.data[1].won_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
     // Time in stage: set by the move into the won stage, at the same instant as won_at.
     expect(body.data[1].stage_entered_at).toBe(body.data[1].won_at);
@@ -95,7 +140,9 @@ describe('deals list as JSON from PostgreSQL', () => {
     // The JSON path serves sync pages too. Wait until the fixture is below the sync horizon (another session's open transaction may hold it back).
     const now = Date.now();
     for (let i = 0; i < 3000 && (await syncHorizon(api.db.prisma)).getTime() <= now; i++) await new Promise((r) => setTimeout(r, 10));
-    const first = await api.raw(`/backend/pipelines/${p.id}/deals?updated_since=1970-01-01T00:00:00Z&limit=2`, { headers: { authorization: `Bearer ${org.key}` } });
+    const first = await api.raw(`/backend/pipelines/${p.id}/deals?updated_since=1970-01-01T00:00:00Z&limit=2`, {
+      headers: { authorization: `Bearer ${org.key}` },
+    });
     const firstText = await first.text();
     const cursor = JSON.parse(firstText).pagination.next_cursor as string;
     expect(cursor).toEqual(expect.any(String));
@@ -103,7 +150,9 @@ describe('deals list as JSON from PostgreSQL', () => {
       pipelineDeals(id: $id, updated_since: $since, cursor: $cursor, limit: $limit) { data { ${CARD} } ${PAGINATION} } }`;
     const resolvedFirst = await resolverText(query, { id: p.id, since: '1970-01-01T00:00:00Z', limit: 2 });
     expect(firstText).toBe(JSON.stringify(JSON.parse(resolvedFirst).data.pipelineDeals));
-    const next = await api.raw(`/backend/pipelines/${p.id}/deals?cursor=${encodeURIComponent(cursor)}&limit=2`, { headers: { authorization: `Bearer ${org.key}` } });
+    const next = await api.raw(`/backend/pipelines/${p.id}/deals?cursor=${encodeURIComponent(cursor)}&limit=2`, {
+      headers: { authorization: `Bearer ${org.key}` },
+    });
     const nextText = await next.text();
     expect(nextText).toBe(JSON.stringify(JSON.parse(await resolverText(query, { id: p.id, cursor, limit: 2 })).data.pipelineDeals));
     const all = [...JSON.parse(firstText).data, ...JSON.parse(nextText).data];
@@ -114,12 +163,21 @@ describe('deals list as JSON from PostgreSQL', () => {
     const queries: [string, Record<string, unknown>][] = [
       [`query ($id: UUID!) { pipelineDeals(id: $id) { data { ${CARD} } ${PAGINATION} } }`, {}],
       // Aliases, fragments, __typename, a partial card, no pagination.
-      [`query ($id: UUID!) { a: pipelineDeals(id: $id, limit: 2) { __typename page: pagination { __typename has_prev current_page } d: data { ...Card t: tags { name } } }
-         __typename } fragment Card on Deal { __typename n: number total lead_name products { p: price total } ... on Deal { overdue_todos } }`, {}],
+      [
+        `query ($id: UUID!) { a: pipelineDeals(id: $id, limit: 2) { __typename page: pagination { __typename has_prev current_page } d: data { ...Card t: tags { name } } }
+         __typename } fragment Card on Deal { __typename n: number total lead_name products { p: price total } ... on Deal { overdue_todos } }`,
+        {},
+      ],
       // Variables deciding @include / @skip, and two root list fields.
-      [`query ($id: UUID!, $lines: Boolean!) { one: pipelineDeals(id: $id, sort: oldest, limit: 1) { data { id products @include(if: $lines) { name } tags @skip(if: $lines) { id } } }
-         two: pipelineDeals(id: $id, page: 2, limit: 2) { pagination { total_pages has_next } } }`, { lines: true }],
-      [`query ($id: UUID!, $lines: Boolean!) { one: pipelineDeals(id: $id, sort: oldest, limit: 1) { data { id products @include(if: $lines) { name } tags @skip(if: $lines) { id } } } }`, { lines: false }],
+      [
+        `query ($id: UUID!, $lines: Boolean!) { one: pipelineDeals(id: $id, sort: oldest, limit: 1) { data { id products @include(if: $lines) { name } tags @skip(if: $lines) { id } } }
+         two: pipelineDeals(id: $id, page: 2, limit: 2) { pagination { total_pages has_next } } }`,
+        { lines: true },
+      ],
+      [
+        `query ($id: UUID!, $lines: Boolean!) { one: pipelineDeals(id: $id, sort: oldest, limit: 1) { data { id products @include(if: $lines) { name } tags @skip(if: $lines) { id } } } }`,
+        { lines: false },
+      ],
     ];
     for (const [query, extra] of queries) {
       const variables = { id: p.id, ...extra };
@@ -171,12 +229,20 @@ describe('statements', () => {
     const tag = await makeTag(api, org, 'muitos');
     await api.db.prisma.deal.createMany({
       data: Array.from({ length: 120 }, (_, i) => ({
-        tenant_id: org.tenantId, pipeline_id: big.id, stage_id: big.entrada, lead_id: lead.id, number: 10_000 + i, value: i, total: i,
+        tenant_id: org.tenantId,
+        pipeline_id: big.id,
+        stage_id: big.entrada,
+        lead_id: lead.id,
+        number: 10_000 + i,
+        value: i,
+        total: i,
         created_at: new Date(Date.now() - i * 1000),
       })),
     });
     const rows = await api.db.prisma.deal.findMany({ where: { pipeline_id: big.id }, select: { id: true } });
-    await api.db.prisma.dealProduct.createMany({ data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, name: 'L', price: 1.5, qty: 2 })) });
+    await api.db.prisma.dealProduct.createMany({
+      data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, name: 'L', price: 1.5, qty: 2 })),
+    });
     await api.db.prisma.dealTag.createMany({ data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, tag_id: tag.id })) });
     await api.db.prisma.activity.createMany({ data: rows.map((d) => ({ tenant_id: org.tenantId, deal_id: d.id, title: 'T' })) });
 
@@ -184,13 +250,23 @@ describe('statements', () => {
     const counts: Record<string, number> = {};
     for (const limit of [20, 100]) {
       let rest: any;
-      counts[`rest ${limit}`] = await api.countStatements(async () => (rest = await api.rest('GET', `/backend/pipelines/${big.id}/deals?limit=${limit}`, { key: org.key })));
+      counts[`rest ${limit}`] = await api.countStatements(
+        async () => (rest = await api.rest('GET', `/backend/pipelines/${big.id}/deals?limit=${limit}`, { key: org.key })),
+      );
       expect(rest.body.data).toHaveLength(limit);
-      expect(rest.body.data.every((d: any) => d.products[0].total === 3 && d.tags[0].name === 'muitos' && d.pending_todos === 1)).toBe(true);
+      expect(rest.body.data.every((d: any) => d.products[0].total === 3 && d.tags[0].name === 'muitos' && d.pending_todos === 1)).toBe(
+        true,
+      );
       // GraphQL prices a card's lines and tags at their caps (200, 100): a page of 100 whole cards
       // fits within the cost limit.
       let gql!: { status: number; text: string };
-      counts[`graphql ${limit}`] = await api.countStatements(async () => (gql = await graphqlText(`query ($id: UUID!, $n: Int) { pipelineDeals(id: $id, limit: $n) { data { ${CARD} } ${PAGINATION} } }`, { id: big.id, n: limit })));
+      counts[`graphql ${limit}`] = await api.countStatements(
+        async () =>
+          (gql = await graphqlText(`query ($id: UUID!, $n: Int) { pipelineDeals(id: $id, limit: $n) { data { ${CARD} } ${PAGINATION} } }`, {
+            id: big.id,
+            n: limit,
+          })),
+      );
       expect(gql.status, gql.text.slice(0, 300)).toBe(200);
       expect(JSON.parse(gql.text).data.pipelineDeals.data).toEqual(rest.body.data);
     }
@@ -205,10 +281,14 @@ describe('tenant isolation', () => {
     const other = await api.newOrg('Outra');
     const theirs = await makePipeline(api, other);
     const lead = await makeLead(api, other, { name: 'Deles' });
-    expect((await createDeal(api, other, { pipeline_id: theirs.id, stage_id: theirs.entrada, lead_id: lead.id, value: 1 })).status).toBe(201);
+    expect((await createDeal(api, other, { pipeline_id: theirs.id, stage_id: theirs.entrada, lead_id: lead.id, value: 1 })).status).toBe(
+      201,
+    );
 
     expect((await api.rest('GET', `/backend/pipelines/${p.id}/deals`, { key: other.key })).status).toBe(404);
-    const gql = JSON.parse((await graphqlText(`query ($id: UUID!) { pipelineDeals(id: $id) { data { id } } }`, { id: p.id }, other.key)).text);
+    const gql = JSON.parse(
+      (await graphqlText(`query ($id: UUID!) { pipelineDeals(id: $id) { data { id } } }`, { id: p.id }, other.key)).text,
+    );
     expect(gql.errors[0].extensions.code).toBe('NOT_FOUND');
     const own = (await api.rest('GET', `/backend/pipelines/${theirs.id}/deals`, { key: other.key })).body;
     expect(own.data.map((d: any) => d.lead_name)).toEqual(['Deles']);
@@ -218,16 +298,20 @@ describe('tenant isolation', () => {
   it('$tenantQueryDirect binds the tenant like $tenantQuery, and runs inside a transaction when given one', async () => {
     const db = api.app.deps.tenants.for(org.tenantId);
     expect(() => db.$tenantQueryDirect(() => Prisma.sql`SELECT count(*)::int AS n FROM deals`)).toThrow(/tenant/);
-    const [mine] = await db.$tenantQueryDirect<{ n: number }>((tenant) => Prisma.sql`SELECT count(*)::int AS n FROM deals WHERE tenant_id = ${tenant}`);
+    const [mine] = await db.$tenantQueryDirect<{ n: number }>(
+      (tenant) => Prisma.sql`SELECT count(*)::int AS n FROM deals WHERE tenant_id = ${tenant}`,
+    );
     expect(mine.n).toBe(await api.db.prisma.deal.count({ where: { tenant_id: org.tenantId } }));
-    const seen = await db.$transaction(async (tx) => {
-      await tx.tag.create({ data: { name: 'só na transação', color: '#000000' } });
-      // Not part of a transaction's type; at run time it must not escape to another connection.
-      const [row] = await (tx as unknown as typeof db).$tenantQueryDirect<{ n: number }>(
-        (tenant) => Prisma.sql`SELECT count(*)::int AS n FROM tags WHERE tenant_id = ${tenant} AND name = 'só na transação'`,
-      );
-      throw Object.assign(new Error('rollback'), { row });
-    }).catch((e) => e.row as { n: number });
+    const seen = await db
+      .$transaction(async (tx) => {
+        await tx.tag.create({ data: { name: 'só na transação', color: '#000000' } });
+        // Not part of a transaction's type; at run time it must not escape to another connection.
+        const [row] = await (tx as unknown as typeof db).$tenantQueryDirect<{ n: number }>(
+          (tenant) => Prisma.sql`SELECT count(*)::int AS n FROM tags WHERE tenant_id = ${tenant} AND name = 'só na transação'`,
+        );
+        throw Object.assign(new Error('rollback'), { row });
+      })
+      .catch((e) => e.row as { n: number });
     expect(seen.n).toBe(1);
   });
 });

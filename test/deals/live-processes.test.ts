@@ -44,13 +44,16 @@ async function twoServers(): Promise<{ one: string; two: string; key: string }> 
     return { one: `http://127.0.0.1:${first.port}`, two: `http://127.0.0.1:${second.port}`, key };
   }
   const org = await api.newOrg();
-  const config = () => loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://funil.test', REDIS_URL, PORT: '0', HOST: '127.0.0.1' });
-  const [one, two] = await Promise.all([0, 1].map(async () => {
-    const cfg = config();
-    const server = await listen(createApp(cfg, api.db), { ...cfg, port: 0, host: '127.0.0.1' });
-    servers.push(server);
-    return server.url;
-  }));
+  const config = () =>
+    loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://funil.test', REDIS_URL, PORT: '0', HOST: '127.0.0.1' });
+  const [one, two] = await Promise.all(
+    [0, 1].map(async () => {
+      const cfg = config();
+      const server = await listen(createApp(cfg, api.db), { ...cfg, port: 0, host: '127.0.0.1' });
+      servers.push(server);
+      return server.url;
+    }),
+  );
   return { one, two, key: org.key };
 }
 
@@ -58,7 +61,11 @@ describe('dealChanged across processes', () => {
   it('a subscriber on process 1 receives a move made through process 2 (Redis)', async () => {
     const { one, two, key } = await twoServers();
     const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${two}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(`${two}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await r.text();
       expect(r.status, `${method} ${path}: ${text}`).toBeLessThan(300);
       return text ? JSON.parse(text) : undefined;
@@ -66,14 +73,22 @@ describe('dealChanged across processes', () => {
     const pipeline = await call('POST', '/backend/pipelines', { name: 'Vendas', new_group_name: 'Comercial' });
     const [entrada, andamento] = pipeline.stages as { id: string }[];
     const lead = (await call('POST', '/backend/leads', { name: 'Ana', phone: '+5511977001122' })).data;
-    const deal = await call('POST', '/backend/pipeline/deals', { pipeline_id: pipeline.id, stage_id: entrada.id, lead_id: lead.id, value: 50 });
+    const deal = await call('POST', '/backend/pipeline/deals', {
+      pipeline_id: pipeline.id,
+      stage_id: entrada.id,
+      lead_id: lead.id,
+      value: 50,
+    });
 
     const stream = await subscribeSse<DealChangeEvent>(one, key, DEAL_CHANGED, { pipeline_id: pipeline.id });
     streams.push(stream);
     expect(stream.status).toBe(200);
     // Registered once an edit made through process 2 has crossed Redis to it.
     let n = 0;
-    await stream.ready(() => call('PUT', `/backend/pipeline/deals/${deal.id}`, { note: `probe ${++n}` }), (e) => e.deal_id === deal.id);
+    await stream.ready(
+      () => call('PUT', `/backend/pipeline/deals/${deal.id}`, { note: `probe ${++n}` }),
+      (e) => e.deal_id === deal.id,
+    );
 
     await call('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { stage_id: andamento.id });
     const moved = await stream.until((e) => e.kind === 'moved', 'the move');

@@ -39,7 +39,10 @@ async function liveSubscriber(setup: OrgWithPipeline, key = setup.org.key) {
   const stream = await subscribe(key, setup.p.id);
   expect(stream.status).toBe(200);
   let n = 0;
-  await stream.ready(() => put(probe.id, { note: `probe ${++n}` }), (e) => e.deal_id === probe.id);
+  await stream.ready(
+    () => put(probe.id, { note: `probe ${++n}` }),
+    (e) => e.deal_id === probe.id,
+  );
   return stream;
 }
 
@@ -57,7 +60,12 @@ describe('dealChanged', () => {
     const created = await stream.until((e) => e.deal_id === deal.id, 'created');
     expect(created).toMatchObject({ kind: 'created', pipeline_id: p.id, from_stage_id: null, to_stage_id: p.entrada });
     expect(created.deal).toEqual(await get(deal.id));
-    expect(created.deal).toMatchObject({ lead_name: 'Ana', lead_company: 'ACME', total: 120, products: [{ name: 'Consultoria', price: 60, qty: 2, total: 120 }] });
+    expect(created.deal).toMatchObject({
+      lead_name: 'Ana',
+      lead_company: 'ACME',
+      total: 120,
+      products: [{ name: 'Consultoria', price: 60, qty: 2, total: 120 }],
+    });
 
     expect((await put(deal.id, { note: 'ligar amanhã' })).status).toBe(200);
     expect((await api.rest('POST', `/backend/pipeline/deals/${deal.id}/tags/${tag.id}`, { key: org.key })).status).toBe(200);
@@ -172,9 +180,17 @@ describe('dealChanged', () => {
     const { newDeal, put, move } = dealRequests(api, setup);
     const readme = fs.readFileSync('README.md', 'utf8');
     const section = readme.slice(readme.indexOf('### Live data'));
-    const script = /```sh\n([\s\S]*?)```/.exec(section)![1].split('\n').filter((l) => !l.startsWith('#')).join('\n');
+    const script = /```sh\n([\s\S]*?)```/
+      .exec(section)![1]
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join('\n');
     expect(script).toMatch(/^curl -N /);
-    const curl = spawn('bash', ['-c', script], { env: { ...process.env, BASE: server.url, KEY: org.key, PIPELINE_ID: p.id }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const curl = spawn('bash', ['-c', script], {
+      env: { ...process.env, BASE: server.url, KEY: org.key, PIPELINE_ID: p.id },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     curl.stdout.on('data', (d) => (out += d));
     curl.stderr.on('data', (d) => (out += d));

@@ -17,7 +17,8 @@ describe('stage_entered_at', () => {
     const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id });
     expect(Math.abs(Date.parse(deal.stage_entered_at) - Date.now())).toBeLessThan(60_000);
     await setEntered(deal.id, 3);
-    const read = async () => (await api.rest('GET', `/backend/pipeline/deals/${deal.id}`, { key: org.key })).body.stage_entered_at as string;
+    const read = async () =>
+      (await api.rest('GET', `/backend/pipeline/deals/${deal.id}`, { key: org.key })).body.stage_entered_at as string;
     const threeDaysAgo = await read();
     const same = await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.entrada } });
     expect(same.body.stage_entered_at).toBe(threeDaysAgo);
@@ -36,17 +37,29 @@ describe('stage_entered_at', () => {
     }
     // Spread the history over days: the real entry into andamento (the third move) two days ago, the
     // same-stage move after it one day ago.
-    const events = await api.db.prisma.dealEvent.findMany({ where: { deal_id: moved.id, type: 'stage_changed' }, orderBy: { created_at: 'asc' } });
+    const events = await api.db.prisma.dealEvent.findMany({
+      where: { deal_id: moved.id, type: 'stage_changed' },
+      orderBy: { created_at: 'asc' },
+    });
     expect(events).toHaveLength(4);
     const daysAgo = [4, 3, 2, 1];
-    for (const [i, e] of events.entries()) await api.db.prisma.$executeRaw`UPDATE deal_events SET created_at = now() - ${daysAgo[i]} * interval '1 day' WHERE id = ${e.id}::uuid`;
-    await api.db.prisma.$executeRaw`UPDATE deals SET stage_entered_at = now(), created_at = now() - interval '10 days' WHERE tenant_id = ${org.tenantId}::uuid`;
+    for (const [i, e] of events.entries())
+      await api.db.prisma
+        .$executeRaw`UPDATE deal_events SET created_at = now() - ${daysAgo[i]} * interval '1 day' WHERE id = ${e.id}::uuid`;
+    await api.db.prisma
+      .$executeRaw`UPDATE deals SET stage_entered_at = now(), created_at = now() - interval '10 days' WHERE tenant_id = ${org.tenantId}::uuid`;
 
-    const migration = fs.readFileSync(new URL('../../prisma/migrations/20261125133000_deal_stage_entered_at/migration.sql', import.meta.url), 'utf8');
+    const migration = fs.readFileSync(
+      new URL('../../prisma/migrations/20261125133000_deal_stage_entered_at/migration.sql', import.meta.url),
+      'utf8',
+    );
     const backfill = migration.slice(migration.indexOf('UPDATE'));
     await api.db.prisma.$executeRawUnsafe(backfill);
 
-    const rows = await api.db.prisma.deal.findMany({ where: { tenant_id: org.tenantId }, select: { id: true, stage_entered_at: true, created_at: true } });
+    const rows = await api.db.prisma.deal.findMany({
+      where: { tenant_id: org.tenantId },
+      select: { id: true, stage_entered_at: true, created_at: true },
+    });
     const entered = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(entered[stayed.id].stage_entered_at).toEqual(entered[stayed.id].created_at);
     const third = await api.db.prisma.dealEvent.findFirstOrThrow({ where: { id: events[2].id } });
@@ -66,7 +79,9 @@ describe('avg_days_in_stage on the board', () => {
 
     const board = await api.rest('GET', `/backend/pipelines/${p.id}/board`, { key: org.key });
     expect(board.status).toBe(200);
-    const byStage = Object.fromEntries(board.body.stages.map((s: { stage: { id: string }; avg_days_in_stage: number | null }) => [s.stage.id, s.avg_days_in_stage]));
+    const byStage = Object.fromEntries(
+      board.body.stages.map((s: { stage: { id: string }; avg_days_in_stage: number | null }) => [s.stage.id, s.avg_days_in_stage]),
+    );
     expect(byStage[p.entrada]).toBeCloseTo(3, 1);
     expect(byStage[p.andamento]).toBeNull();
     // A won deal is not open: the won column has deals but no time in stage.
@@ -78,7 +93,10 @@ describe('avg_days_in_stage on the board', () => {
       body: JSON.stringify({ query: `{ pipelineBoard(id: "${p.id}") { stages { deal_count avg_days_in_stage stage { id } } } }` }),
     });
     const stages = (await gql.json()).data.pipelineBoard.stages;
-    expect(stages.find((s: { stage: { id: string } }) => s.stage.id === p.entrada)).toMatchObject({ deal_count: 2, avg_days_in_stage: byStage[p.entrada] });
+    expect(stages.find((s: { stage: { id: string } }) => s.stage.id === p.entrada)).toMatchObject({
+      deal_count: 2,
+      avg_days_in_stage: byStage[p.entrada],
+    });
 
     // Computed in the board's one aggregate statement: a board with deals costs what an empty one costs.
     const empty = await makeOrgWithPipeline(api);

@@ -9,7 +9,8 @@ const api = useTestApp();
 const { org, p, lead } = useOrgWithPipeline(api, { name: 'Ana' });
 const { newDeal, get } = dealRequests(api, { org, p, lead });
 
-const addActivity = (dealId: string, body: unknown, key = org.key) => api.rest('POST', `/backend/pipeline/deals/${dealId}/activities`, { key, body });
+const addActivity = (dealId: string, body: unknown, key = org.key) =>
+  api.rest('POST', `/backend/pipeline/deals/${dealId}/activities`, { key, body });
 
 describe('activities', () => {
   it('creates, lists, edits and deletes todos; counts follow', async () => {
@@ -32,7 +33,10 @@ describe('activities', () => {
     const done = await api.rest('PUT', `/backend/pipeline/activities/${a1.body.id}`, { key: org.key, body: { done: true } });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ id: a1.body.id, title: 'Ligar', done: true, overdue: false });
-    const moved = await api.rest('PUT', `/backend/pipeline/activities/${a2.body.id}`, { key: org.key, body: { due_at: past, title: 'Proposta' } });
+    const moved = await api.rest('PUT', `/backend/pipeline/activities/${a2.body.id}`, {
+      key: org.key,
+      body: { due_at: past, title: 'Proposta' },
+    });
     expect(moved.body).toMatchObject({ title: 'Proposta', due_at: past, done: false });
     expect(await get(d.id)).toMatchObject({ pending_todos: 2, overdue_todos: 1 });
 
@@ -85,10 +89,22 @@ describe('history', () => {
 
     const r = await api.rest('GET', `/backend/pipeline/deals/${d.id}/history`, { key: org.key });
     expect(r.status).toBe(200);
-    expect(r.body.map((e: any) => e.type)).toEqual(['created', 'stage_changed', 'value_changed', 'products_changed', 'lost', 'won', 'updated']);
+    expect(r.body.map((e: any) => e.type)).toEqual([
+      'created',
+      'stage_changed',
+      'value_changed',
+      'products_changed',
+      'lost',
+      'won',
+      'updated',
+    ]);
     const [created, moved, value, products, lost, won, updated] = r.body;
     expect(created).toMatchObject({ deal_id: d.id, to_stage_id: p.entrada, actor_id: org.userId, actor_name: 'Owner' });
-    expect(moved).toMatchObject({ from_stage_id: p.entrada, to_stage_id: p.andamento, data: { from_stage_name: 'Entrada', to_stage_name: 'Em andamento' } });
+    expect(moved).toMatchObject({
+      from_stage_id: p.entrada,
+      to_stage_id: p.andamento,
+      data: { from_stage_name: 'Entrada', to_stage_name: 'Em andamento' },
+    });
     expect(moved.actor_id).not.toBe(org.userId);
     expect(moved.actor_name).toBe('operator user');
     expect(value.data).toEqual({ from: 10, to: 20 });

@@ -31,7 +31,9 @@ describe('emit', () => {
     const event = await scoped.$transaction((tx) => emit(tx, 'lead.created', { id: 'lead-1', name: 'Ana' }));
 
     const { events, jobs } = await eventsAndJobs();
-    expect(events).toEqual([{ id: event.id, tenant_id: tenantId, type: 'lead.created', data: { id: 'lead-1', name: 'Ana' }, created_at: expect.any(Date) }]);
+    expect(events).toEqual([
+      { id: event.id, tenant_id: tenantId, type: 'lead.created', data: { id: 'lead-1', name: 'Ana' }, created_at: expect.any(Date) },
+    ]);
     expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: tenantId, event_id: event.id }]);
   });
 

@@ -39,7 +39,11 @@ export class TestClient {
   }
 
   /** A REST call: JSON body unless `body` is FormData. The answer must match the OpenAPI document. */
-  async rest<T = any>(method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<RestResult<T>> {
+  async rest<T = any>(
+    method: string,
+    path: string,
+    options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<RestResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     let body: BodyInit | undefined;
@@ -85,7 +89,10 @@ export class TestClient {
       body: { name: `${role} user`, email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, role },
     });
     if (user.status !== 201) throw new Error(`keyFor user failed: ${JSON.stringify(user.body)}`);
-    const key = await this.rest('POST', '/backend/api-keys', { key: org.key, body: { name: role, user_id: user.body.data.id, permissions } });
+    const key = await this.rest('POST', '/backend/api-keys', {
+      key: org.key,
+      body: { name: role, user_id: user.body.data.id, permissions },
+    });
     if (key.status !== 201) throw new Error(`keyFor key failed: ${JSON.stringify(key.body)}`);
     return key.body.data.key;
   }

@@ -46,13 +46,16 @@ export async function startBalancer(): Promise<Balancer> {
     const headers = endToEnd(req.headers);
     delete headers[UPSTREAM_HEADER];
     headers['x-forwarded-for'] = req.socket.remoteAddress;
-    const forward = http.request({ host: '127.0.0.1', port: upstreams[index], method: req.method, path: req.url, headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.statusMessage, { ...endToEnd(answer.headers), [UPSTREAM_HEADER]: String(index) });
-      // Headers go out at once (an event stream may send its first event much later); then each chunk as it arrives.
-      res.flushHeaders();
-      answer.pipe(res);
-      answer.on('error', () => res.destroy());
-    });
+    const forward = http.request(
+      { host: '127.0.0.1', port: upstreams[index], method: req.method, path: req.url, headers, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.statusMessage, { ...endToEnd(answer.headers), [UPSTREAM_HEADER]: String(index) });
+        // Headers go out at once (an event stream may send its first event much later); then each chunk as it arrives.
+        res.flushHeaders();
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      },
+    );
     forward.on('error', (error) => {
       if (res.headersSent) res.destroy();
       else res.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream ${index}: ${error.message}`);

@@ -42,7 +42,13 @@ export async function makePipeline(api: TestClient, org: Org, fields: string | R
     if (!stage) throw new Error(`pipeline: no default stage ${name} in ${JSON.stringify(r.body.stages)}`);
     return stage.id;
   };
-  return { ...r.body, entrada: stageId('Entrada'), andamento: stageId('Em andamento'), ganho: stageId('Ganho'), perdido: stageId('Perdido') };
+  return {
+    ...r.body,
+    entrada: stageId('Entrada'),
+    andamento: stageId('Em andamento'),
+    ganho: stageId('Ganho'),
+    perdido: stageId('Perdido'),
+  };
 }
 
 export async function makeProduct(api: TestClient, org: Org, name: string, price: number) {

@@ -17,7 +17,10 @@ interface ResponseObject {
   content?: Record<string, { schema?: unknown }>;
 }
 
-type Document = { paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>; components: { responses: Record<string, ResponseObject> } };
+type Document = {
+  paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
+  components: { responses: Record<string, ResponseObject> };
+};
 
 /**
  * A copy of the document whose answer objects accept no key beyond their properties: those that list
@@ -32,7 +35,8 @@ function closedAnswers(document: Document): Document {
     const schema = node as Record<string, unknown>;
     const properties = schema.properties as Record<string, unknown> | undefined;
     const required = schema.required as string[] | undefined;
-    if (properties && required && schema.additionalProperties === undefined && Object.keys(properties).every((k) => required.includes(k))) schema.additionalProperties = false;
+    if (properties && required && schema.additionalProperties === undefined && Object.keys(properties).every((k) => required.includes(k)))
+      schema.additionalProperties = false;
     Object.values(schema).forEach(close);
   };
   close(copy.paths);
@@ -82,7 +86,8 @@ export class OpenApiCheck {
     if (!operation) throw new Error(`OpenAPI: ${where}: ${method} ${path} is not documented`);
     let response = operation.responses[String(status)];
     let location = `#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${status}`;
-    if (!response) throw new Error(`OpenAPI: ${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+    if (!response)
+      throw new Error(`OpenAPI: ${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
     if (response.$ref) {
       location = response.$ref;
       response = this.document.components.responses[response.$ref.split('/').pop()!];
@@ -103,7 +108,8 @@ export class OpenApiCheck {
     const { pathname } = new URL(request.url);
     const type = response.headers.get('content-type') ?? '';
     const text = type.includes('application/json') ? await response.clone().text() : undefined;
-    if (text !== undefined || response.status === 204) return this.check(request.method, pathname, response.status, text ? JSON.parse(text) : undefined);
+    if (text !== undefined || response.status === 204)
+      return this.check(request.method, pathname, response.status, text ? JSON.parse(text) : undefined);
     const where = `${request.method} ${pathname} → ${response.status}`;
     const { compiled } = table.match(request.method, pathname);
     const operation = compiled && this.document.paths[openApiPath(compiled)]?.[request.method.toLowerCase()];
@@ -116,12 +122,15 @@ export class OpenApiCheck {
       return;
     }
     const essence = type.split(';')[0].trim();
-    if (!media.some((m) => m === '*/*' || m === essence || (m.endsWith('/*') && essence.startsWith(m.slice(0, -1))))) throw new Error(`OpenAPI: ${where}: ${essence} is not documented (documented: ${media.join(', ') || 'no body'})`);
+    if (!media.some((m) => m === '*/*' || m === essence || (m.endsWith('/*') && essence.startsWith(m.slice(0, -1)))))
+      throw new Error(`OpenAPI: ${where}: ${essence} is not documented (documented: ${media.join(', ') || 'no body'})`);
   }
 
   private assertValid(validate: ValidateFunction, body: unknown, where: string) {
     if (validate(body)) return;
     const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-    throw new Error(`OpenAPI: ${where}: the answer does not match its documented schema:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 1000)}`);
+    throw new Error(
+      `OpenAPI: ${where}: the answer does not match its documented schema:\n  ${problems.join('\n  ')}\nbody: ${JSON.stringify(body).slice(0, 1000)}`,
+    );
   }
 }

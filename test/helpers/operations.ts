@@ -28,7 +28,11 @@ export function sample(type: GraphQLInputType, named: (name: string) => unknown 
   const t = getNamedType(inner);
   if (isEnumType(t)) return t.getValues()[0].value;
   if (isInputObjectType(t)) {
-    return Object.fromEntries(Object.values(t.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, sample(f.type, named, f.name)]));
+    return Object.fromEntries(
+      Object.values(t.getFields())
+        .filter((f) => isNonNullType(f.type))
+        .map((f) => [f.name, sample(f.type, named, f.name)]),
+    );
   }
   switch (t.name) {
     case 'UUID':
@@ -84,7 +88,11 @@ export function fillPath(op: RestOperation, value: (param: string) => string): s
 }
 
 /** The JSON body of a write: every argument not in the path, required ones sampled, `extra` on top. */
-export function restBody(op: RestOperation, named: (name: string) => unknown = () => undefined, all = false): Record<string, unknown> | undefined {
+export function restBody(
+  op: RestOperation,
+  named: (name: string) => unknown = () => undefined,
+  all = false,
+): Record<string, unknown> | undefined {
   if (op.method !== 'POST' && op.method !== 'PUT') return undefined;
   if (!op.field) return {};
   const inPath = new Set(op.params);

@@ -29,7 +29,14 @@ export async function startS3({ bucket = 'funil-test' }: { bucket?: string } = {
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   // s3rver accepts these fixed credentials (any signature made with them).
-  const settings: S3Settings = { bucket, endpoint, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+  const settings: S3Settings = {
+    bucket,
+    endpoint,
+    region: 'us-east-1',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+    forcePathStyle: true,
+  };
   const client = createS3Client(settings);
   return {
     endpoint,
@@ -51,7 +58,7 @@ export async function startS3({ bucket = 'funil-test' }: { bucket?: string } = {
       const past = new Date(Date.now() - ms);
       const file = path.join(directory, bucket, `${key}._S3rver_object`);
       // s3rver may answer a PUT a moment before its file is in place (seen on a loaded machine).
-      for (const until = Date.now() + 10_000; !fs.existsSync(file) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      for (const until = Date.now() + 10_000; !fs.existsSync(file) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
       fs.utimesSync(file, past, past);
     },
     async stop() {

@@ -26,7 +26,12 @@ export async function listenOnSocket(api: TestClient): Promise<RunningServer> {
   return listen(api.app, { ...api.config, port: 0, host: '127.0.0.1' });
 }
 
-export async function subscribeSse<T>(baseUrl: string, key: string | null, query: string, variables: Record<string, unknown> = {}): Promise<SseStream<T>> {
+export async function subscribeSse<T>(
+  baseUrl: string,
+  key: string | null,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<SseStream<T>> {
   const controller = new AbortController();
   const response = await fetch(`${baseUrl}/graphql`, {
     method: 'POST',
@@ -45,7 +50,9 @@ export async function subscribeSse<T>(baseUrl: string, key: string | null, query
         const found = stream.received.find(match);
         if (found) return found;
         if (stream.completed || Date.now() - started > timeoutMs)
-          throw new Error(`no ${what}; got ${JSON.stringify(stream.received)} ${JSON.stringify(stream.errors)}${stream.completed ? ' (stream completed)' : ''}`);
+          throw new Error(
+            `no ${what}; got ${JSON.stringify(stream.received)} ${JSON.stringify(stream.errors)}${stream.completed ? ' (stream completed)' : ''}`,
+          );
         await sleep(20);
       }
     },

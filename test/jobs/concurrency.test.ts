@@ -15,7 +15,10 @@ describe('two runners', () => {
     await t.db.sql.script('CREATE TABLE test_job_runs (n int NOT NULL, runner text NOT NULL)');
     const second = t.db.kind === 'postgres' ? await openDatabase({ databaseUrl: t.db.url, poolSize: 5 }) : t.db;
     try {
-      for (const [label, db] of [['a', t.db], ['b', second]] as const) {
+      for (const [label, db] of [
+        ['a', t.db],
+        ['b', second],
+      ] as const) {
         const queue = defineQueue({
           name,
           handler: async (p) => {

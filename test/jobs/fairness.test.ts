@@ -32,7 +32,11 @@ describe('a fair queue', () => {
         });
         await t.runner({ queues: [queue], concurrency: 8 }, db);
       }
-      await enqueueMany(t.db.prisma, name, Array.from({ length: 24 }, () => ({ key: 'slow' })));
+      await enqueueMany(
+        t.db.prisma,
+        name,
+        Array.from({ length: 24 }, () => ({ key: 'slow' })),
+      );
       await vi.waitFor(() => expect(started.length).toBeGreaterThan(0), { timeout: 5_000, interval: 20 });
       const sent = Date.now();
       await enqueueMany(t.db.prisma, name, [{ key: 'other' }, { key: 'other' }]);
@@ -53,10 +57,16 @@ describe('a fair queue', () => {
     const started: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    await enqueueMany(t.db.prisma, name, [...Array.from({ length: 6 }, () => ({ key: 'a' })), ...Array.from({ length: 2 }, () => ({ key: 'b' })), { key: 'c' }]);
+    await enqueueMany(t.db.prisma, name, [
+      ...Array.from({ length: 6 }, () => ({ key: 'a' })),
+      ...Array.from({ length: 2 }, () => ({ key: 'b' })),
+      { key: 'c' },
+    ]);
     await t.runner({
       concurrency: 5,
-      queues: [defineQueue<{ key: string }>({ name, fairness: { key: 'key', perKey: 4 }, handler: async ({ key }) => (started.push(key), gate) })],
+      queues: [
+        defineQueue<{ key: string }>({ name, fairness: { key: 'key', perKey: 4 }, handler: async ({ key }) => (started.push(key), gate) }),
+      ],
     });
     await vi.waitFor(() => expect(started).toHaveLength(5), { timeout: 10_000, interval: 20 });
     // One claim of 5: a, b and c once, then the second of a and of b (c has no second).
@@ -67,7 +77,11 @@ describe('a fair queue', () => {
 
   it('claims again the jobs of a runner that died once their lease ends, within the group’s cap', async () => {
     const name = newQueueName();
-    await enqueueMany(t.db.prisma, name, Array.from({ length: 6 }, () => ({ key: 'k' })));
+    await enqueueMany(
+      t.db.prisma,
+      name,
+      Array.from({ length: 6 }, () => ({ key: 'k' })),
+    );
     // A runner that claims and never finishes: what a killed process leaves (its lease is not renewed
     // once stopped without waiting).
     let held = 0;

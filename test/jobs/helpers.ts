@@ -47,7 +47,9 @@ export interface JobRow {
 }
 
 export async function jobRow(db: Database, id: string): Promise<JobRow | undefined> {
-  const [row] = await db.sql.query<JobRow>('SELECT id::text AS id, attempts, failed_at, locked_by, last_error FROM jobs WHERE id = $1', [id]);
+  const [row] = await db.sql.query<JobRow>('SELECT id::text AS id, attempts, failed_at, locked_by, last_error FROM jobs WHERE id = $1', [
+    id,
+  ]);
   return row;
 }
 

@@ -52,24 +52,27 @@ async function runsAfterKill(db: Database, ids: string[]) {
   return { runs, runner, expectedIds: ids.sort() };
 }
 
-it.runIf(testDatabaseKind() === 'postgres')('PostgreSQL: a killed worker’s jobs are left alone while it lives, then each runs once after its leases end', async () => {
-  const db = await openTestDatabase();
-  cleanup.push(() => db.close());
-  const ids = await db.prisma.$transaction(async (tx) => Promise.all([1, 2, 3].map((n) => enqueue(tx, QUEUE, { n }))));
-  const worker = await startWorker({ DATABASE_URL: db.url! }, 3);
-  expect([...worker.started.values()]).toEqual([1, 1, 1]);
+it.runIf(testDatabaseKind() === 'postgres')(
+  'PostgreSQL: a killed worker’s jobs are left alone while it lives, then each runs once after its leases end',
+  async () => {
+    const db = await openTestDatabase();
+    cleanup.push(() => db.close());
+    const ids = await db.prisma.$transaction(async (tx) => Promise.all([1, 2, 3].map((n) => enqueue(tx, QUEUE, { n }))));
+    const worker = await startWorker({ DATABASE_URL: db.url! }, 3);
+    expect([...worker.started.values()]).toEqual([1, 1, 1]);
 
-  const { runs, runner, expectedIds } = await runsAfterKill(db, ids);
-  cleanup.push(() => runner.stop());
-  await sleep(LEASE_MS * 2.5);
-  expect(runs).toEqual([]); // the live worker's heartbeat keeps its leases current
+    const { runs, runner, expectedIds } = await runsAfterKill(db, ids);
+    cleanup.push(() => runner.stop());
+    await sleep(LEASE_MS * 2.5);
+    expect(runs).toEqual([]); // the live worker's heartbeat keeps its leases current
 
-  expect(await worker.kill()).toBe('SIGKILL');
-  await vi.waitFor(() => expect(runs).toHaveLength(3), { timeout: 15_000 });
-  expect(runs.map((r) => r.id).sort()).toEqual(expectedIds);
-  expect(runs.every((r) => r.attempt === 2)).toBe(true);
-  await vi.waitFor(async () => expect(await db.sql.query('SELECT id FROM jobs')).toEqual([]), { timeout: 5_000 });
-});
+    expect(await worker.kill()).toBe('SIGKILL');
+    await vi.waitFor(() => expect(runs).toHaveLength(3), { timeout: 15_000 });
+    expect(runs.map((r) => r.id).sort()).toEqual(expectedIds);
+    expect(runs.every((r) => r.attempt === 2)).toBe(true);
+    await vi.waitFor(async () => expect(await db.sql.query('SELECT id FROM jobs')).toEqual([]), { timeout: 5_000 });
+  },
+);
 
 it.runIf(testDatabaseKind() === 'pglite')('PGlite: jobs of a killed process run when the process starts again', async () => {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'funil-kill-')), 'db');

@@ -51,7 +51,11 @@ describe('retries', () => {
     const id = await enqueue(t.db.prisma, name);
 
     await vi.waitFor(async () => expect((await jobRow(t.db, id))?.failed_at).toBeInstanceOf(Date), within);
-    expect(calls.map((c) => [c.attempt, c.maxAttempts])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(calls.map((c) => [c.attempt, c.maxAttempts])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     // Lower bounds only: each retry waited at least its delay (the database rounds times to the millisecond).
     expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(190);
     expect(calls[2].at - calls[1].at).toBeGreaterThanOrEqual(390);
@@ -203,6 +207,9 @@ describe('stop', () => {
     await runner.stop({ timeoutMs: 200 });
     expect(signal?.aborted).toBe(true);
     // Not lost: the aborted attempt is recorded as failed and the job waits for its retry.
-    await vi.waitFor(async () => expect(await jobRow(t.db, id)).toMatchObject({ attempts: 1, locked_by: null, last_error: 'aborted at shutdown' }), within);
+    await vi.waitFor(
+      async () => expect(await jobRow(t.db, id)).toMatchObject({ attempts: 1, locked_by: null, last_error: 'aborted at shutdown' }),
+      within,
+    );
   });
 });

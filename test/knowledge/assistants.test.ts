@@ -5,12 +5,21 @@ import { ERR, INVALID_FIELD, knowledgeRows, makeAssistant, makeItem } from './he
 
 const api = useTestApp();
 
-const ASSISTANT = { id: expect.any(String), name: expect.any(String), instructions: null, created_at: expect.any(String), updated_at: expect.any(String) };
+const ASSISTANT = {
+  id: expect.any(String),
+  name: expect.any(String),
+  instructions: null,
+  created_at: expect.any(String),
+  updated_at: expect.any(String),
+};
 
 describe('assistants', () => {
   it('creates, lists (oldest first), reads, updates partially and deletes (204)', async () => {
     const org = await api.newOrg();
-    const a = await api.rest('POST', '/backend/assistants', { key: org.key, body: { name: ' Vendas ', instructions: 'Responda em português.' } });
+    const a = await api.rest('POST', '/backend/assistants', {
+      key: org.key,
+      body: { name: ' Vendas ', instructions: 'Responda em português.' },
+    });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({ ...ASSISTANT, name: 'Vendas', instructions: 'Responda em português.' });
     const b = await makeAssistant(api, org, 'Suporte');
@@ -35,7 +44,14 @@ describe('assistants', () => {
   it('refuses a missing, empty or long name, long instructions and mistyped values with 400', async () => {
     const org = await api.newOrg();
     const a = await makeAssistant(api, org);
-    for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(256) }, { name: 42 }, { name: 'ok', instructions: 'x'.repeat(20_001) }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(256) },
+      { name: 42 },
+      { name: 'ok', instructions: 'x'.repeat(20_001) },
+    ]) {
       const r = await api.rest('POST', '/backend/assistants', { key: org.key, body });
       expect(r.status, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(r.body).toEqual(INVALID_FIELD);
@@ -43,7 +59,10 @@ describe('assistants', () => {
     for (const body of [{ name: '' }, { name: null }, { name: 'x'.repeat(256) }, { instructions: 'x'.repeat(20_001) }]) {
       expect((await api.rest('PUT', `/backend/assistants/${a.id}`, { key: org.key, body })).status).toBe(400);
     }
-    expect((await api.rest('POST', '/backend/assistants', { key: org.key, body: { name: 'x'.repeat(255), instructions: 'y'.repeat(20_000) } })).status).toBe(201);
+    expect(
+      (await api.rest('POST', '/backend/assistants', { key: org.key, body: { name: 'x'.repeat(255), instructions: 'y'.repeat(20_000) } }))
+        .status,
+    ).toBe(201);
     expect((await api.rest('GET', '/backend/assistants/not-a-uuid', { key: org.key })).body).toEqual(ERR('ERR_INVALID_INPUT'));
   });
 

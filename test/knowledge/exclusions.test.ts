@@ -31,7 +31,9 @@ describe('exclusions', () => {
     const replaced = await api.rest('PUT', path, { key: org.key, body: { assistant_ids: [c.id, a.id, c.id] } });
     expect(replaced.status).toBe(200);
     expect(replaced.body.excluded_assistant_ids).toEqual(sorted([a.id, c.id]));
-    expect((await api.rest('GET', `/backend/knowledge/${item.id}`, { key: org.key })).body.excluded_assistant_ids).toEqual(sorted([a.id, c.id]));
+    expect((await api.rest('GET', `/backend/knowledge/${item.id}`, { key: org.key })).body.excluded_assistant_ids).toEqual(
+      sorted([a.id, c.id]),
+    );
     const cleared = await api.rest('PUT', path, { key: org.key, body: { assistant_ids: [] } });
     expect(cleared.body.excluded_assistant_ids).toEqual([]);
     expect((await knowledgeRows(api, org.tenantId)).exclusions).toEqual([]);
@@ -112,7 +114,9 @@ describe('exclusions', () => {
     const item = await makeItem(api, org);
     for (let round = 0; round < 3; round++) {
       const answers = await Promise.all(
-        lists.map((assistant_ids) => api.rest('PUT', `/backend/knowledge/${item.id}/exclusions`, { key: org.key, body: { assistant_ids } })),
+        lists.map((assistant_ids) =>
+          api.rest('PUT', `/backend/knowledge/${item.id}/exclusions`, { key: org.key, body: { assistant_ids } }),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       const stored = (await api.rest('GET', `/backend/knowledge/${item.id}`, { key: org.key })).body.excluded_assistant_ids;
@@ -146,7 +150,8 @@ describe('what an assistant sees', () => {
     await api.rest('POST', `/backend/knowledge/${hiddenFromA.id}/exclusions/${a.id}`, { key: org.key });
     const onlyA = await makeItem(api, org, { name: 'Só A', assistant_id: a.id });
     const onlyB = await makeItem(api, org, { name: 'Só B', assistant_id: b.id });
-    const names = async (id: string) => (await api.rest('GET', `/backend/assistants/${id}/knowledge`, { key: org.key })).body.map((i: any) => i.name);
+    const names = async (id: string) =>
+      (await api.rest('GET', `/backend/assistants/${id}/knowledge`, { key: org.key })).body.map((i: any) => i.name);
 
     expect(await names(a.id)).toEqual(['Só A', 'Global']);
     expect(await names(b.id)).toEqual(['Só B', 'Global sem A', 'Global']);

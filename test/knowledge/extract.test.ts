@@ -143,7 +143,15 @@ describe('text of every accepted type', () => {
 
   it('XLS (BIFF8) written by SheetJS: the same layout, cells as Excel formats them', async () => {
     const workbook = XLSX.utils.book_new();
-    XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet([['Cliente', 'Valor'], ['Ana', 1500], ['João', 2750.5]]), 'Clientes');
+    XLSX.utils.book_append_sheet(
+      workbook,
+      XLSX.utils.aoa_to_sheet([
+        ['Cliente', 'Valor'],
+        ['Ana', 1500],
+        ['João', 2750.5],
+      ]),
+      'Clientes',
+    );
     XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet([['Nota'], [], ['Pagamento à vista']]), 'Notas');
     const bytes: Buffer = XLSX.write(workbook, { bookType: 'biff8', type: 'buffer' });
     expect(await extractText({ filename: 'clientes.xls', bytes })).toEqual({
@@ -324,7 +332,6 @@ describe('refusals', () => {
   });
 });
 
-
 describe('hostile files: refused, the extraction process discarded, the server answering and small', () => {
   it('an XLSX that inflates to 1 GB and says so: refused from its declared sizes, nothing inflated', async () => {
     const bomb = zipBombXlsx();
@@ -344,7 +351,9 @@ describe('hostile files: refused, the extraction process discarded, the server a
   });
 
   it('the same workbook, small, is read: the bombs above are refused for their size, not their shape', async () => {
-    const small = buildXlsx('Bomba', [{ data: '<row r="1"><c r="A1" t="inlineStr"><is><t>pequena</t></is></c><c r="B1"><v>42</v></c></row>' }]);
+    const small = buildXlsx('Bomba', [
+      { data: '<row r="1"><c r="A1" t="inlineStr"><is><t>pequena</t></is></c><c r="B1"><v>42</v></c></row>' },
+    ]);
     expect((await extractText({ filename: 'pequena.xlsx', bytes: small })).text).toBe('Bomba\npequena\t42');
   });
 

@@ -44,7 +44,14 @@ function extractionProcesses(): number[] {
 }
 
 const settle = () =>
-  vi.waitFor(() => expect([slots().state, admitted().state]).toEqual([{ running: 0, waiting: 0 }, { running: 0, waiting: 0 }]), { timeout: 60_000, interval: 50 });
+  vi.waitFor(
+    () =>
+      expect([slots().state, admitted().state]).toEqual([
+        { running: 0, waiting: 0 },
+        { running: 0, waiting: 0 },
+      ]),
+    { timeout: 60_000, interval: 50 },
+  );
 
 describe('extraction turns', () => {
   it('serves another organisation’s file beside the flooding organisation’s, not after its queue', { timeout: 120_000 }, async () => {
@@ -53,7 +60,14 @@ describe('extraction turns', () => {
     const finished: string[] = [];
     const flood = Array.from({ length: 4 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV).then((r) => (finished.push(`A${r.status}`), r)));
     // One of A's uploads is admitted (and extracted), its other three wait before their bodies are read.
-    await vi.waitFor(() => expect([slots().state, admitted().state]).toEqual([{ running: 1, waiting: 0 }, { running: 1, waiting: 3 }]), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(
+      () =>
+        expect([slots().state, admitted().state]).toEqual([
+          { running: 1, waiting: 0 },
+          { running: 1, waiting: 3 },
+        ]),
+      { timeout: 20_000, interval: 20 },
+    );
     const small = await upload(b, 'b', 'nome\nAna\n').then((r) => (finished.push(`B${r.status}`), r));
     expect(small.status).toBe(201);
     await Promise.all(flood);
@@ -64,33 +78,37 @@ describe('extraction turns', () => {
     expect(finished.indexOf('B201')).toBeLessThanOrEqual(2);
   });
 
-  it('runs a flooding organisation’s extraction at the lowest OS priority, a lone file’s at the server’s', { timeout: 120_000 }, async () => {
-    const a = await api.newOrg('A');
-    await settle();
-    // The extraction processes of this server, and the highest niceness each was seen with.
-    const seen = new Map<number, number>();
-    let watching = true;
-    const watch = (async () => {
-      while (watching) {
-        for (const pid of extractionProcesses()) {
-          try {
-            seen.set(pid, Math.max(seen.get(pid) ?? 0, os.getPriority(pid)));
-          } catch {
-            // Ended between the listing and the read.
+  it(
+    'runs a flooding organisation’s extraction at the lowest OS priority, a lone file’s at the server’s',
+    { timeout: 120_000 },
+    async () => {
+      const a = await api.newOrg('A');
+      await settle();
+      // The extraction processes of this server, and the highest niceness each was seen with.
+      const seen = new Map<number, number>();
+      let watching = true;
+      const watch = (async () => {
+        while (watching) {
+          for (const pid of extractionProcesses()) {
+            try {
+              seen.set(pid, Math.max(seen.get(pid) ?? 0, os.getPriority(pid)));
+            } catch {
+              // Ended between the listing and the read.
+            }
           }
+          await new Promise((r) => setTimeout(r, 20));
         }
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    // Three at once: the first ones are extracted while others wait (19), the last alone (0).
-    const flood = await Promise.all(Array.from({ length: 3 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV)));
-    watching = false;
-    await watch;
-    for (const r of flood) expect(r.status).toBe(201);
-    const niceness = [...seen.values()];
-    expect(niceness.filter((n) => n === 19).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
-    expect(niceness.filter((n) => n === 0).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
-  });
+      })();
+      // Three at once: the first ones are extracted while others wait (19), the last alone (0).
+      const flood = await Promise.all(Array.from({ length: 3 }, (_, i) => upload(a, `a${i}`, MEDIUM_CSV)));
+      watching = false;
+      await watch;
+      for (const r of flood) expect(r.status).toBe(201);
+      const niceness = [...seen.values()];
+      expect(niceness.filter((n) => n === 19).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
+      expect(niceness.filter((n) => n === 0).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
+    },
+  );
 
   it('a cancelled request leaves the queue, and one being extracted has its process killed', { timeout: 120_000 }, async () => {
     const org = await api.newOrg();
@@ -121,7 +139,8 @@ describe('a file that waits too long for its turn', () => {
   it('gets 503 with Retry-After, in the bare style', { timeout: 120_000 }, async () => {
     const org = await short.newOrg();
     const auth = { authorization: `Bearer ${org.key}` };
-    const send = (name: string) => short.raw('/backend/knowledge', { method: 'POST', headers: auth, body: form({ name }, ['file', `${name}.csv`, MEDIUM_CSV]) });
+    const send = (name: string) =>
+      short.raw('/backend/knowledge', { method: 'POST', headers: auth, body: form({ name }, ['file', `${name}.csv`, MEDIUM_CSV]) });
     // The only slot is held (by another organisation) for as long as the test needs: a file racing
     // against a real extraction's length would make the wait, and so the test, depend on the machine.
     const release = await extractionSlots(short.config).acquire('another-organisation');
@@ -138,24 +157,32 @@ describe('a file that waits too long for its turn', () => {
     expect((await send('primeiro')).status).toBe(201);
   });
 
-  it('an upload whose organisation’s previous one holds its admission gets 503 before its body is read; another organisation’s is served', { timeout: 120_000 }, async () => {
-    const a = await short.newOrg('A');
-    const b = await short.newOrg('B');
-    const release = await uploadAdmission(short.config).acquire(a.tenantId);
-    let late: Response;
-    let other: Response;
-    try {
-      // A body that never ends: read, it would hold the request until the body deadline (408).
-      const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
-      const headers = { authorization: `Bearer ${a.key}`, 'content-type': 'multipart/form-data; boundary=x' };
-      late = await short.raw('/backend/knowledge', { method: 'POST', headers, body: endless, duplex: 'half' } as RequestInit);
-      other = await short.raw('/backend/knowledge', { method: 'POST', headers: { authorization: `Bearer ${b.key}` }, body: form({ name: 'b' }, ['file', 'b.csv', 'nome\nAna\n']) });
-    } finally {
-      release();
-    }
-    expect(late.status).toBe(503);
-    expect(Number(late.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await late.json()).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: expect.any(String), retry_after: expect.any(Number) });
-    expect(other.status).toBe(201);
-  });
+  it(
+    'an upload whose organisation’s previous one holds its admission gets 503 before its body is read; another organisation’s is served',
+    { timeout: 120_000 },
+    async () => {
+      const a = await short.newOrg('A');
+      const b = await short.newOrg('B');
+      const release = await uploadAdmission(short.config).acquire(a.tenantId);
+      let late: Response;
+      let other: Response;
+      try {
+        // A body that never ends: read, it would hold the request until the body deadline (408).
+        const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
+        const headers = { authorization: `Bearer ${a.key}`, 'content-type': 'multipart/form-data; boundary=x' };
+        late = await short.raw('/backend/knowledge', { method: 'POST', headers, body: endless, duplex: 'half' } as RequestInit);
+        other = await short.raw('/backend/knowledge', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${b.key}` },
+          body: form({ name: 'b' }, ['file', 'b.csv', 'nome\nAna\n']),
+        });
+      } finally {
+        release();
+      }
+      expect(late.status).toBe(503);
+      expect(Number(late.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await late.json()).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: expect.any(String), retry_after: expect.any(Number) });
+      expect(other.status).toBe(201);
+    },
+  );
 });

@@ -47,7 +47,12 @@ describe('knowledge files over multipart', () => {
     const cases: [string, BlobPart, string, string][] = [
       ['nota.txt', 'Atendimento   das 9h às 18h.\r\n', 'Atendimento das 9h às 18h.', 'text/plain'],
       ['faq.md', '# Perguntas\n\nPagamos via **pix**.', 'Perguntas\n\nPagamos via pix.', 'text/markdown'],
-      ['guia.mdx', "import X from './x'\n\n# Guia\n\n<Aviso tipo=\"a\">Desligue o aparelho.</Aviso>", 'Guia\n\nDesligue o aparelho.', 'text/mdx'],
+      [
+        'guia.mdx',
+        'import X from \'./x\'\n\n# Guia\n\n<Aviso tipo="a">Desligue o aparelho.</Aviso>',
+        'Guia\n\nDesligue o aparelho.',
+        'text/mdx',
+      ],
       ['leiame.rst', 'Título\n======\n\nTexto reestruturado.\n', 'Título\n======\n\nTexto reestruturado.', 'text/x-rst'],
       ['manual.adoc', '= Manual\n\nParágrafo asciidoc.\n', '= Manual\n\nParágrafo asciidoc.', 'text/asciidoc'],
       [
@@ -56,14 +61,30 @@ describe('knowledge files over multipart', () => {
         'Loja\n\nEntrega expressa.',
         'text/html',
       ],
-      ['politica.pdf', await pdf(['Política de reembolso', 'Prazo de 30 dias.']), 'Política de reembolso\nPrazo de 30 dias.', 'application/pdf'],
+      [
+        'politica.pdf',
+        await pdf(['Política de reembolso', 'Prazo de 30 dias.']),
+        'Política de reembolso\nPrazo de 30 dias.',
+        'application/pdf',
+      ],
       [
         'precos.xlsx',
-        await xlsx([['Produto', 'Preço'], ['Plano Pro', 199.9]]),
+        await xlsx([
+          ['Produto', 'Preço'],
+          ['Plano Pro', 199.9],
+        ]),
         'Preços\nProduto\tPreço\nPlano Pro\t199.9',
         'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
       ],
-      ['clientes.xls', xls([['Cliente', 'Valor'], ['João', 2750.5]]), 'Clientes\nCliente\tValor\nJoão\t2750.5', 'application/vnd.ms-excel'],
+      [
+        'clientes.xls',
+        xls([
+          ['Cliente', 'Valor'],
+          ['João', 2750.5],
+        ]),
+        'Clientes\nCliente\tValor\nJoão\t2750.5',
+        'application/vnd.ms-excel',
+      ],
       ['tabela.csv', 'produto,preço\nPro,199\n', 'produto,preço\nPro,199', 'text/csv'],
     ];
     for (const [fileName, bytes, text, mimeType] of cases) {
@@ -72,7 +93,8 @@ describe('knowledge files over multipart', () => {
       expect(r.body).toMatchObject({ name: fileName, content: text, file_name: fileName, file_type: mimeType, file_size: size(bytes) });
       expect(r.body.content).not.toMatch(/segredo|color/);
     }
-    const found = async (q: string) => (await api.rest('GET', `/backend/knowledge/search?q=${encodeURIComponent(q)}`, { key: org.key })).body.map((h: any) => h.item.name);
+    const found = async (q: string) =>
+      (await api.rest('GET', `/backend/knowledge/search?q=${encodeURIComponent(q)}`, { key: org.key })).body.map((h: any) => h.item.name);
     expect(await found('reembolso')).toEqual(['politica.pdf']);
     expect(await found('joao')).toEqual(['clientes.xls']);
     expect(await found('"plano pro"')).toEqual(['precos.xlsx']);
@@ -86,7 +108,10 @@ describe('knowledge files over multipart', () => {
     expect(created.body).toMatchObject({ content: 'Leia com atenção.\n\nTabela antiga de fretes.', file_name: 'v1.txt' });
     const id = created.body.id;
 
-    const replaced = await api.rest('PUT', `/backend/knowledge/${id}`, { key: org.key, body: form({}, ['file', 'v2.md', '# Tabela nova\n\nFrete grátis.']) });
+    const replaced = await api.rest('PUT', `/backend/knowledge/${id}`, {
+      key: org.key,
+      body: form({}, ['file', 'v2.md', '# Tabela nova\n\nFrete grátis.']),
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({
       name: 'Fretes',
@@ -106,8 +131,17 @@ describe('knowledge files over multipart', () => {
 
     // A JSON item gains a file; a form's empty file part is no file.
     const plain = await makeItem(api, org, { name: 'Sem arquivo', content: 'Só texto.' });
-    const gained = await api.rest('PUT', `/backend/knowledge/${plain.id}`, { key: org.key, body: form({ name: 'Com arquivo' }, ['file', 'extra.csv', 'a,b\n1,2']) });
-    expect(gained.body).toMatchObject({ name: 'Com arquivo', content: 'Só texto.\n\na,b\n1,2', file_name: 'extra.csv', file_type: 'text/csv', file_size: 7 });
+    const gained = await api.rest('PUT', `/backend/knowledge/${plain.id}`, {
+      key: org.key,
+      body: form({ name: 'Com arquivo' }, ['file', 'extra.csv', 'a,b\n1,2']),
+    });
+    expect(gained.body).toMatchObject({
+      name: 'Com arquivo',
+      content: 'Só texto.\n\na,b\n1,2',
+      file_name: 'extra.csv',
+      file_type: 'text/csv',
+      file_size: 7,
+    });
     // What a browser sends for a file input left empty (FormData would leave the filename out).
     const emptyPart = await api.raw(`/backend/knowledge/${plain.id}`, {
       method: 'PUT',
@@ -138,7 +172,10 @@ describe('knowledge files over multipart', () => {
       const created = await upload(org, fileName, bytes);
       expect(created.status, `POST ${fileName}`).toBe(400);
       expect(created.body).toEqual(ERR('ERR_INVALID_INPUT'));
-      const updated = await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: form({ name: 'mudou' }, ['file', fileName, bytes]) });
+      const updated = await api.rest('PUT', `/backend/knowledge/${item.id}`, {
+        key: org.key,
+        body: form({ name: 'mudou' }, ['file', fileName, bytes]),
+      });
       expect(updated.status, `PUT ${fileName}`).toBe(400);
       expect(updated.body).toEqual(ERR('ERR_INVALID_INPUT'));
     }
@@ -168,9 +205,10 @@ describe('knowledge files over multipart', () => {
     for (const [fileName, buffer, slow] of hostile) {
       const bytes = new Uint8Array(buffer);
       let extracting = true;
-      const sent = (fileName.endsWith('.pdf')
-        ? api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: form({ name: 'mudou' }, ['file', fileName, bytes]) })
-        : upload(org, fileName, bytes)
+      const sent = (
+        fileName.endsWith('.pdf')
+          ? api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: form({ name: 'mudou' }, ['file', fileName, bytes]) })
+          : upload(org, fileName, bytes)
       ).finally(() => (extracting = false));
       let answeredWhileExtracting = 0;
       while (extracting) {

@@ -99,7 +99,11 @@ describe('knowledge on GraphQL', () => {
     expect(assistant.search.map((h) => h.item.name).sort()).toEqual(['Global 1', 'Só A']);
     expect(assistant.search[0].snippet).toContain('<mark>frete</mark>');
 
-    const rest = await api.gql(AssistantGraphGql, { id: a.id, first: 2, after: assistant.knowledge.pageInfo.endCursor, q: 'internacional' }, org.key);
+    const rest = await api.gql(
+      AssistantGraphGql,
+      { id: a.id, first: 2, after: assistant.knowledge.pageInfo.endCursor, q: 'internacional' },
+      org.key,
+    );
     expect(rest.data!.assistant.knowledge.edges.map((e) => e.node.name)).toEqual(['Global 1']);
     expect(rest.data!.assistant.knowledge.pageInfo.hasNextPage).toBe(false);
     expect(rest.data!.assistant.search).toEqual([]);
@@ -108,7 +112,8 @@ describe('knowledge on GraphQL', () => {
   it('searchKnowledge loads the hits’ items and their relations in a fixed number of statements', async () => {
     const org = await api.newOrg();
     const a = await makeAssistant(api, org, 'A');
-    for (let i = 0; i < 8; i++) await makeItem(api, org, { name: `Boleto ${i}`, content: 'pagamento por boleto', assistant_id: i % 2 ? a.id : '' });
+    for (let i = 0; i < 8; i++)
+      await makeItem(api, org, { name: `Boleto ${i}`, content: 'pagamento por boleto', assistant_id: i % 2 ? a.id : '' });
     const result = await api.gql(SearchGql, { q: 'boleto', limit: 20 }, org.key);
     expect(result.errors).toBeUndefined();
     expect(result.data!.searchKnowledge).toHaveLength(8);
@@ -144,7 +149,8 @@ describe('knowledge on GraphQL', () => {
     body.set(
       'operations',
       JSON.stringify({
-        query: 'mutation($file: File!) { createKnowledgeItem(name: "Manual", content: "Leia antes.", file: $file) { content file_name file_type file_size } }',
+        query:
+          'mutation($file: File!) { createKnowledgeItem(name: "Manual", content: "Leia antes.", file: $file) { content file_name file_type file_size } }',
         variables: { file: null },
       }),
     );

@@ -5,7 +5,10 @@ import type { Org, TestClient } from '../helpers/app.js';
 
 export const ERR = (code: string) => ({ code, message: expect.any(String) });
 /** A 400 that names what was wrong (decisions.md: `details: [{field, message}]`). */
-export const INVALID_FIELD = { ...ERR('ERR_INVALID_INPUT'), details: [expect.objectContaining({ field: expect.any(String), message: expect.any(String) })] };
+export const INVALID_FIELD = {
+  ...ERR('ERR_INVALID_INPUT'),
+  details: [expect.objectContaining({ field: expect.any(String), message: expect.any(String) })],
+};
 
 export async function makeAssistant(api: TestClient, org: Org, name = 'Atendente'): Promise<{ id: string; name: string }> {
   const r = await api.rest('POST', '/backend/assistants', { key: org.key, body: { name } });

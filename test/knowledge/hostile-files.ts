@@ -123,7 +123,11 @@ const PACKAGE_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relations
  * A minimal but complete XLSX: one sheet, and optionally shared strings; the sheet's and the shared
  * strings' XML given as pieces so either can be made to inflate enormously.
  */
-export function buildXlsx(sheetName: string, sheetData: Pieces, options: { sharedStrings?: Pieces; declaredSheetSize?: number } = {}): Buffer {
+export function buildXlsx(
+  sheetName: string,
+  sheetData: Pieces,
+  options: { sharedStrings?: Pieces; declaredSheetSize?: number } = {},
+): Buffer {
   const xml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
   const entries: ZipEntry[] = [
     {
@@ -155,7 +159,9 @@ export function buildXlsx(sheetName: string, sheetData: Pieces, options: { share
     {
       name: 'xl/workbook.xml',
       content: [
-        { data: `${xml}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="${sheetName}" sheetId="1" r:id="rId1"/></sheets></workbook>` },
+        {
+          data: `${xml}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="${sheetName}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+        },
       ],
     },
     {
@@ -252,10 +258,18 @@ export function exponentialFormsPdf(levels: number): Buffer {
     `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X ${formRef(levels - 1)} >> >> /Contents 4 0 R >>`,
     pdfStream('', Buffer.from('/X Do')),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-    pdfStream('/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>', Buffer.from('BT /F1 12 Tf (Loop) Tj ET')),
+    pdfStream(
+      '/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >>',
+      Buffer.from('BT /F1 12 Tf (Loop) Tj ET'),
+    ),
   ];
   for (let k = 1; k < levels; k++) {
-    objects.push(pdfStream(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /A ${formRef(k - 1)} >> >>`, Buffer.from('/A Do /A Do')));
+    objects.push(
+      pdfStream(
+        `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /A ${formRef(k - 1)} >> >>`,
+        Buffer.from('/A Do /A Do'),
+      ),
+    );
   }
   return buildPdf(objects);
 }

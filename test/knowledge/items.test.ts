@@ -54,7 +54,10 @@ describe('knowledge items over JSON', () => {
     expect((await api.rest('GET', `/backend/knowledge/${created.body.id}`, { key: org.key })).body).toEqual(created.body);
     expect((await api.rest('GET', '/backend/knowledge', { key: org.key })).body).toEqual([minimal.body, created.body]);
 
-    const updated = await api.rest('PUT', `/backend/knowledge/${created.body.id}`, { key: org.key, body: { content: 'Trocas em até 60 dias.' } });
+    const updated = await api.rest('PUT', `/backend/knowledge/${created.body.id}`, {
+      key: org.key,
+      body: { content: 'Trocas em até 60 dias.' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({ ...created.body, content: 'Trocas em até 60 dias.', updated_at: expect.any(String) });
     expect(Date.parse(updated.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
@@ -62,7 +65,13 @@ describe('knowledge items over JSON', () => {
       key: org.key,
       body: { description: null, usage_instruction: null, source_url: '', name: 'Trocas' },
     });
-    expect(nulls.body).toMatchObject({ name: 'Trocas', description: '', usage_instruction: null, source_url: null, content: 'Trocas em até 60 dias.' });
+    expect(nulls.body).toMatchObject({
+      name: 'Trocas',
+      description: '',
+      usage_instruction: null,
+      source_url: null,
+      content: 'Trocas em até 60 dias.',
+    });
     const empty = await api.rest('PUT', `/backend/knowledge/${created.body.id}`, { key: org.key, body: {} });
     expect(empty.body).toEqual(nulls.body);
 
@@ -123,18 +132,26 @@ describe('knowledge items over JSON', () => {
     const theirs = await makeAssistant(api, other);
     const exclusive = await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'Exclusivo', assistant_id: mine.id } });
     expect(exclusive.body).toMatchObject({ assistant_id: mine.id, excluded_assistant_ids: [] });
-    expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'Global', assistant_id: '' } })).body.assistant_id).toBeNull();
+    expect(
+      (await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'Global', assistant_id: '' } })).body.assistant_id,
+    ).toBeNull();
 
     const item = await makeItem(api, org);
     for (const assistant_id of [theirs.id, '00000000-0000-4000-8000-000000000000']) {
-      expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'x', assistant_id } })).body).toEqual(ERR('ERR_NOT_FOUND'));
+      expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'x', assistant_id } })).body).toEqual(
+        ERR('ERR_NOT_FOUND'),
+      );
       const r = await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: { assistant_id } });
       expect(r.status).toBe(404);
       expect(r.body).toEqual(ERR('ERR_NOT_FOUND'));
     }
     for (const assistant_id of [NOT_UUID, ' ']) {
-      expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'x', assistant_id } })).body).toEqual(INVALID_FIELD);
-      expect((await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: { assistant_id } })).body).toEqual(INVALID_FIELD);
+      expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: { name: 'x', assistant_id } })).body).toEqual(
+        INVALID_FIELD,
+      );
+      expect((await api.rest('PUT', `/backend/knowledge/${item.id}`, { key: org.key, body: { assistant_id } })).body).toEqual(
+        INVALID_FIELD,
+      );
     }
     expect((await api.rest('GET', `/backend/knowledge/${item.id}`, { key: org.key })).body).toEqual(item);
     expect((await knowledgeRows(api, org.tenantId)).items).toHaveLength(3);
@@ -180,7 +197,12 @@ describe('knowledge items over multipart', () => {
     const org = await api.newOrg();
     const created = await api.rest('POST', '/backend/knowledge', {
       key: org.key,
-      body: form({ name: 'Horários', description: 'Quando abrimos', content: 'Seg a sex, 9h às 18h.', usage_instruction: 'Perguntas de horário' }),
+      body: form({
+        name: 'Horários',
+        description: 'Quando abrimos',
+        content: 'Seg a sex, 9h às 18h.',
+        usage_instruction: 'Perguntas de horário',
+      }),
     });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
@@ -190,7 +212,10 @@ describe('knowledge items over multipart', () => {
       content: 'Seg a sex, 9h às 18h.',
       usage_instruction: 'Perguntas de horário',
     });
-    const updated = await api.rest('PUT', `/backend/knowledge/${created.body.id}`, { key: org.key, body: form({ content: 'Seg a sáb, 9h às 18h.' }) });
+    const updated = await api.rest('PUT', `/backend/knowledge/${created.body.id}`, {
+      key: org.key,
+      body: form({ content: 'Seg a sáb, 9h às 18h.' }),
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'Horários', description: 'Quando abrimos', content: 'Seg a sáb, 9h às 18h.' });
   });
@@ -198,7 +223,12 @@ describe('knowledge items over multipart', () => {
   it('enforces the same limits on create and update (400)', async () => {
     const org = await api.newOrg();
     const item = await makeItem(api, org);
-    const bad: Record<string, string>[] = [{ name: '' }, { name: 'x'.repeat(256) }, { name: 'ok', description: 'x'.repeat(1001) }, { name: 'ok', usage_instruction: 'x'.repeat(2001) }];
+    const bad: Record<string, string>[] = [
+      { name: '' },
+      { name: 'x'.repeat(256) },
+      { name: 'ok', description: 'x'.repeat(1001) },
+      { name: 'ok', usage_instruction: 'x'.repeat(2001) },
+    ];
     for (const fields of [{ content: 'sem nome' }, ...bad]) {
       const r = await api.rest('POST', '/backend/knowledge', { key: org.key, body: form(fields) });
       expect(r.status, `create ${JSON.stringify(fields).slice(0, 60)}`).toBe(400);
@@ -217,7 +247,10 @@ describe('knowledge items over multipart', () => {
     const a = await makeAssistant(api, org, 'A');
     const b = await makeAssistant(api, org, 'B');
     const theirs = await makeAssistant(api, other);
-    const created = await api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: 'Via formulário', assistant_id: a.id }) });
+    const created = await api.rest('POST', '/backend/knowledge', {
+      key: org.key,
+      body: form({ name: 'Via formulário', assistant_id: a.id }),
+    });
     expect(created.body.assistant_id).toBe(a.id);
     const id = created.body.id;
     const put = (fields: Record<string, string>) => api.rest('PUT', `/backend/knowledge/${id}`, { key: org.key, body: form(fields) });
@@ -230,7 +263,9 @@ describe('knowledge items over multipart', () => {
 
     expect((await put({ assistant_id: theirs.id })).body).toEqual(ERR('ERR_NOT_FOUND'));
     expect((await put({ assistant_id: NOT_UUID })).body).toEqual(INVALID_FIELD);
-    expect((await api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: 'x', assistant_id: theirs.id }) })).status).toBe(404);
+    expect(
+      (await api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: 'x', assistant_id: theirs.id }) })).status,
+    ).toBe(404);
     expect((await api.rest('GET', `/backend/knowledge/${id}`, { key: org.key })).body.assistant_id).toBe(b.id);
   });
 });
@@ -241,7 +276,12 @@ describe('knowledge permissions and isolation', () => {
     const item = await makeItem(api, org);
     const a = await makeAssistant(api, org);
     const operator = await api.keyFor(org, 'operator');
-    for (const path of ['/backend/knowledge', `/backend/knowledge/${item.id}`, `/backend/assistants/${a.id}/knowledge`, '/backend/knowledge/search?q=texto']) {
+    for (const path of [
+      '/backend/knowledge',
+      `/backend/knowledge/${item.id}`,
+      `/backend/assistants/${a.id}/knowledge`,
+      '/backend/knowledge/search?q=texto',
+    ]) {
       expect((await api.rest('GET', path, { key: operator })).status, path).toBe(200);
     }
     const writes = [

@@ -132,7 +132,21 @@ describe('knowledge search', () => {
       expect((await api.rest('GET', `/backend/knowledge/search${query}`, { key: narrowed })).body).toEqual(ERR('ERR_FORBIDDEN'));
     }
     expect(await search(org, '!!! ...')).toEqual([]);
-    for (const odd of ["'\":* & | <->", '*', '-*', 'a* b* c*', 'ç*', '2025*', 'x_y*', 'e-mail*', '😀*', '"frase* aberta', '(a | b) & !c', 'or or', '- -']) {
+    for (const odd of [
+      '\'":* & | <->',
+      '*',
+      '-*',
+      'a* b* c*',
+      'ç*',
+      '2025*',
+      'x_y*',
+      'e-mail*',
+      '😀*',
+      '"frase* aberta',
+      '(a | b) & !c',
+      'or or',
+      '- -',
+    ]) {
       expect(Array.isArray(await search(org, odd)), odd).toBe(true);
     }
   });

@@ -8,7 +8,14 @@ import { makeLead, nextPhone } from '../helpers/factories.js';
 const api = useTestApp();
 
 // The error names the field (or the key inside it) that was wrong.
-const INVALID = { success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field: expect.stringMatching(/^custom_fields/), message: expect.any(String) }] } };
+const INVALID = {
+  success: false,
+  error: {
+    code: 'VALIDATION_ERROR',
+    message: expect.any(String),
+    details: [{ field: expect.stringMatching(/^custom_fields/), message: expect.any(String) }],
+  },
+};
 
 const deep = (depth: number): unknown => (depth === 0 ? 'fundo' : { a: deep(depth - 1) });
 const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
@@ -31,12 +38,24 @@ const refused: [string, unknown][] = [
   ['a lone low surrogate', { nota: '\udc00' }],
 ];
 
-const accepted = { plano: 'pro', emoji: 'ok 👍', seats: 5, ratio: 0.5, ativo: false, vazio: null, Codigo_2: 'x'.repeat(2000), ['k'.repeat(64)]: 1 };
+const accepted = {
+  plano: 'pro',
+  emoji: 'ok 👍',
+  seats: 5,
+  ratio: 0.5,
+  ativo: false,
+  vazio: null,
+  Codigo_2: 'x'.repeat(2000),
+  ['k'.repeat(64)]: 1,
+};
 
 describe('custom_fields', () => {
   it('accepts a flat object of strings, numbers, booleans and nulls, up to 100 keys, on create and update', async () => {
     const org = await api.newOrg();
-    const created = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'A', phone: nextPhone(), custom_fields: accepted } });
+    const created = await api.rest('POST', '/backend/leads', {
+      key: org.key,
+      body: { name: 'A', phone: nextPhone(), custom_fields: accepted },
+    });
     expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(200);
     expect(created.body.data.custom_fields).toEqual(accepted);
     const updated = await api.rest('PUT', `/backend/leads/${created.body.data.id}`, { key: org.key, body: { custom_fields: keys(100) } });

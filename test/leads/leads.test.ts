@@ -17,7 +17,15 @@ describe('POST /backend/leads', () => {
     const { org, tagId, statusId } = await setup();
     const r = await api.rest('POST', '/backend/leads', {
       key: org.key,
-      body: { name: 'Ana Souza', phone: '+55 11 99999-8888', email: 'ana@example.com', company: 'ACME', status_id: statusId, tag_ids: [tagId], custom_fields: { plano: 'pro', seats: 5 } },
+      body: {
+        name: 'Ana Souza',
+        phone: '+55 11 99999-8888',
+        email: 'ana@example.com',
+        company: 'ACME',
+        status_id: statusId,
+        tag_ids: [tagId],
+        custom_fields: { plano: 'pro', seats: 5 },
+      },
     });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -53,7 +61,10 @@ describe('POST /backend/leads', () => {
     for (const [name, body, field] of cases) {
       const r = await api.rest('POST', '/backend/leads', { key: org.key, body });
       expect(r.status, name).toBe(400);
-      expect(r.body, name).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field, message: expect.any(String) }] } });
+      expect(r.body, name).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field, message: expect.any(String) }] },
+      });
     }
     expect(await api.db.prisma.lead.count({ where: { tenant_id: org.tenantId } })).toBe(0);
   });
@@ -91,14 +102,23 @@ describe('POST /backend/leads', () => {
     form.set('custom_fields', JSON.stringify({ origem: 'site' }));
     const r = await api.rest('POST', '/backend/leads', { key: org.key, body: form });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ name: 'Form Lead', phone: '+5511988887777', custom_fields: { origem: 'site' }, tags: [{ id: tagId }] });
+    expect(r.body.data).toMatchObject({
+      name: 'Form Lead',
+      phone: '+5511988887777',
+      custom_fields: { origem: 'site' },
+      tags: [{ id: tagId }],
+    });
   });
 });
 
 describe('lead reads and changes', () => {
   it('lists with search and offset pagination', async () => {
     const { org } = await setup();
-    for (let i = 0; i < 5; i++) await api.rest('POST', '/backend/leads', { key: org.key, body: { name: `Lead ${i}`, phone: `+551190000000${i}`, company: i % 2 ? 'Globex' : 'Initech' } });
+    for (let i = 0; i < 5; i++)
+      await api.rest('POST', '/backend/leads', {
+        key: org.key,
+        body: { name: `Lead ${i}`, phone: `+551190000000${i}`, company: i % 2 ? 'Globex' : 'Initech' },
+      });
     const page = await api.rest('GET', '/backend/leads?limit=2&offset=1', { key: org.key });
     expect(page.status).toBe(200);
     expect(page.body.success).toBe(true);
@@ -113,7 +133,10 @@ describe('lead reads and changes', () => {
 
   it('updates only the fields sent, replaces tags, and keeps the phone unique', async () => {
     const { org, tagId, statusId } = await setup();
-    const a = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'A', phone: '+5511911111111', email: 'a@example.com', tag_ids: [tagId] } });
+    const a = await api.rest('POST', '/backend/leads', {
+      key: org.key,
+      body: { name: 'A', phone: '+5511911111111', email: 'a@example.com', tag_ids: [tagId] },
+    });
     await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'B', phone: '+5511922222222' } });
     const id = a.body.data.id;
     const r = await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { company: 'Nova', status_id: statusId, tag_ids: [] } });
@@ -143,9 +166,13 @@ describe('lead reads and changes', () => {
 
     const b = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'B', phone: '+5511944444444' } });
     const group = await api.db.prisma.pipelineGroup.create({ data: { tenant_id: org.tenantId, name: 'G', position: 0 } });
-    const pipeline = await api.db.prisma.pipeline.create({ data: { tenant_id: org.tenantId, group_id: group.id, name: 'P', position: 0, loss_reasons: [] } });
+    const pipeline = await api.db.prisma.pipeline.create({
+      data: { tenant_id: org.tenantId, group_id: group.id, name: 'P', position: 0, loss_reasons: [] },
+    });
     const stage = await api.db.prisma.stage.create({ data: { tenant_id: org.tenantId, pipeline_id: pipeline.id, name: 'S', position: 0 } });
-    await api.db.prisma.deal.create({ data: { tenant_id: org.tenantId, number: 1, pipeline_id: pipeline.id, stage_id: stage.id, lead_id: b.body.data.id } });
+    await api.db.prisma.deal.create({
+      data: { tenant_id: org.tenantId, number: 1, pipeline_id: pipeline.id, stage_id: stage.id, lead_id: b.body.data.id },
+    });
     const blocked = await api.rest('DELETE', `/backend/leads/${b.body.data.id}`, { key: org.key });
     expect(blocked.status).toBe(409);
     expect(blocked.body).toEqual({ success: false, error: { code: 'CONFLICT', message: expect.any(String) } });
@@ -159,7 +186,10 @@ describe('tags and lead statuses', () => {
     const before = (await api.rest('GET', '/backend/tags', { key: org.key })).body.data[0];
     const r = await api.rest('PUT', `/backend/tags/${tagId}`, { key: org.key, body: { color: '#10b981' } });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, data: expect.objectContaining({ id: tagId, name: 'vip', color: '#10b981', updated_at: expect.any(String) }) });
+    expect(r.body).toEqual({
+      success: true,
+      data: expect.objectContaining({ id: tagId, name: 'vip', color: '#10b981', updated_at: expect.any(String) }),
+    });
     expect(new Date(r.body.data.updated_at) >= new Date(before.updated_at)).toBe(true);
     const renamed = await api.rest('PUT', `/backend/tags/${tagId}`, { key: org.key, body: { name: 'VIP+' } });
     expect(renamed.body.data).toMatchObject({ name: 'VIP+', color: '#10b981' });
@@ -190,7 +220,11 @@ describe('tags and lead statuses', () => {
 describe('N+1', () => {
   it('a page of leads with tags and status costs the same statements for 2 or 20 leads', async () => {
     const { org, tagId, statusId } = await setup();
-    for (let i = 0; i < 20; i++) await api.rest('POST', '/backend/leads', { key: org.key, body: { name: `L${i}`, phone: `+55119800000${String(i).padStart(2, '0')}`, tag_ids: [tagId], status_id: statusId } });
+    for (let i = 0; i < 20; i++)
+      await api.rest('POST', '/backend/leads', {
+        key: org.key,
+        body: { name: `L${i}`, phone: `+55119800000${String(i).padStart(2, '0')}`, tag_ids: [tagId], status_id: statusId },
+      });
     const small = await api.countStatements(() => api.rest('GET', '/backend/leads?limit=2', { key: org.key }));
     const large = await api.countStatements(() => api.rest('GET', '/backend/leads?limit=20', { key: org.key }));
     expect(large).toBe(small);

@@ -15,11 +15,23 @@ let tagIds: string[];
 beforeAll(async () => {
   org = await api.newOrg();
   const prisma = api.db.prisma;
-  await prisma.tag.createMany({ data: Array.from({ length: 101 }, (_, i) => ({ tenant_id: org.tenantId, name: `t${String(i).padStart(3, '0')}`, color: '#22c55e' })) });
-  tagIds = (await prisma.tag.findMany({ where: { tenant_id: org.tenantId }, orderBy: { name: 'asc' }, select: { id: true } })).map((t) => t.id);
-  await prisma.lead.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: org.tenantId, name: `Lead ${i}`, phone: `+55219${String(i).padStart(8, "0")}` })) });
+  await prisma.tag.createMany({
+    data: Array.from({ length: 101 }, (_, i) => ({ tenant_id: org.tenantId, name: `t${String(i).padStart(3, '0')}`, color: '#22c55e' })),
+  });
+  tagIds = (await prisma.tag.findMany({ where: { tenant_id: org.tenantId }, orderBy: { name: 'asc' }, select: { id: true } })).map(
+    (t) => t.id,
+  );
+  await prisma.lead.createMany({
+    data: Array.from({ length: 100 }, (_, i) => ({
+      tenant_id: org.tenantId,
+      name: `Lead ${i}`,
+      phone: `+55219${String(i).padStart(8, '0')}`,
+    })),
+  });
   const leads = await prisma.lead.findMany({ where: { tenant_id: org.tenantId }, select: { id: true } });
-  await prisma.leadTag.createMany({ data: leads.flatMap((l) => tagIds.slice(0, 100).map((tag_id) => ({ tenant_id: org.tenantId, lead_id: l.id, tag_id }))) });
+  await prisma.leadTag.createMany({
+    data: leads.flatMap((l) => tagIds.slice(0, 100).map((tag_id) => ({ tenant_id: org.tenantId, lead_id: l.id, tag_id }))),
+  });
 }, 120_000);
 
 describe('100 leads × 100 tags', () => {
@@ -38,7 +50,10 @@ describe('at most 100 tags', () => {
 
   it('tag_ids over 100 entries → 400 on leads and deals; 100 are accepted', async () => {
     const over = [...tagIds, tagIds[0]]; // 102 entries
-    const created = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Muitas', phone: '+5511988887777', tag_ids: over } });
+    const created = await api.rest('POST', '/backend/leads', {
+      key: org.key,
+      body: { name: 'Muitas', phone: '+5511988887777', tag_ids: over },
+    });
     expect(created.status).toBe(400);
     expect(created.body.error.code).toBe('VALIDATION_ERROR');
     const target = await makeLead(api, org, { name: 'Alvo' });
@@ -50,18 +65,27 @@ describe('at most 100 tags', () => {
     expect(ok.body.data.tags).toHaveLength(100);
 
     const prisma = api.db.prisma;
-    await prisma.tag.createMany({ data: Array.from({ length: 101 }, (_, i) => ({ tenant_id: dealOrg.tenantId, name: `d${i}`, color: '#22c55e' })) });
-    const dealTags = (await prisma.tag.findMany({ where: { tenant_id: dealOrg.tenantId }, orderBy: { name: 'asc' }, select: { id: true } })).map((t) => t.id);
+    await prisma.tag.createMany({
+      data: Array.from({ length: 101 }, (_, i) => ({ tenant_id: dealOrg.tenantId, name: `d${i}`, color: '#22c55e' })),
+    });
+    const dealTags = (
+      await prisma.tag.findMany({ where: { tenant_id: dealOrg.tenantId }, orderBy: { name: 'asc' }, select: { id: true } })
+    ).map((t) => t.id);
     const body = { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 1 };
     const deal = await api.rest('POST', '/backend/pipeline/deals', { key: dealOrg.key, body: { ...body, tag_ids: dealTags } });
     expect(deal.status).toBe(400);
     expect(deal.body.code).toBe('ERR_INVALID_INPUT');
-    const full = await api.rest('POST', '/backend/pipeline/deals', { key: dealOrg.key, body: { ...body, tag_ids: dealTags.slice(0, 100) } });
+    const full = await api.rest('POST', '/backend/pipeline/deals', {
+      key: dealOrg.key,
+      body: { ...body, tag_ids: dealTags.slice(0, 100) },
+    });
     expect(full.status).toBe(201);
     // One more, one at a time: refused; one it already has: fine.
     const more = await api.rest('POST', `/backend/pipeline/deals/${full.body.id}/tags/${dealTags[100]}`, { key: dealOrg.key });
     expect(more.status).toBe(400);
     expect(more.body.code).toBe('ERR_INVALID_INPUT');
-    expect((await api.rest('POST', `/backend/pipeline/deals/${full.body.id}/tags/${dealTags[0]}`, { key: dealOrg.key })).status).toBeLessThan(300);
+    expect(
+      (await api.rest('POST', `/backend/pipeline/deals/${full.body.id}/tags/${dealTags[0]}`, { key: dealOrg.key })).status,
+    ).toBeLessThan(300);
   });
 });

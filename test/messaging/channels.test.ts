@@ -19,7 +19,14 @@ describe('channels', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       success: true,
-      data: { id: expect.any(String), name: 'WhatsApp', provider: 'whatsapp_cloud', department_id: dept.id, active: true, created_at: expect.any(String) },
+      data: {
+        id: expect.any(String),
+        name: 'WhatsApp',
+        provider: 'whatsapp_cloud',
+        department_id: dept.id,
+        active: true,
+        created_at: expect.any(String),
+      },
     });
     const id = created.body.data.id;
     const test = await makeChannel(api, org, { name: 'Teste' });
@@ -30,12 +37,22 @@ describe('channels', () => {
     const one = await api.rest('GET', `/backend/channels/${id}`, { key: org.key });
     expect(one.body).toEqual({ success: true, data: created.body.data });
 
-    const put = await api.rest('PUT', `/backend/channels/${id}`, { key: org.key, body: { name: 'WA Vendas', active: false, department_id: null } });
+    const put = await api.rest('PUT', `/backend/channels/${id}`, {
+      key: org.key,
+      body: { name: 'WA Vendas', active: false, department_id: null },
+    });
     expect(put.status).toBe(204);
     expect(put.body).toBeUndefined();
     const after = (await api.rest('GET', `/backend/channels/${id}`, { key: org.key })).body.data;
     expect(after).toMatchObject({ name: 'WA Vendas', active: false, department_id: null, provider: 'whatsapp_cloud' });
-    expect((await api.rest('PUT', `/backend/channels/${id}`, { key: org.key, body: { config: { phone_number_id: '99', access_token: 'new-token' } } })).status).toBe(204);
+    expect(
+      (
+        await api.rest('PUT', `/backend/channels/${id}`, {
+          key: org.key,
+          body: { config: { phone_number_id: '99', access_token: 'new-token' } },
+        })
+      ).status,
+    ).toBe(204);
 
     // No answer carries the configuration.
     for (const r of [created, list, one, await api.rest('GET', `/backend/channels/${id}`, { key: org.key })]) {
@@ -84,11 +101,16 @@ describe('channels', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
     }
-    const unknownDept = await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'X', provider: 'test', department_id: '00000000-0000-4000-8000-000000000000' } });
+    const unknownDept = await api.rest('POST', '/backend/channels', {
+      key: org.key,
+      body: { name: 'X', provider: 'test', department_id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(unknownDept.status).toBe(404);
     expect(unknownDept.body.error.code).toBe('NOT_FOUND');
     const test = await makeChannel(api, org);
-    expect((await api.rest('PUT', `/backend/channels/${test.id}`, { key: org.key, body: { config: { access_token: 'x' } } })).status).toBe(400);
+    expect((await api.rest('PUT', `/backend/channels/${test.id}`, { key: org.key, body: { config: { access_token: 'x' } } })).status).toBe(
+      400,
+    );
     expect((await api.rest('PUT', `/backend/channels/${test.id}`, { key: org.key, body: { active: null } })).status).toBe(400);
     expect((await api.rest('GET', '/backend/channels', { key: org.key })).body.data).toHaveLength(1);
   });
@@ -96,10 +118,24 @@ describe('channels', () => {
   it('holds api_url to the webhook URL rules: https, no credentials, public hosts (at creation and change)', async () => {
     const org = await api.newOrg();
     const config = (api_url: string) => ({ phone_number_id: '1', access_token: 'a', api_url });
-    const channel = await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'W', provider: 'whatsapp_cloud', config: config('https://93.184.215.14/v21.0/') } });
+    const channel = await api.rest('POST', '/backend/channels', {
+      key: org.key,
+      body: { name: 'W', provider: 'whatsapp_cloud', config: config('https://93.184.215.14/v21.0/') },
+    });
     expect(channel.status).toBe(201);
-    for (const url of ['http://graph.example.com', 'https://127.0.0.1:9/x', 'https://10.0.0.7', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://localhost/x', 'https://u:p@93.184.215.14']) {
-      const created = await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'X', provider: 'whatsapp_cloud', config: config(url) } });
+    for (const url of [
+      'http://graph.example.com',
+      'https://127.0.0.1:9/x',
+      'https://10.0.0.7',
+      'https://[::1]/',
+      'https://169.254.169.254/latest',
+      'https://localhost/x',
+      'https://u:p@93.184.215.14',
+    ]) {
+      const created = await api.rest('POST', '/backend/channels', {
+        key: org.key,
+        body: { name: 'X', provider: 'whatsapp_cloud', config: config(url) },
+      });
       expect(created.status, url).toBe(400);
       expect(created.body.error.message, url).toContain('config.api_url');
       const changed = await api.rest('PUT', `/backend/channels/${channel.body.data.id}`, { key: org.key, body: { config: config(url) } });
@@ -138,9 +174,15 @@ describe('channels', () => {
     expect((await api.rest('GET', `/backend/channels/${theirs.id}`, { key: org.key })).status).toBe(404);
     expect((await api.rest('PUT', `/backend/channels/${theirs.id}`, { key: org.key, body: { name: 'Meu' } })).status).toBe(404);
     expect((await api.rest('DELETE', `/backend/channels/${theirs.id}`, { key: org.key })).status).toBe(404);
-    expect((await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'X', provider: 'test', department_id: theirDept.id } })).status).toBe(404);
+    expect(
+      (await api.rest('POST', '/backend/channels', { key: org.key, body: { name: 'X', provider: 'test', department_id: theirDept.id } }))
+        .status,
+    ).toBe(404);
     expect((await api.rest('GET', '/backend/channels', { key: org.key })).body.data).toEqual([]);
-    expect((await api.rest('GET', `/backend/channels/${theirs.id}`, { key: other.key })).body.data).toMatchObject({ name: 'Deles', active: true });
+    expect((await api.rest('GET', `/backend/channels/${theirs.id}`, { key: other.key })).body.data).toMatchObject({
+      name: 'Deles',
+      active: true,
+    });
   });
 
   it('clears the department of channels when the department is deleted', async () => {
@@ -149,6 +191,9 @@ describe('channels', () => {
     const channel = await makeChannel(api, org, { department_id: dept.id });
     expect(channel.department_id).toBe(dept.id);
     expect((await api.rest('DELETE', `/backend/departments/${dept.id}`, { key: org.key })).status).toBe(204);
-    expect((await api.rest('GET', `/backend/channels/${channel.id}`, { key: org.key })).body.data).toMatchObject({ id: channel.id, department_id: null });
+    expect((await api.rest('GET', `/backend/channels/${channel.id}`, { key: org.key })).body.data).toMatchObject({
+      id: channel.id,
+      department_id: null,
+    });
   });
 });

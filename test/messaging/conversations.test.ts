@@ -42,7 +42,9 @@ describe('conversations', () => {
     await api.rest('PUT', `/backend/conversations/${b.conversation.id}`, { key: org.key, body: { status: 'archived' } });
     const archived = await api.rest('GET', '/backend/conversations?status=archived', { key: org.key });
     expect(archived.body.data.map((c: { id: string }) => c.id)).toEqual([b.conversation.id]);
-    expect((await api.rest('GET', '/backend/conversations?status=active', { key: org.key })).body.data.map((c: { id: string }) => c.id)).toEqual([a.conversation.id]);
+    expect(
+      (await api.rest('GET', '/backend/conversations?status=active', { key: org.key })).body.data.map((c: { id: string }) => c.id),
+    ).toEqual([a.conversation.id]);
 
     for (const query of ['limit=abc', 'offset=1.5', 'status=open', 'lead_id=nope']) {
       const bad = await api.rest('GET', `/backend/conversations?${query}`, { key: org.key });
@@ -65,10 +67,18 @@ describe('conversations', () => {
     const read = await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: { read: true } });
     expect(read.status).toBe(200);
     expect(read.body.data).toMatchObject({ unread_count: 0, last_message: { content: 'de novo' } });
-    const moved = await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: { department_id: dept.id, status: 'archived' } });
+    const moved = await api.rest('PUT', `/backend/conversations/${conversation.id}`, {
+      key: org.key,
+      body: { department_id: dept.id, status: 'archived' },
+    });
     expect(moved.body.data).toMatchObject({ department_id: dept.id, status: 'archived' });
-    expect((await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: { department_id: null } })).body.data.department_id).toBeNull();
-    expect((await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: {} })).body.data.id).toBe(conversation.id);
+    expect(
+      (await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: { department_id: null } })).body.data
+        .department_id,
+    ).toBeNull();
+    expect((await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: {} })).body.data.id).toBe(
+      conversation.id,
+    );
 
     // A new open conversation for the lead: reopening the archived one is a conflict.
     const newer = await inbound(api, org, channel.id, lead.phone);
@@ -82,7 +92,10 @@ describe('conversations', () => {
       expect(bad.status, JSON.stringify(body)).toBe(400);
       expect(bad.body.error.code).toBe('VALIDATION_ERROR');
     }
-    const unknownDept = await api.rest('PUT', `/backend/conversations/${conversation.id}`, { key: org.key, body: { department_id: '00000000-0000-4000-8000-000000000000' } });
+    const unknownDept = await api.rest('PUT', `/backend/conversations/${conversation.id}`, {
+      key: org.key,
+      body: { department_id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(unknownDept.status).toBe(404);
     const missing = await api.rest('GET', '/backend/conversations/00000000-0000-4000-8000-000000000000', { key: org.key });
     expect(missing.status).toBe(404);
@@ -104,8 +117,13 @@ describe('conversations', () => {
     const channel = await makeChannel(api, org);
     const { conversation, lead } = await inbound(api, org, channel.id, nextMobile());
     await api.rest('DELETE', `/backend/channels/${channel.id}`, { key: org.key });
-    expect((await api.rest('GET', `/backend/conversations/${conversation.id}`, { key: org.key })).body.data).toMatchObject({ channel_id: null, last_message: { content: 'Olá' } });
-    expect((await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key })).body.data).toEqual([expect.objectContaining({ content: 'Olá', channel_id: null })]);
+    expect((await api.rest('GET', `/backend/conversations/${conversation.id}`, { key: org.key })).body.data).toMatchObject({
+      channel_id: null,
+      last_message: { content: 'Olá' },
+    });
+    expect((await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key })).body.data).toEqual([
+      expect.objectContaining({ content: 'Olá', channel_id: null }),
+    ]);
   });
 
   it('deletes a lead’s conversations and messages with the lead', async () => {
@@ -134,7 +152,13 @@ describe('conversations', () => {
     expect(all.body.success).toBe(true);
     expect(all.body.data.map((m: { content: string }) => m.content)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
     expect(all.body.pagination).toEqual({ total: 5, limit: 20, offset: 0, has_more: false });
-    expect(all.body.data[0]).toMatchObject({ lead_id: first.lead.id, conversation_id: first.conversation.id, role: 'user', type: 'text', status: 'received' });
+    expect(all.body.data[0]).toMatchObject({
+      lead_id: first.lead.id,
+      conversation_id: first.conversation.id,
+      role: 'user',
+      type: 'text',
+      status: 'received',
+    });
 
     const newest = await api.rest('GET', `/backend/leads/${first.lead.id}/messages?limit=2`, { key: org.key });
     expect(newest.body.data.map((m: { content: string }) => m.content)).toEqual(['m4', 'm5']);
@@ -142,7 +166,11 @@ describe('conversations', () => {
     const older = await api.rest('GET', `/backend/leads/${first.lead.id}/messages?limit=2&offset=2`, { key: org.key });
     expect(older.body.data.map((m: { content: string }) => m.content)).toEqual(['m2', 'm3']);
 
-    expect((await api.rest('GET', `/backend/leads/${other.lead.id}/messages`, { key: org.key })).body.data.map((m: { content: string }) => m.content)).toEqual(['de outro lead']);
+    expect(
+      (await api.rest('GET', `/backend/leads/${other.lead.id}/messages`, { key: org.key })).body.data.map(
+        (m: { content: string }) => m.content,
+      ),
+    ).toEqual(['de outro lead']);
     const unknown = await api.rest('GET', '/backend/leads/00000000-0000-4000-8000-000000000000/messages', { key: org.key });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
@@ -155,7 +183,9 @@ describe('conversations', () => {
     const theirs = await inbound(api, other, (await makeChannel(api, other)).id, nextMobile(), 'segredo');
     await inbound(api, org, (await makeChannel(api, org)).id, nextMobile(), 'meu');
     expect((await api.rest('GET', `/backend/conversations/${theirs.conversation.id}`, { key: org.key })).status).toBe(404);
-    expect((await api.rest('PUT', `/backend/conversations/${theirs.conversation.id}`, { key: org.key, body: { read: true } })).status).toBe(404);
+    expect((await api.rest('PUT', `/backend/conversations/${theirs.conversation.id}`, { key: org.key, body: { read: true } })).status).toBe(
+      404,
+    );
     expect((await api.rest('GET', `/backend/leads/${theirs.lead.id}/messages`, { key: org.key })).status).toBe(404);
     expect((await api.rest('GET', `/backend/conversations?lead_id=${theirs.lead.id}`, { key: org.key })).body.data).toEqual([]);
     const mine = await api.rest('GET', '/backend/conversations', { key: org.key });
@@ -190,7 +220,10 @@ describe('conversations', () => {
             id: conversation.id,
             unread_count: 3,
             lead: { name: 'Carla', phone, details: { id: lead.id, tags: [] } },
-            messages: { edges: [{ node: { content: 'dois', role: 'user' } }, { node: { content: 'três', role: 'user' } }], pageInfo: { hasPreviousPage: true } },
+            messages: {
+              edges: [{ node: { content: 'dois', role: 'user' } }, { node: { content: 'três', role: 'user' } }],
+              pageInfo: { hasPreviousPage: true },
+            },
           },
         ],
       },

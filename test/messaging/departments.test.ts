@@ -7,7 +7,10 @@ const api = useTestApp();
 describe('departments', () => {
   it('creates, lists, renames and deletes; names are unique per organisation and at most 100 characters', async () => {
     const org = await api.newOrg();
-    const created = await api.rest('POST', '/backend/departments', { key: org.key, body: { name: ' Vendas ', description: 'Time comercial' } });
+    const created = await api.rest('POST', '/backend/departments', {
+      key: org.key,
+      body: { name: ' Vendas ', description: 'Time comercial' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -76,7 +79,14 @@ describe('departments', () => {
     const members = await api.rest('GET', `/backend/departments/${dept.id}/members`, { key: org.key });
     expect(members.status).toBe(200);
     expect(members.body.data).toEqual([
-      { id: expect.any(String), department_id: dept.id, user_id: ana.id, user_name: expect.stringContaining('operator'), user_email: expect.stringContaining('@example.com'), created_at: expect.any(String) },
+      {
+        id: expect.any(String),
+        department_id: dept.id,
+        user_id: ana.id,
+        user_name: expect.stringContaining('operator'),
+        user_email: expect.stringContaining('@example.com'),
+        created_at: expect.any(String),
+      },
       expect.objectContaining({ user_id: bia.id }),
     ]);
     const list = await api.rest('GET', '/backend/departments', { key: org.key });
@@ -87,7 +97,9 @@ describe('departments', () => {
     const stranger = await api.rest('POST', `/backend/departments/${dept.id}/members`, { key: org.key, body: { user_id: other.userId } });
     expect(stranger.status).toBe(404);
     expect(stranger.body.code).toBe('ERR_NOT_FOUND');
-    expect((await api.rest('POST', `/backend/departments/${dept.id}/members`, { key: org.key, body: { user_id: 'nope' } })).status).toBe(400);
+    expect((await api.rest('POST', `/backend/departments/${dept.id}/members`, { key: org.key, body: { user_id: 'nope' } })).status).toBe(
+      400,
+    );
     expect((await api.rest('POST', `/backend/departments/${dept.id}/members`, { key: org.key, body: {} })).status).toBe(400);
 
     expect((await api.rest('DELETE', `/backend/departments/${dept.id}/members/${ana.id}`, { key: org.key })).status).toBe(204);
@@ -150,7 +162,9 @@ describe('departments', () => {
       expect(r.status, `${method} ${path}`).toBe(404);
     }
     expect((await api.rest('GET', '/backend/departments', { key: org.key })).body.data).toEqual([]);
-    expect((await api.rest('GET', '/backend/departments', { key: other.key })).body.data).toEqual([expect.objectContaining({ id: theirs.id, name: 'Deles', member_count: 0 })]);
+    expect((await api.rest('GET', '/backend/departments', { key: other.key })).body.data).toEqual([
+      expect.objectContaining({ id: theirs.id, name: 'Deles', member_count: 0 }),
+    ]);
   });
 
   it('serves the same operations on GraphQL, with Department.members', async () => {
@@ -165,6 +179,8 @@ describe('departments', () => {
     });
     const body = await r.json();
     expect(body.errors).toBeUndefined();
-    expect(body.data.myDepartments.data).toEqual([{ name: 'Vendas', member_count: 1, members: [{ user_id: ana.id, user_name: expect.any(String) }] }]);
+    expect(body.data.myDepartments.data).toEqual([
+      { name: 'Vendas', member_count: 1, members: [{ user_id: ana.id, user_name: expect.any(String) }] },
+    ]);
   });
 });

@@ -12,7 +12,10 @@ let users = 0;
 
 /** A new user of `org` with this role and a full key for it. */
 export async function makeUser(api: TestClient, org: Org, role: 'owner' | 'admin' | 'operator'): Promise<UserWithKey> {
-  const user = await api.rest('POST', '/backend/users', { key: org.key, body: { name: `${role} ${++users}`, email: `${role}-${users}-${Math.random().toString(36).slice(2)}@example.com`, role } });
+  const user = await api.rest('POST', '/backend/users', {
+    key: org.key,
+    body: { name: `${role} ${++users}`, email: `${role}-${users}-${Math.random().toString(36).slice(2)}@example.com`, role },
+  });
   expect(user.status, JSON.stringify(user.body)).toBe(201);
   const key = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: role, user_id: user.body.data.id } });
   expect(key.status, JSON.stringify(key.body)).toBe(201);
@@ -45,9 +48,16 @@ export function nextMobile(): string {
 
 /** An inbound message from `from` on a channel; returns {lead, conversation, message}. */
 export async function inbound(api: TestClient, org: Org, channelId: string, from: string, content = 'Olá', name?: string) {
-  const r = await api.rest('POST', `/backend/channels/${channelId}/inbound`, { key: org.key, body: { from, content, ...(name ? { name } : {}) } });
+  const r = await api.rest('POST', `/backend/channels/${channelId}/inbound`, {
+    key: org.key,
+    body: { from, content, ...(name ? { name } : {}) },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.data as { lead: { id: string; name: string; phone: string }; conversation: { id: string; unread_count: number; department_id: string | null }; message: { id: string } };
+  return r.body.data as {
+    lead: { id: string; name: string; phone: string };
+    conversation: { id: string; unread_count: number; department_id: string | null };
+    message: { id: string };
+  };
 }
 
 /** Sends a message through the API, asserting 200; returns the stored message. */
@@ -60,10 +70,18 @@ export async function send(api: TestClient, key: string, body: Record<string, un
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls a message's row until `done` holds for it (or the time is up). */
-export async function waitForMessage(api: TestClient, id: string, done: (m: MessageRow) => boolean, timeoutMs = 10_000): Promise<MessageRow> {
+export async function waitForMessage(
+  api: TestClient,
+  id: string,
+  done: (m: MessageRow) => boolean,
+  timeoutMs = 10_000,
+): Promise<MessageRow> {
   const started = Date.now();
   for (;;) {
-    const [row] = await api.db.sql.query<MessageRow>('SELECT id::text AS id, status::text AS status, provider_message_id, error FROM messages WHERE id = $1', [id]);
+    const [row] = await api.db.sql.query<MessageRow>(
+      'SELECT id::text AS id, status::text AS status, provider_message_id, error FROM messages WHERE id = $1',
+      [id],
+    );
     if (row && done(row)) return row;
     if (Date.now() - started > timeoutMs) throw new Error(`message ${id} still ${JSON.stringify(row)}`);
     await sleep(50);
@@ -78,5 +96,7 @@ export interface MessageRow {
 }
 
 export async function eventTypes(api: TestClient, tenantId: string): Promise<string[]> {
-  return (await api.db.sql.query<{ type: string }>('SELECT type FROM events WHERE tenant_id = $1 ORDER BY created_at, type', [tenantId])).map((e) => e.type);
+  return (
+    await api.db.sql.query<{ type: string }>('SELECT type FROM events WHERE tenant_id = $1 ORDER BY created_at, type', [tenantId])
+  ).map((e) => e.type);
 }

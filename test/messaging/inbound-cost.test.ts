@@ -26,7 +26,8 @@ describe('the cost of an inbound message', () => {
     const org = await api.newOrg();
     const dept = await makeDepartment(api, org, 'Vendas');
     const channel = await makeChannel(api, org, { department_id: dept.id });
-    const post = (from: string, content: string, key = org.key) => api.rest('POST', `/backend/channels/${channel.id}/inbound`, { key, body: { from, content, name: 'Maria' } });
+    const post = (from: string, content: string, key = org.key) =>
+      api.rest('POST', `/backend/channels/${channel.id}/inbound`, { key, body: { from, content, name: 'Maria' } });
     // The first request of a process prepares what every later one reuses.
     expect((await post(nextMobile(), 'aquecimento')).status).toBe(200);
 
@@ -35,7 +36,9 @@ describe('the cost of an inbound message', () => {
     const newSender = await api.countStatements(async () => (first = await post(phone, 'primeira')));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.data.lead).toEqual((await api.rest('GET', `/backend/leads/${first.body.data.lead.id}`, { key: org.key })).body.data);
-    expect(first.body.data.conversation).toEqual((await api.rest('GET', `/backend/conversations/${first.body.data.conversation.id}`, { key: org.key })).body.data);
+    expect(first.body.data.conversation).toEqual(
+      (await api.rest('GET', `/backend/conversations/${first.body.data.conversation.id}`, { key: org.key })).body.data,
+    );
     let second: any;
     const knownSender = await api.countStatements(async () => (second = await post(phone, 'segunda')));
     expect(second.status).toBe(200);
@@ -46,7 +49,10 @@ describe('the cost of an inbound message', () => {
     const status = await makeStatus(api, org);
     const tags = [await makeTag(api, org, 'quente'), await makeTag(api, org, 'b2b')];
     const lead = first.body.data.lead;
-    const put = await api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { status_id: status.id, tag_ids: tags.map((t) => t.id), email: 'maria@example.com' } });
+    const put = await api.rest('PUT', `/backend/leads/${lead.id}`, {
+      key: org.key,
+      body: { status_id: status.id, tag_ids: tags.map((t) => t.id), email: 'maria@example.com' },
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     let third: any;
     const withTags = await api.countStatements(async () => (third = await post(phone, 'terceira')));
@@ -54,8 +60,14 @@ describe('the cost of an inbound message', () => {
     const { data } = third.body;
     expect(data.lead).toEqual((await api.rest('GET', `/backend/leads/${lead.id}`, { key: org.key })).body.data);
     expect(data.lead.tags.map((t: any) => t.name)).toEqual(['b2b', 'quente']);
-    expect(data.conversation).toEqual((await api.rest('GET', `/backend/conversations/${data.conversation.id}`, { key: org.key })).body.data);
-    expect(data.conversation).toMatchObject({ unread_count: 3, department_id: dept.id, last_message: { content: 'terceira', timestamp: data.message.timestamp } });
+    expect(data.conversation).toEqual(
+      (await api.rest('GET', `/backend/conversations/${data.conversation.id}`, { key: org.key })).body.data,
+    );
+    expect(data.conversation).toMatchObject({
+      unread_count: 3,
+      department_id: dept.id,
+      last_message: { content: 'terceira', timestamp: data.message.timestamp },
+    });
     const history = await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key });
     expect(history.body.data.at(-1)).toEqual(data.message);
 
@@ -68,7 +80,10 @@ describe('the cost of an inbound message', () => {
     expect(asOperator).toBeLessThanOrEqual(5);
 
     // The events carry the same lead, conversation and messages.
-    const events = await api.db.sql.query<{ type: string; data: any }>('SELECT type, data FROM events WHERE tenant_id = $1 ORDER BY created_at, type', [org.tenantId]);
+    const events = await api.db.sql.query<{ type: string; data: any }>(
+      'SELECT type, data FROM events WHERE tenant_id = $1 ORDER BY created_at, type',
+      [org.tenantId],
+    );
     const created = events.find((e) => e.type === 'lead.created' && e.data.id === lead.id)!.data;
     expect(created).toEqual({ ...lead, created_at: lead.created_at, updated_at: lead.updated_at });
     const opened = events.find((e) => e.type === 'conversation.created' && e.data.id === first.body.data.conversation.id)!.data;
@@ -87,12 +102,17 @@ describe('the cost of an inbound message', () => {
     const org = await api.newOrg();
     const A = await makeDepartment(api, org, 'A');
     const B = await makeDepartment(api, org, 'B');
-    const channels = { none: await makeChannel(api, org), A: await makeChannel(api, org, { department_id: A.id }), B: await makeChannel(api, org, { department_id: B.id }) };
+    const channels = {
+      none: await makeChannel(api, org),
+      A: await makeChannel(api, org, { department_id: A.id }),
+      B: await makeChannel(api, org, { department_id: B.id }),
+    };
     const operators = [await makeUser(api, org, 'operator'), await makeUser(api, org, 'operator'), await makeUser(api, org, 'operator')];
     await addMember(api, org, A.id, operators[0].id);
     await addMember(api, org, B.id, operators[1].id);
     let n = 0;
-    const post = (channelId: string, content: string) => api.rest('POST', `/backend/channels/${channelId}/inbound`, { key: org.key, body: { from: nextMobile(), content } });
+    const post = (channelId: string, content: string) =>
+      api.rest('POST', `/backend/channels/${channelId}/inbound`, { key: org.key, body: { from: nextMobile(), content } });
 
     const MESSAGES = 'subscription { messageAdded { id content conversation_id } }';
     const CONVERSATIONS = 'subscription { conversationUpdated { kind conversation { id department_id last_message { content } } } }';
@@ -103,7 +123,10 @@ describe('the cost of an inbound message', () => {
       const stream = await subscribeSse<any>(server.url, key, query);
       streams.push(stream);
       expect(stream.status).toBe(200);
-      await stream.ready(() => post(channels.none.id, `probe ${++n}`), (e) => String(content(e)).startsWith('probe'));
+      await stream.ready(
+        () => post(channels.none.id, `probe ${++n}`),
+        (e) => String(content(e)).startsWith('probe'),
+      );
       subscribers.push(stream);
       return stream;
     };
@@ -111,7 +134,8 @@ describe('the cost of an inbound message', () => {
     const burst = async (m: number) =>
       api.countStatements(async () => {
         const tag = `burst ${++n}`;
-        for (let i = 0; i < m; i++) expect((await post([channels.A.id, channels.B.id, channels.none.id][i % 3], `${tag} ${i}`)).status).toBe(200);
+        for (let i = 0; i < m; i++)
+          expect((await post([channels.A.id, channels.B.id, channels.none.id][i % 3], `${tag} ${i}`)).status).toBe(200);
         const last = `${tag} fim`;
         expect((await post(channels.none.id, last)).status).toBe(200);
         for (const s of subscribers) await s.until((e) => content(e) === last, last);

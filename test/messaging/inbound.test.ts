@@ -5,7 +5,9 @@ import { addMember, inbound, makeChannel, makeDepartment, makeUser, nextMobile }
 const api = useTestApp();
 
 async function eventsOf(tenantId: string) {
-  return api.db.sql.query<{ type: string; data: any }>('SELECT type, data FROM events WHERE tenant_id = $1 ORDER BY created_at, type', [tenantId]);
+  return api.db.sql.query<{ type: string; data: any }>('SELECT type, data FROM events WHERE tenant_id = $1 ORDER BY created_at, type', [
+    tenantId,
+  ]);
 }
 
 describe('inbound messages', () => {
@@ -14,7 +16,10 @@ describe('inbound messages', () => {
     const dept = await makeDepartment(api, org, 'Vendas');
     const channel = await makeChannel(api, org, { department_id: dept.id });
     const phone = nextMobile();
-    const r = await api.rest('POST', `/backend/channels/${channel.id}/inbound`, { key: org.key, body: { from: phone.slice(1), content: 'Olá, quero um orçamento', name: 'Maria' } });
+    const r = await api.rest('POST', `/backend/channels/${channel.id}/inbound`, {
+      key: org.key,
+      body: { from: phone.slice(1), content: 'Olá, quero um orçamento', name: 'Maria' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.success).toBe(true);
     const { lead, conversation, message } = r.body.data;
@@ -44,15 +49,35 @@ describe('inbound messages', () => {
     });
 
     // The same phone again: same lead, same open conversation, one more unread message.
-    const second = await inbound(api, org, channel.id, `+${phone.slice(1, 3)} (${phone.slice(3, 5)}) ${phone.slice(5, 10)}-${phone.slice(10)}`, 'Alguém aí?', 'Outro nome');
+    const second = await inbound(
+      api,
+      org,
+      channel.id,
+      `+${phone.slice(1, 3)} (${phone.slice(3, 5)}) ${phone.slice(5, 10)}-${phone.slice(10)}`,
+      'Alguém aí?',
+      'Outro nome',
+    );
     expect(second.lead).toMatchObject({ id: lead.id, name: 'Maria' });
-    expect(second.conversation).toMatchObject({ id: conversation.id, unread_count: 2, last_message: { content: 'Alguém aí?', role: 'user' } });
+    expect(second.conversation).toMatchObject({
+      id: conversation.id,
+      unread_count: 2,
+      last_message: { content: 'Alguém aí?', role: 'user' },
+    });
 
     const events = await eventsOf(org.tenantId);
     expect(events.map((e) => e.type).sort()).toEqual(['conversation.created', 'lead.created', 'message.received', 'message.received']);
     expect(events.find((e) => e.type === 'lead.created')!.data).toMatchObject({ id: lead.id, phone, name: 'Maria' });
-    expect(events.find((e) => e.type === 'conversation.created')!.data).toMatchObject({ id: conversation.id, lead: { id: lead.id }, department_id: dept.id });
-    expect(events.filter((e) => e.type === 'message.received').map((e) => e.data.content).sort()).toEqual(['Alguém aí?', 'Olá, quero um orçamento']);
+    expect(events.find((e) => e.type === 'conversation.created')!.data).toMatchObject({
+      id: conversation.id,
+      lead: { id: lead.id },
+      department_id: dept.id,
+    });
+    expect(
+      events
+        .filter((e) => e.type === 'message.received')
+        .map((e) => e.data.content)
+        .sort(),
+    ).toEqual(['Alguém aí?', 'Olá, quero um orçamento']);
   });
 
   it('uses the existing lead of a phone and names a new lead by its phone when no name is given', async () => {
@@ -102,7 +127,14 @@ describe('inbound messages', () => {
     const r = await api.rest('POST', `/backend/channels/${theirs.id}/inbound`, { key: org.key, body: { from: phone, content: 'x' } });
     expect(r.status).toBe(404);
     expect(r.body.error.code).toBe('NOT_FOUND');
-    expect((await api.rest('POST', '/backend/channels/00000000-0000-4000-8000-000000000000/inbound', { key: org.key, body: { from: phone, content: 'x' } })).status).toBe(404);
+    expect(
+      (
+        await api.rest('POST', '/backend/channels/00000000-0000-4000-8000-000000000000/inbound', {
+          key: org.key,
+          body: { from: phone, content: 'x' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await api.rest('GET', '/backend/leads', { key: org.key })).body.data).toEqual([]);
     expect((await api.rest('GET', '/backend/leads', { key: other.key })).body.data).toEqual([]);
   });
@@ -116,7 +148,8 @@ describe('inbound messages', () => {
     const open = await makeChannel(api, org);
     const ours = await makeChannel(api, org, { department_id: mine.id });
     const hidden = await makeChannel(api, org, { department_id: theirs.id });
-    const post = (channelId: string, from: string) => api.rest('POST', `/backend/channels/${channelId}/inbound`, { key: operator.key, body: { from, content: 'oi' } });
+    const post = (channelId: string, from: string) =>
+      api.rest('POST', `/backend/channels/${channelId}/inbound`, { key: operator.key, body: { from, content: 'oi' } });
 
     expect((await post(open.id, nextMobile())).status).toBe(200);
     const r = await post(ours.id, nextMobile());
@@ -143,7 +176,9 @@ describe('inbound messages', () => {
     const channel = await makeChannel(api, org);
     const phone = nextMobile();
     const first = await inbound(api, org, channel.id, phone);
-    expect((await api.rest('PUT', `/backend/conversations/${first.conversation.id}`, { key: org.key, body: { status: 'archived' } })).status).toBe(200);
+    expect(
+      (await api.rest('PUT', `/backend/conversations/${first.conversation.id}`, { key: org.key, body: { status: 'archived' } })).status,
+    ).toBe(200);
     const second = await inbound(api, org, channel.id, phone);
     expect(second.conversation.id).not.toBe(first.conversation.id);
     expect(second.conversation.unread_count).toBe(1);
@@ -155,7 +190,9 @@ describe('inbound messages', () => {
     const channel = await makeChannel(api, org);
     const phone = nextMobile();
     const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => api.rest('POST', `/backend/channels/${channel.id}/inbound`, { key: org.key, body: { from: phone, content: `m${i}` } })),
+      Array.from({ length: 6 }, (_, i) =>
+        api.rest('POST', `/backend/channels/${channel.id}/inbound`, { key: org.key, body: { from: phone, content: `m${i}` } }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(new Set(answers.map((a) => a.body.data.lead.id)).size).toBe(1);

@@ -17,7 +17,10 @@ let db: Database;
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
-  db = testDatabaseKind() === 'postgres' ? await openDatabase({ databaseUrl: `${POSTGRES_URL}?schema=${schema}`, poolSize: 1 }) : await openTestDatabase();
+  db =
+    testDatabaseKind() === 'postgres'
+      ? await openDatabase({ databaseUrl: `${POSTGRES_URL}?schema=${schema}`, poolSize: 1 })
+      : await openTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://funil.test' });
   api = new TestClient(createApp(config, db), db, config);
 });

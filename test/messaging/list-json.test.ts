@@ -14,7 +14,8 @@ const api = useTestApp();
 const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 
 /** The REST route's selection (every field of a conversation but its graph-only edges). */
-const CARD = 'id lead { id name phone } last_message { content role timestamp } unread_count status department_id channel_id created_at updated_at';
+const CARD =
+  'id lead { id name phone } last_message { content role timestamp } unread_count status department_id channel_id created_at updated_at';
 const PAGINATION = 'pagination { total limit offset has_more next_cursor }';
 const LIST = `query ($limit: Int, $offset: Int, $lead_id: UUID, $status: ConversationStatus, $since: String, $cursor: String) {
   conversations(limit: $limit, offset: $offset, lead_id: $lead_id, status: $status, updated_since: $since, cursor: $cursor) { data { ${CARD} } ${PAGINATION} } }`;
@@ -30,7 +31,14 @@ const ids: Record<'sales' | 'support' | 'open' | 'empty', { conversation: string
 async function resolvedRest(query: string, key = org.key) {
   const args = new URLSearchParams(query);
   const int = (name: string) => (args.has(name) ? Number(args.get(name)) : null);
-  const vars = { limit: int('limit'), offset: int('offset'), lead_id: args.get('lead_id'), status: args.get('status'), since: args.get('updated_since'), cursor: args.get('cursor') };
+  const vars = {
+    limit: int('limit'),
+    offset: int('offset'),
+    lead_id: args.get('lead_id'),
+    status: args.get('status'),
+    since: args.get('updated_since'),
+    cursor: args.get('cursor'),
+  };
   const value = JSON.stringify(JSON.parse(await resolverText(LIST, vars, key)).data.conversations);
   return `{"success":true,${value.slice(1)}`;
 }
@@ -56,7 +64,9 @@ beforeAll(async () => {
   const a = await inbound(api, org, salesChannel.id, nextMobile(), 'primeira', 'Ana');
   const b = await inbound(api, org, plain.id, nextMobile(), 'segunda', 'Bruno');
   const c = await inbound(api, org, plain.id, nextMobile(), 'terceira', 'Carla');
-  expect((await api.rest('PUT', `/backend/conversations/${b.conversation.id}`, { key: org.key, body: { department_id: support.id } })).status).toBe(200);
+  expect(
+    (await api.rest('PUT', `/backend/conversations/${b.conversation.id}`, { key: org.key, body: { department_id: support.id } })).status,
+  ).toBe(200);
   ids.sales = { conversation: a.conversation.id, lead: a.lead.id };
   ids.support = { conversation: b.conversation.id, lead: b.lead.id };
   ids.open = { conversation: c.conversation.id, lead: c.lead.id };
@@ -69,7 +79,10 @@ beforeAll(async () => {
        last_message_at = '2025-03-04T05:06:07.089Z', created_at = '2024-01-02T03:04:05.006Z' WHERE id = $1`,
     [a.conversation.id, 'Olá "cliente" \\ barra\r\nlinha\b\f\u007f € 𝄞'],
   );
-  await api.db.sql.query(`UPDATE conversations SET unread_count = 0, last_message_content = NULL, created_at = '2023-12-31T23:59:59.999Z' WHERE id = $1`, [c.conversation.id]);
+  await api.db.sql.query(
+    `UPDATE conversations SET unread_count = 0, last_message_content = NULL, created_at = '2023-12-31T23:59:59.999Z' WHERE id = $1`,
+    [c.conversation.id],
+  );
   // A conversation with no message yet (no last message, no channel, no department).
   const [empty] = await api.db.sql.query<{ id: string; lead_id: string }>(
     `WITH l AS (INSERT INTO leads (tenant_id, name, phone) VALUES ($1, 'Davi', $2) RETURNING tenant_id, id)
@@ -85,7 +98,11 @@ describe('conversations list as JSON from PostgreSQL', () => {
     const [one] = body.data;
     for (const [k, v] of Object.entries(one)) expect(v, k).not.toBeNull();
     expect(one).toMatchObject({ unread_count: 7, status: 'archived', department_id: sales.id, created_at: '2024-01-02T03:04:05.006Z' });
-    expect(one.last_message).toEqual({ content: expect.stringContaining('"cliente"'), role: 'assistant', timestamp: '2025-03-04T05:06:07.089Z' });
+    expect(one.last_message).toEqual({
+      content: expect.stringContaining('"cliente"'),
+      role: 'assistant',
+      timestamp: '2025-03-04T05:06:07.089Z',
+    });
     expect(one.lead.name).toContain('"Zé"');
     expect(new Set([one.created_at, one.updated_at, one.last_message.timestamp]).size).toBe(3);
     const open = (await api.rest('GET', `/backend/conversations?lead_id=${ids.open.lead}`, { key: org.key })).body.data[0];
@@ -95,7 +112,16 @@ describe('conversations list as JSON from PostgreSQL', () => {
   });
 
   it('REST answers byte for byte what the resolvers write, for every filter and page', async () => {
-    const queries = ['', '?limit=2&offset=1', '?status=archived', '?status=active', `?lead_id=${ids.sales.lead}`, '?limit=1&offset=99', '?limit=101&offset=-3', '?limit=100'];
+    const queries = [
+      '',
+      '?limit=2&offset=1',
+      '?status=archived',
+      '?status=active',
+      `?lead_id=${ids.sales.lead}`,
+      '?limit=1&offset=99',
+      '?limit=101&offset=-3',
+      '?limit=100',
+    ];
     for (const query of queries) expect(await restText(query), query).toBe(await resolvedRest(query));
   });
 
@@ -120,14 +146,23 @@ describe('conversations list as JSON from PostgreSQL', () => {
       [LIST, {}],
       [LIST, { limit: 2, offset: 1, status: 'active' }],
       // Aliases, fragments, __typename at every level, a partial card, no pagination or no data.
-      [`{ a: conversations(limit: 3) { __typename p: pagination { __typename has_more total } d: data { ...C who: lead { __typename phone } } } __typename }
-         fragment C on Conversation { __typename i: id last_message { __typename t: timestamp role } ... on Conversation { s: status } }`, {}],
+      [
+        `{ a: conversations(limit: 3) { __typename p: pagination { __typename has_more total } d: data { ...C who: lead { __typename phone } } } __typename }
+         fragment C on Conversation { __typename i: id last_message { __typename t: timestamp role } ... on Conversation { s: status } }`,
+        {},
+      ],
       ['{ conversations { pagination { limit offset next_cursor } } }', {}],
       ['{ conversations(offset: 1) { data { id } } }', {}],
       // @include / @skip decided by variables, and two root list fields.
-      [`query ($m: Boolean!) { one: conversations(limit: 1) { data { id last_message @include(if: $m) { content } lead @skip(if: $m) { name } } }
-         two: conversations(status: archived) { pagination { total has_more } } }`, { m: true }],
-      [`query ($m: Boolean!) { one: conversations(limit: 1) { data { id last_message @include(if: $m) { content } lead @skip(if: $m) { name } } } }`, { m: false }],
+      [
+        `query ($m: Boolean!) { one: conversations(limit: 1) { data { id last_message @include(if: $m) { content } lead @skip(if: $m) { name } } }
+         two: conversations(status: archived) { pagination { total has_more } } }`,
+        { m: true },
+      ],
+      [
+        `query ($m: Boolean!) { one: conversations(limit: 1) { data { id last_message @include(if: $m) { content } lead @skip(if: $m) { name } } } }`,
+        { m: false },
+      ],
       [LIST, { since: '1970-01-01T00:00:00Z', limit: 2 }],
     ];
     for (const [query, variables] of queries) {
@@ -203,15 +238,21 @@ describe('visibility and tenancy on the JSON path', () => {
       const statements = await api.countStatements(async () => (text = await restText(`?lead_id=${lead}`, outsider.key)));
       expect(statements).toBeLessThanOrEqual(2);
       expect(text).toBe('{"success":true,"data":[],"pagination":{"total":0,"limit":20,"offset":0,"has_more":false,"next_cursor":null}}');
-      const gql = JSON.parse((await graphqlText(`{ conversations(lead_id: "${lead}") { data { id } pagination { total } } }`, {}, outsider.key)).text);
+      const gql = JSON.parse(
+        (await graphqlText(`{ conversations(lead_id: "${lead}") { data { id } pagination { total } } }`, {}, outsider.key)).text,
+      );
       expect(gql).toEqual({ data: { conversations: { data: [], pagination: { total: 0 } } } });
     }
     // The seller sees its department's one, but not Suporte's.
-    expect(JSON.parse(await restText(`?lead_id=${ids.sales.lead}`, seller.key)).data.map((c: { id: string }) => c.id)).toEqual([ids.sales.conversation]);
+    expect(JSON.parse(await restText(`?lead_id=${ids.sales.lead}`, seller.key)).data.map((c: { id: string }) => c.id)).toEqual([
+      ids.sales.conversation,
+    ]);
     expect(JSON.parse(await restText(`?lead_id=${ids.support.lead}`, seller.key)).data).toEqual([]);
     // A membership change applies to the next request.
     await addMember(api, org, sales.id, outsider.id);
-    expect(JSON.parse(await restText(`?lead_id=${ids.sales.lead}`, outsider.key)).data.map((c: { id: string }) => c.id)).toEqual([ids.sales.conversation]);
+    expect(JSON.parse(await restText(`?lead_id=${ids.sales.lead}`, outsider.key)).data.map((c: { id: string }) => c.id)).toEqual([
+      ids.sales.conversation,
+    ]);
     expect((await api.rest('DELETE', `/backend/departments/${sales.id}/members/${outsider.id}`, { key: org.key })).status).toBe(204);
     expect(JSON.parse(await restText(`?lead_id=${ids.sales.lead}`, outsider.key)).data).toEqual([]);
     expect(jsonFallbackCount('Query.conversations', 'selection') + jsonFallbackCount('Query.conversations', 'error')).toBe(before);
@@ -222,7 +263,9 @@ describe('visibility and tenancy on the JSON path', () => {
     const channel = await makeChannel(api, other);
     const theirs = await inbound(api, other, channel.id, nextMobile(), 'deles', 'Deles');
     for (const lead of Object.values(ids).map((x) => x.lead)) {
-      expect(await restText(`?lead_id=${lead}`, other.key)).toBe('{"success":true,"data":[],"pagination":{"total":0,"limit":20,"offset":0,"has_more":false,"next_cursor":null}}');
+      expect(await restText(`?lead_id=${lead}`, other.key)).toBe(
+        '{"success":true,"data":[],"pagination":{"total":0,"limit":20,"offset":0,"has_more":false,"next_cursor":null}}',
+      );
     }
     const own = JSON.parse(await restText('', other.key));
     expect(own.data.map((c: { id: string }) => c.id)).toEqual([theirs.conversation.id]);
@@ -251,7 +294,9 @@ describe('statements', () => {
     const counts: Record<string, number> = {};
     for (const limit of [20, 100]) {
       let rest: any;
-      counts[`rest ${limit}`] = await api.countStatements(async () => (rest = await api.rest('GET', `/backend/conversations?limit=${limit}`, { key: big.key })));
+      counts[`rest ${limit}`] = await api.countStatements(
+        async () => (rest = await api.rest('GET', `/backend/conversations?limit=${limit}`, { key: big.key })),
+      );
       expect(rest.body.data).toHaveLength(limit);
       let gql!: { status: number; text: string };
       counts[`graphql ${limit}`] = await api.countStatements(async () => (gql = await graphqlText(LIST, { limit }, big.key)));

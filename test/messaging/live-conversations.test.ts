@@ -15,7 +15,13 @@ const QUERY = `subscription { conversationUpdated { kind conversation {
 
 interface Change {
   kind: 'message' | 'read' | 'archived' | 'reopened' | 'assigned';
-  conversation: { id: string; department_id: string | null; unread_count: number; status: string; last_message: { content: string } | null } & Record<string, unknown>;
+  conversation: {
+    id: string;
+    department_id: string | null;
+    unread_count: number;
+    status: string;
+    last_message: { content: string } | null;
+  } & Record<string, unknown>;
 }
 
 let server: RunningServer;
@@ -35,11 +41,15 @@ async function subscriber(key: string, org: Org, channelId: string) {
   expect(stream.status).toBe(200);
   let n = 0;
   const marker = `probe ${Math.random().toString(36).slice(2)}`;
-  await stream.ready(() => inbound(api, org, channelId, nextMobile(), `${marker} ${++n}`), (c) => !!c.conversation.last_message?.content.startsWith(marker));
+  await stream.ready(
+    () => inbound(api, org, channelId, nextMobile(), `${marker} ${++n}`),
+    (c) => !!c.conversation.last_message?.content.startsWith(marker),
+  );
   return stream;
 }
 
-const put = (org: Org, id: string, body: Record<string, unknown>) => api.rest('PUT', `/backend/conversations/${id}`, { key: org.key, body });
+const put = (org: Org, id: string, body: Record<string, unknown>) =>
+  api.rest('PUT', `/backend/conversations/${id}`, { key: org.key, body });
 const kindsOf = (s: SseStream<Change>, id: string) => s.received.filter((c) => c.conversation.id === id).map((c) => c.kind);
 
 describe('conversationUpdated', () => {
@@ -68,7 +78,16 @@ describe('conversationUpdated', () => {
     const first = await inbound(api, org, inA.id, nextMobile(), 'olá A', 'Bia');
     const id = first.conversation.id;
     const arrived = await subs.op1.until((c) => c.conversation.id === id, 'message in A');
-    expect(arrived).toMatchObject({ kind: 'message', conversation: { department_id: A.id, unread_count: 1, status: 'active', last_message: { content: 'olá A', role: 'user' }, lead: { name: 'Bia' } } });
+    expect(arrived).toMatchObject({
+      kind: 'message',
+      conversation: {
+        department_id: A.id,
+        unread_count: 1,
+        status: 'active',
+        last_message: { content: 'olá A', role: 'user' },
+        lead: { name: 'Bia' },
+      },
+    });
     const rest = await api.rest('GET', `/backend/conversations/${id}`, { key: org.key });
     expect(arrived.conversation).toEqual(rest.body.data);
 
@@ -93,7 +112,8 @@ describe('conversationUpdated', () => {
 
     // A last change everyone in the organisation sees: once it has arrived, so has everything before it.
     const last = await inbound(api, org, open.id, nextMobile(), 'fim');
-    for (const name of ['owner', 'admin', 'op0', 'op1'] as const) await subs[name].until((c) => c.conversation.id === last.conversation.id, `fim for ${name}`);
+    for (const name of ['owner', 'admin', 'op0', 'op1'] as const)
+      await subs[name].until((c) => c.conversation.id === last.conversation.id, `fim for ${name}`);
     const all = ['message', 'message', 'read', 'archived', 'reopened', 'assigned', 'message'];
     expect(kindsOf(subs.owner, id)).toEqual(all);
     expect(kindsOf(subs.admin, id)).toEqual(all);

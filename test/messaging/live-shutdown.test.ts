@@ -55,12 +55,22 @@ describe('graceful stop with an open subscription', () => {
     };
 
     // The stream is live: an inbound message arrives on it (retried until the subscription is registered).
-    const channel = await (await fetch(`${base}/backend/channels`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Canal', provider: 'test' }) })).json();
+    const channel = await (
+      await fetch(`${base}/backend/channels`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Canal', provider: 'test' }),
+      })
+    ).json();
     const arrived = readUntil(/"content":"olá"/);
     let delivered = false;
     void arrived.then(() => (delivered = true));
     while (!delivered) {
-      const r = await fetch(`${base}/backend/channels/${channel.data.id}/inbound`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ from: '+5511988776655', content: 'olá' }) });
+      const r = await fetch(`${base}/backend/channels/${channel.data.id}/inbound`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ from: '+5511988776655', content: 'olá' }),
+      });
       expect(r.status).toBe(200);
       await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, 200))]);
     }

@@ -44,7 +44,8 @@ async function subscribe(key: string | null, app: Pick<App, 'fetch'> = api.app):
     async until(content, timeoutMs = 10_000) {
       const started = Date.now();
       while (!stream.received.some((m) => m.content === content)) {
-        if (Date.now() - started > timeoutMs) throw new Error(`no "${content}" after ${timeoutMs} ms; got ${JSON.stringify(stream.received)} ${JSON.stringify(stream.errors)}`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`no "${content}" after ${timeoutMs} ms; got ${JSON.stringify(stream.received)} ${JSON.stringify(stream.errors)}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
@@ -104,7 +105,13 @@ describe('messageAdded', () => {
     await addMember(api, org, A.id, op2.id);
     await addMember(api, org, B.id, op2.id);
 
-    const subs = { owner: await subscribe(org.key), op0: await subscribe(op0.key), op1: await subscribe(op1.key), op2: await subscribe(op2.key), stranger: await subscribe(other.key) };
+    const subs = {
+      owner: await subscribe(org.key),
+      op0: await subscribe(op0.key),
+      op1: await subscribe(op1.key),
+      op2: await subscribe(op2.key),
+      stranger: await subscribe(other.key),
+    };
     for (const s of Object.values(subs)) expect(s.status).toBe(200);
 
     for (const c of ['none', 'A', 'B', 'C'] as const) await inbound(api, org, channels[c].id, nextMobile(), `msg ${c}`);
@@ -132,16 +139,27 @@ describe('messageAdded', () => {
   });
 
   it('refuses a caller without a key', async () => {
-    const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: QUERY }) });
+    const r = await api.raw('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: QUERY }),
+    });
     expect(r.status).toBe(401);
   });
 
   it('crosses server processes through Redis when REDIS_URL is set, and only then', async () => {
     const org = await api.newOrg();
     const channel = await makeChannel(api, org);
-    const serverApp = (env: Record<string, string>) => createApp(loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://funil.test', ...env }), api.db);
+    const serverApp = (env: Record<string, string>) =>
+      createApp(loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://funil.test', ...env }), api.db);
     const call = (app: App, path: string, body: unknown) =>
-      app.fetch(new Request(`http://funil.test${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify(body) }));
+      app.fetch(
+        new Request(`http://funil.test${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+          body: JSON.stringify(body),
+        }),
+      );
 
     // Two servers sharing Redis: a message stored through one reaches a subscriber of the other.
     const one = serverApp({ REDIS_URL });

@@ -56,12 +56,17 @@ beforeAll(async () => {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       hits.push({ path: req.url!, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.media.${hits.length}` }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.media.${hits.length}` }] }));
     });
   });
   await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
   providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v21.0`;
-  runner = await runJobs(api.db, { queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }], pollMs: 200 });
+  runner = await runJobs(api.db, {
+    queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }],
+    pollMs: 200,
+  });
 });
 
 afterAll(async () => {
@@ -80,7 +85,12 @@ type FilePart = { bytes: Uint8Array; name?: string; type?: string };
 function mediaForm(fields: Record<string, string>, file: FilePart | null = { bytes: PNG, name: 'foto.png', type: 'image/png' }): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  if (file) form.append('file', new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }), file.name ?? 'arquivo.bin');
+  if (file)
+    form.append(
+      'file',
+      new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }),
+      file.name ?? 'arquivo.bin',
+    );
   return form;
 }
 
@@ -124,7 +134,12 @@ describe('POST /backend/messages/send-media', () => {
     const dept = await makeDepartment(api, org, 'Vendas');
     const channel = await makeChannel(api, org, { department_id: dept.id });
     const phone = nextMobile();
-    const r = await sendMedia(org.key, { channel_id: channel.id, remote_jid: `${phone.slice(1)}@s.whatsapp.net`, message_type: 'image', content: 'Seu catálogo' });
+    const r = await sendMedia(org.key, {
+      channel_id: channel.id,
+      remote_jid: `${phone.slice(1)}@s.whatsapp.net`,
+      message_type: 'image',
+      content: 'Seu catálogo',
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toEqual({
       success: true,
@@ -149,14 +164,23 @@ describe('POST /backend/messages/send-media', () => {
     const lead = (await api.rest('GET', `/backend/leads/${message.lead_id}`, { key: org.key })).body.data;
     expect(lead).toMatchObject({ phone, name: phone });
     const conversation = (await api.rest('GET', `/backend/conversations/${message.conversation_id}`, { key: org.key })).body.data;
-    expect(conversation).toMatchObject({ department_id: dept.id, channel_id: channel.id, unread_count: 0, last_message: { content: 'Seu catálogo', role: 'assistant' } });
+    expect(conversation).toMatchObject({
+      department_id: dept.id,
+      channel_id: channel.id,
+      unread_count: 0,
+      last_message: { content: 'Seu catálogo', role: 'assistant' },
+    });
 
     // The job sends it through the test channel; the history shows it.
     const sent = await waitForMessage(api, message.id, (m) => m.status === 'sent');
     expect(sent.provider_message_id).toMatch(/^test-/);
-    expect((await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key })).body.data).toEqual([{ ...message, status: 'sent', provider_message_id: sent.provider_message_id }]);
+    expect((await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key })).body.data).toEqual([
+      { ...message, status: 'sent', provider_message_id: sent.provider_message_id },
+    ]);
     expect((await eventTypes(api, org.tenantId)).sort()).toEqual(['conversation.created', 'lead.created', 'message.sent']);
-    const [sentEvent] = await api.db.sql.query<{ data: any }>(`SELECT data FROM events WHERE tenant_id = $1 AND type = 'message.sent'`, [org.tenantId]);
+    const [sentEvent] = await api.db.sql.query<{ data: any }>(`SELECT data FROM events WHERE tenant_id = $1 AND type = 'message.sent'`, [
+      org.tenantId,
+    ]);
     expect(sentEvent.data).toMatchObject({ id: message.id, type: 'image', media_url: message.media_url, status: 'sent' });
 
     // The public media proxy serves the file, with no key.
@@ -168,7 +192,11 @@ describe('POST /backend/messages/send-media', () => {
     expect(served.bytes).toEqual(PNG);
 
     // The same phone, written differently, is the same lead and the same open conversation.
-    const again = await sendMedia(org.key, { channel_id: channel.id, remote_jid: phone, message_type: 'document' }, { bytes: PDF, name: 'proposta comercial.pdf', type: 'application/pdf' });
+    const again = await sendMedia(
+      org.key,
+      { channel_id: channel.id, remote_jid: phone, message_type: 'document' },
+      { bytes: PDF, name: 'proposta comercial.pdf', type: 'application/pdf' },
+    );
     expect(again.status).toBe(200);
     expect(again.body.data).toMatchObject({ lead_id: lead.id, conversation_id: conversation.id, type: 'document', content: '' });
     expect((await proxied(again.body.data.media_url)).headers.get('content-type')).toBe('application/pdf');
@@ -213,7 +241,14 @@ describe('POST /backend/messages/send-media', () => {
     await leavesNothing(org, async () => {
       const missing = await sendMedia(org.key, fields, null);
       expect(missing.status).toBe(400);
-      expect(missing.body).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('file'), details: [{ field: 'file', message: expect.any(String) }] } });
+      expect(missing.body).toEqual({
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringContaining('file'),
+          details: [{ field: 'file', message: expect.any(String) }],
+        },
+      });
       const notMultipart = await api.rest('POST', '/backend/messages/send-media', { key: org.key, body: fields });
       expect(notMultipart.status).toBe(400);
 
@@ -248,7 +283,11 @@ describe('POST /backend/messages/send-media', () => {
     const org = await api.newOrg();
     const channel = await makeChannel(api, org);
     await leavesNothing(org, async () => {
-      const r = await sendMedia(org.key, { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'document' }, { bytes: patternBytes(10 * 1024 * 1024 + 1), name: 'grande.bin' });
+      const r = await sendMedia(
+        org.key,
+        { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'document' },
+        { bytes: patternBytes(10 * 1024 * 1024 + 1), name: 'grande.bin' },
+      );
       expect(r.status).toBe(413);
       expect(r.body).toEqual({ success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
     });
@@ -307,8 +346,12 @@ describe('POST /backend/messages/send-media', () => {
       expect(r.status).toBe(404);
     });
     // Its own department and conversations without one are fine.
-    expect((await sendMedia(operator.key, { channel_id: supportChannel.id, remote_jid: nextMobile(), message_type: 'image' })).status).toBe(200);
-    expect((await sendMedia(operator.key, { channel_id: openChannel.id, remote_jid: nextMobile(), message_type: 'image' })).status).toBe(200);
+    expect((await sendMedia(operator.key, { channel_id: supportChannel.id, remote_jid: nextMobile(), message_type: 'image' })).status).toBe(
+      200,
+    );
+    expect((await sendMedia(operator.key, { channel_id: openChannel.id, remote_jid: nextMobile(), message_type: 'image' })).status).toBe(
+      200,
+    );
     // Membership applies at once.
     await addMember(api, org, sales.id, operator.id);
     const now = await sendMedia(operator.key, { channel_id: openChannel.id, remote_jid: hidden.lead.phone, message_type: 'image' });
@@ -318,10 +361,18 @@ describe('POST /backend/messages/send-media', () => {
 
   it('is delivered by the job to WhatsApp Cloud as a media message with the file’s link, caption and document name', async () => {
     const org = await api.newOrg();
-    const channel = await makeChannel(api, org, { name: 'WhatsApp', provider: 'whatsapp_cloud', config: { api_url: providerUrl, phone_number_id: '109876543210', access_token: TOKEN } });
+    const channel = await makeChannel(api, org, {
+      name: 'WhatsApp',
+      provider: 'whatsapp_cloud',
+      config: { api_url: providerUrl, phone_number_id: '109876543210', access_token: TOKEN },
+    });
     const phone = nextMobile();
     const deliver = async (message_type: string, file: FilePart, content?: string) => {
-      const r = await sendMedia(org.key, { channel_id: channel.id, remote_jid: phone, message_type, ...(content ? { content } : {}) }, file);
+      const r = await sendMedia(
+        org.key,
+        { channel_id: channel.id, remote_jid: phone, message_type, ...(content ? { content } : {}) },
+        file,
+      );
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const sent = await waitForMessage(api, r.body.data.id, (m) => m.status === 'sent');
       return { message: r.body.data, sent };
@@ -331,7 +382,13 @@ describe('POST /backend/messages/send-media', () => {
     expect(hits).toHaveLength(1);
     expect(hits[0].path).toBe('/v21.0/109876543210/messages');
     expect(hits[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(hits[0].body).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: phone.slice(1), type: 'image', image: { link: image.message.media_url, caption: 'Olha só' } });
+    expect(hits[0].body).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: phone.slice(1),
+      type: 'image',
+      image: { link: image.message.media_url, caption: 'Olha só' },
+    });
     expect(image.sent.provider_message_id).toBe('wamid.media.1');
     // What WhatsApp downloads from the link is the file.
     expect((await proxied(hits[0].body.image.link)).bytes).toEqual(PNG);
@@ -340,7 +397,13 @@ describe('POST /backend/messages/send-media', () => {
     expect(hits[1].body).toMatchObject({ type: 'document', document: { link: doc.message.media_url, filename: 'proposta.pdf' } });
     expect(hits[1].body.document).not.toHaveProperty('caption');
     const voice = await deliver('audio', { bytes: OPUS, name: 'nota.ogg' });
-    expect(hits[2].body).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: phone.slice(1), type: 'audio', audio: { link: voice.message.media_url } });
+    expect(hits[2].body).toEqual({
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      to: phone.slice(1),
+      type: 'audio',
+      audio: { link: voice.message.media_url },
+    });
   });
 
   it('keeps media files in the start-up sweep while their message exists; a deleted lead’s become orphans it removes', async () => {
@@ -379,7 +442,11 @@ async function sendMediaGql(key: string, variables: Record<string, unknown>, fil
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: print(SendMediaGql), variables: { ...variables, file: null } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
-  form.append('0', new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }), file.name ?? 'arquivo.bin');
+  form.append(
+    '0',
+    new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }),
+    file.name ?? 'arquivo.bin',
+  );
   const res = await api.raw('/graphql', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
   return (await res.json()) as { data?: any; errors?: any[] };
 }
@@ -388,18 +455,35 @@ describe('sendMediaMessage on /graphql', () => {
   it('does what the REST route does, with the same refusals, leaving nothing behind', async () => {
     const org = await api.newOrg();
     const channel = await makeChannel(api, org);
-    const r = await sendMediaGql(org.key, { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'image', content: 'foto' }, { bytes: PNG, name: 'foto.png' });
+    const r = await sendMediaGql(
+      org.key,
+      { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'image', content: 'foto' },
+      { bytes: PNG, name: 'foto.png' },
+    );
     expect(r.errors).toBeUndefined();
-    expect(r.data.sendMediaMessage).toMatchObject({ type: 'image', content: 'foto', status: 'pending', media_url: expect.stringMatching(KEY_URL) });
+    expect(r.data.sendMediaMessage).toMatchObject({
+      type: 'image',
+      content: 'foto',
+      status: 'pending',
+      media_url: expect.stringMatching(KEY_URL),
+    });
     expect((await proxied(r.data.sendMediaMessage.media_url)).bytes).toEqual(PNG);
     await waitForMessage(api, r.data.sendMediaMessage.id, (m) => m.status === 'sent');
 
     await leavesNothing(org, async () => {
       const badPhone = await sendMediaGql(org.key, { channel_id: channel.id, remote_jid: 'abc', message_type: 'image' }, { bytes: PNG });
       expect(badPhone.errors?.[0].extensions).toMatchObject({ code: 'INVALID_PHONE', status: 400 });
-      const notImage = await sendMediaGql(org.key, { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'image' }, { bytes: PDF });
+      const notImage = await sendMediaGql(
+        org.key,
+        { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'image' },
+        { bytes: PDF },
+      );
       expect(notImage.errors?.[0].extensions.code).toBe('INVALID_INPUT');
-      const tooLarge = await sendMediaGql(org.key, { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'document' }, { bytes: patternBytes(10 * 1024 * 1024 + 1) });
+      const tooLarge = await sendMediaGql(
+        org.key,
+        { channel_id: channel.id, remote_jid: nextMobile(), message_type: 'document' },
+        { bytes: patternBytes(10 * 1024 * 1024 + 1) },
+      );
       expect(tooLarge.errors?.[0].extensions).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
     });
   });

@@ -10,7 +10,8 @@ import { addMember, eventTypes, inbound, makeChannel, makeDepartment, makeUser, 
 const api = useTestApp();
 let runner: JobRunner;
 
-const startRunner = () => runJobs(api.db, { queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }], pollMs: 200 });
+const startRunner = () =>
+  runJobs(api.db, { queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }], pollMs: 200 });
 
 beforeAll(async () => {
   runner = await startRunner();
@@ -61,7 +62,12 @@ describe('sending messages', () => {
       },
     });
     const conversation = (await api.rest('GET', `/backend/conversations/${r.body.data.conversation_id}`, { key: org.key })).body.data;
-    expect(conversation).toMatchObject({ department_id: dept.id, channel_id: channel.id, unread_count: 0, last_message: { content: 'Olá, Lia!', role: 'assistant' } });
+    expect(conversation).toMatchObject({
+      department_id: dept.id,
+      channel_id: channel.id,
+      unread_count: 0,
+      last_message: { content: 'Olá, Lia!', role: 'assistant' },
+    });
 
     const sent = await waitForMessage(api, r.body.data.id, (m) => m.status === 'sent');
     expect(sent.provider_message_id).toMatch(/^test-/);
@@ -111,8 +117,18 @@ describe('sending messages', () => {
     expect(none.body).toEqual({ success: false, error: { code: 'CHANNEL_ERROR', message: expect.any(String) } });
     const inactive = await makeChannel(api, org, { active: false });
     expect((await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: lead.id, content: 'x' } })).status).toBe(502);
-    expect((await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: lead.id, content: 'x', channel_id: inactive.id } })).status).toBe(502);
-    const foreign = await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: lead.id, content: 'x', channel_id: theirs.id } });
+    expect(
+      (
+        await api.rest('POST', '/backend/messages/send', {
+          key: org.key,
+          body: { lead_id: lead.id, content: 'x', channel_id: inactive.id },
+        })
+      ).status,
+    ).toBe(502);
+    const foreign = await api.rest('POST', '/backend/messages/send', {
+      key: org.key,
+      body: { lead_id: lead.id, content: 'x', channel_id: theirs.id },
+    });
     expect(foreign.status).toBe(502);
     expect(foreign.body.error.code).toBe('CHANNEL_ERROR');
     // The open conversation's channel was deactivated: no fallback to another one.
@@ -120,7 +136,9 @@ describe('sending messages', () => {
     const talk = await inbound(api, org, active.id, nextMobile());
     await api.rest('PUT', `/backend/channels/${active.id}`, { key: org.key, body: { active: false } });
     const before = await counts(org.tenantId);
-    expect((await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: talk.lead.id, content: 'x' } })).status).toBe(502);
+    expect((await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: talk.lead.id, content: 'x' } })).status).toBe(
+      502,
+    );
     expect(await counts(org.tenantId)).toEqual(before);
     expect(before).toEqual({ messages: 1, conversations: 1, jobs: 0 });
     expect(await eventTypes(api, org.tenantId)).not.toContain('message.sent');
@@ -130,12 +148,17 @@ describe('sending messages', () => {
     const org = await api.newOrg();
     await makeChannel(api, org);
     const lead = await newLead(org);
-    const unknown = await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: '00000000-0000-4000-8000-000000000000', content: 'x' } });
+    const unknown = await api.rest('POST', '/backend/messages/send', {
+      key: org.key,
+      body: { lead_id: '00000000-0000-4000-8000-000000000000', content: 'x' },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
     const other = await api.newOrg();
     const theirLead = await newLead(other);
-    expect((await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: theirLead.id, content: 'x' } })).status).toBe(404);
+    expect((await api.rest('POST', '/backend/messages/send', { key: org.key, body: { lead_id: theirLead.id, content: 'x' } })).status).toBe(
+      404,
+    );
 
     // E.164-shaped, but no such number can exist in Brazil.
     const badPhone = await newLead(org, '+5511800000000');
@@ -167,7 +190,8 @@ describe('sending messages', () => {
     const lead = await newLead(org);
     const message = await send(api, org.key, { lead_id: lead.id, content: 'x' });
     const sent = await waitForMessage(api, message.id, (m) => m.status === 'sent');
-    const report = (body: Record<string, unknown>, key = org.key, channelId = channel.id) => api.rest('POST', `/backend/channels/${channelId}/status`, { key, body });
+    const report = (body: Record<string, unknown>, key = org.key, channelId = channel.id) =>
+      api.rest('POST', `/backend/channels/${channelId}/status`, { key, body });
 
     const delivered = await report({ message_id: sent.provider_message_id, status: 'delivered' });
     expect(delivered.status).toBe(200);
@@ -175,14 +199,25 @@ describe('sending messages', () => {
     expect((await report({ message_id: message.id, status: 'read' })).body.data.status).toBe('read');
     // Backwards: no change.
     expect((await report({ message_id: message.id, status: 'delivered' })).body.data.status).toBe('read');
-    expect((await report({ message_id: message.id, status: 'failed', error: 'late' })).body.data).toMatchObject({ status: 'read', error: null });
+    expect((await report({ message_id: message.id, status: 'failed', error: 'late' })).body.data).toMatchObject({
+      status: 'read',
+      error: null,
+    });
 
     const second = await send(api, org.key, { lead_id: lead.id, content: 'y' });
     await waitForMessage(api, second.id, (m) => m.status === 'sent');
-    expect((await report({ message_id: second.id, status: 'failed', error: 'Número bloqueado' })).body.data).toMatchObject({ status: 'failed', error: 'Número bloqueado' });
+    expect((await report({ message_id: second.id, status: 'failed', error: 'Número bloqueado' })).body.data).toMatchObject({
+      status: 'failed',
+      error: 'Número bloqueado',
+    });
     expect((await report({ message_id: second.id, status: 'read' })).body.data.status).toBe('failed');
 
-    for (const body of [{ message_id: message.id, status: 'received' }, { message_id: message.id, status: 'pending' }, { message_id: '', status: 'read' }, { status: 'read' }]) {
+    for (const body of [
+      { message_id: message.id, status: 'received' },
+      { message_id: message.id, status: 'pending' },
+      { message_id: '', status: 'read' },
+      { status: 'read' },
+    ]) {
       const r = await report(body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
@@ -206,7 +241,11 @@ describe('sending messages', () => {
     const hiddenChannel = await makeChannel(api, org, { department_id: dept.id });
     const openChannel = await makeChannel(api, org);
     const operator = await makeUser(api, org, 'operator');
-    const report = (channelId: string, messageId: string) => api.rest('POST', `/backend/channels/${channelId}/status`, { key: operator.key, body: { message_id: messageId, status: 'delivered' } });
+    const report = (channelId: string, messageId: string) =>
+      api.rest('POST', `/backend/channels/${channelId}/status`, {
+        key: operator.key,
+        body: { message_id: messageId, status: 'delivered' },
+      });
 
     const seen = await send(api, org.key, { lead_id: (await newLead(org)).id, content: 'visível', channel_id: openChannel.id });
     await waitForMessage(api, seen.id, (m) => m.status === 'sent');
@@ -232,7 +271,10 @@ describe('sending messages', () => {
     // The workers are stopped while the provider's callback comes in first.
     await runner.stop({ timeoutMs: 2_000 });
     const message = await send(api, org.key, { lead_id: lead.id, content: 'x' });
-    const r = await api.rest('POST', `/backend/channels/${channel.id}/status`, { key: org.key, body: { message_id: message.id, status: 'delivered' } });
+    const r = await api.rest('POST', `/backend/channels/${channel.id}/status`, {
+      key: org.key,
+      body: { message_id: message.id, status: 'delivered' },
+    });
     expect(r.body.data.status).toBe('delivered');
     expect((await counts(org.tenantId)).jobs).toBe(1);
     runner = await startRunner();

@@ -24,7 +24,8 @@ const SEES: Record<keyof typeof operators, Case[]> = { op0: ['none'], op1: ['non
 beforeAll(async () => {
   org = await api.newOrg();
   for (const d of ['A', 'B', 'C'] as const) depts[d] = await makeDepartment(api, org, `Dept ${d}`);
-  for (const c of CASES) channels[c] = await makeChannel(api, org, { name: `Canal ${c}`, ...(c === 'none' ? {} : { department_id: depts[c].id }) });
+  for (const c of CASES)
+    channels[c] = await makeChannel(api, org, { name: `Canal ${c}`, ...(c === 'none' ? {} : { department_id: depts[c].id }) });
   operators.op0 = await makeUser(api, org, 'operator');
   operators.op1 = await makeUser(api, org, 'operator');
   operators.op2 = await makeUser(api, org, 'operator');
@@ -36,7 +37,11 @@ beforeAll(async () => {
 });
 
 const gql = async (key: string, query: string, variables: Record<string, unknown> = {}) => {
-  const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+  const r = await api.raw('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query, variables }),
+  });
   return r.json();
 };
 
@@ -69,10 +74,14 @@ describe('operator visibility', () => {
 
           const history = await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key });
           expect(history.status).toBe(200);
-          expect(history.body.data.map((m: { content: string }) => m.content)).toEqual(visible ? expect.arrayContaining([`mensagem ${c}`]) : []);
+          expect(history.body.data.map((m: { content: string }) => m.content)).toEqual(
+            visible ? expect.arrayContaining([`mensagem ${c}`]) : [],
+          );
           expect(history.body.pagination.total).toBe(visible ? history.body.data.length : 0);
 
-          const graphLead = await gql(key, 'query($lead: UUID!) { lead(id: $lead) { conversations { totalCount nodes { id } } } }', { lead: lead.id });
+          const graphLead = await gql(key, 'query($lead: UUID!) { lead(id: $lead) { conversations { totalCount nodes { id } } } }', {
+            lead: lead.id,
+          });
           expect(graphLead.data.lead.conversations.nodes.map((x: { id: string }) => x.id)).toEqual(visible ? [conversation.id] : []);
           expect(graphLead.data.lead.conversations.totalCount).toBe(visible ? 1 : 0);
           const graph = await gql(key, 'query($id: UUID!) { conversation(id: $id) { id } }', { id: conversation.id });
@@ -85,13 +94,25 @@ describe('operator visibility', () => {
           const after = (await api.rest('GET', `/backend/conversations/${conversation.id}`, { key: org.key })).body.data;
           expect(after.unread_count).toBe(visible ? 0 : before.unread_count);
           // Restore for the other operators' checks.
-          if (visible) await inbound(api, org, channels[c].id, (await api.rest('GET', `/backend/leads/${lead.id}`, { key: org.key })).body.data.phone, `mensagem ${c}`);
+          if (visible)
+            await inbound(
+              api,
+              org,
+              channels[c].id,
+              (await api.rest('GET', `/backend/leads/${lead.id}`, { key: org.key })).body.data.phone,
+              `mensagem ${c}`,
+            );
 
-          const messagesBefore = (await api.rest('GET', `/backend/leads/${lead.id}/messages?limit=100`, { key: org.key })).body.pagination.total;
-          const sent = await api.rest('POST', '/backend/messages/send', { key, body: { lead_id: lead.id, content: `resposta de ${name}` } });
+          const messagesBefore = (await api.rest('GET', `/backend/leads/${lead.id}/messages?limit=100`, { key: org.key })).body.pagination
+            .total;
+          const sent = await api.rest('POST', '/backend/messages/send', {
+            key,
+            body: { lead_id: lead.id, content: `resposta de ${name}` },
+          });
           expect(sent.status).toBe(visible ? 200 : 404);
           if (visible) expect(sent.body.data.conversation_id).toBe(conversation.id);
-          const messagesAfter = (await api.rest('GET', `/backend/leads/${lead.id}/messages?limit=100`, { key: org.key })).body.pagination.total;
+          const messagesAfter = (await api.rest('GET', `/backend/leads/${lead.id}/messages?limit=100`, { key: org.key })).body.pagination
+            .total;
           expect(messagesAfter).toBe(messagesBefore + (visible ? 1 : 0));
         });
       }
@@ -107,12 +128,20 @@ describe('operator visibility', () => {
 
   it('does not let an operator open a conversation in a department they are not in', async () => {
     const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Novo', phone: nextMobile() } })).body.data;
-    const refused = await api.rest('POST', '/backend/messages/send', { key: operators.op1.key, body: { lead_id: lead.id, content: 'x', channel_id: channels.C.id } });
+    const refused = await api.rest('POST', '/backend/messages/send', {
+      key: operators.op1.key,
+      body: { lead_id: lead.id, content: 'x', channel_id: channels.C.id },
+    });
     expect(refused.status).toBe(404);
     expect((await api.rest('GET', `/backend/conversations?lead_id=${lead.id}`, { key: org.key })).body.data).toEqual([]);
-    const allowed = await api.rest('POST', '/backend/messages/send', { key: operators.op1.key, body: { lead_id: lead.id, content: 'x', channel_id: channels.A.id } });
+    const allowed = await api.rest('POST', '/backend/messages/send', {
+      key: operators.op1.key,
+      body: { lead_id: lead.id, content: 'x', channel_id: channels.A.id },
+    });
     expect(allowed.status).toBe(200);
-    expect((await api.rest('GET', `/backend/conversations/${allowed.body.data.conversation_id}`, { key: org.key })).body.data.department_id).toBe(depts.A.id);
+    expect(
+      (await api.rest('GET', `/backend/conversations/${allowed.body.data.conversation_id}`, { key: org.key })).body.data.department_id,
+    ).toBe(depts.A.id);
   });
 
   it('follows membership and department changes at once', async () => {

@@ -35,7 +35,10 @@ beforeAll(async () => {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       hits.push({ path: req.url!, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      const answer = answers.shift() ?? { status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: `wamid.${hits.length}` }] } };
+      const answer = answers.shift() ?? {
+        status: 200,
+        body: { messaging_product: 'whatsapp', messages: [{ id: `wamid.${hits.length}` }] },
+      };
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
     });
   });
@@ -45,10 +48,14 @@ beforeAll(async () => {
   setLogLevel('debug');
   // Our JSON log lines are kept (not echoed); anything else passes through.
   const capture = (original: typeof process.stdout.write, stream: NodeJS.WriteStream) =>
-    ((chunk: unknown, ...rest: unknown[]) => (String(chunk).startsWith('{"level"') ? (logged.push(String(chunk)), true) : (original as any).call(stream, chunk, ...rest))) as never;
+    ((chunk: unknown, ...rest: unknown[]) =>
+      String(chunk).startsWith('{"level"') ? (logged.push(String(chunk)), true) : (original as any).call(stream, chunk, ...rest)) as never;
   process.stdout.write = capture(writes.out, process.stdout);
   process.stderr.write = capture(writes.err, process.stderr);
-  runner = await runJobs(api.db, { queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }], pollMs: 200 });
+  runner = await runJobs(api.db, {
+    queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }],
+    pollMs: 200,
+  });
 });
 
 afterAll(async () => {
@@ -67,7 +74,11 @@ beforeEach(() => {
 
 async function setup(apiUrl = baseUrl): Promise<{ org: Org; channel: { id: string }; lead: { id: string; phone: string } }> {
   const org = await api.newOrg();
-  const channel = await makeChannel(api, org, { name: 'WhatsApp', provider: 'whatsapp_cloud', config: { api_url: apiUrl, phone_number_id: '109876543210', access_token: TOKEN } });
+  const channel = await makeChannel(api, org, {
+    name: 'WhatsApp',
+    provider: 'whatsapp_cloud',
+    config: { api_url: apiUrl, phone_number_id: '109876543210', access_token: TOKEN },
+  });
   const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Rui', phone: nextMobile() } })).body.data;
   return { org, channel, lead };
 }
@@ -81,7 +92,12 @@ describe('delivery through WhatsApp Cloud', () => {
     expect(hits[0].path).toBe('/v21.0/109876543210/messages');
     expect(hits[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(hits[0].headers['content-type']).toBe('application/json');
-    expect(hits[0].body).toMatchObject({ messaging_product: 'whatsapp', to: lead.phone.slice(1), type: 'text', text: { body: 'Seu pedido saiu para entrega' } });
+    expect(hits[0].body).toMatchObject({
+      messaging_product: 'whatsapp',
+      to: lead.phone.slice(1),
+      type: 'text',
+      text: { body: 'Seu pedido saiu para entrega' },
+    });
     expect(sent.provider_message_id).toBe('wamid.1');
   });
 
@@ -149,7 +165,10 @@ describe('delivery through WhatsApp Cloud', () => {
       await api.rest('GET', `/backend/channels/${channel.id}`, { key: org.key }),
       await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key }),
       await api.rest('GET', '/backend/conversations', { key: org.key }),
-      await api.rest('PUT', `/backend/channels/${channel.id}`, { key: org.key, body: { config: { phone_number_id: '1', access_token: TOKEN, api_url: 'not a url' } } }),
+      await api.rest('PUT', `/backend/channels/${channel.id}`, {
+        key: org.key,
+        body: { config: { phone_number_id: '1', access_token: TOKEN, api_url: 'not a url' } },
+      }),
     ];
     expect(answers[4].status).toBe(400);
     for (const a of answers) expect(JSON.stringify(a.body)).not.toContain(TOKEN);

@@ -23,11 +23,18 @@ beforeAll(async () => {
   // A fake Graph API that accepts every send.
   provider = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.OUT${++wamids}` }] })));
+    req.on('end', () =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ messaging_product: 'whatsapp', messages: [{ id: `wamid.OUT${++wamids}` }] })),
+    );
   });
   await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
   apiUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  runner = await runJobs(api.db, { queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }], pollMs: 200 });
+  runner = await runJobs(api.db, {
+    queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }],
+    pollMs: 200,
+  });
 });
 
 afterAll(async () => {
@@ -40,7 +47,14 @@ async function whatsappChannel(org: Org, config: Record<string, unknown> = {}) {
   return makeChannel(api, org, {
     name: 'WhatsApp',
     provider: 'whatsapp_cloud',
-    config: { api_url: apiUrl, phone_number_id: PHONE_NUMBER_ID, access_token: 'token', app_secret: APP_SECRET, verify_token: 'meu-token-de-verificacao', ...config },
+    config: {
+      api_url: apiUrl,
+      phone_number_id: PHONE_NUMBER_ID,
+      access_token: 'token',
+      app_secret: APP_SECRET,
+      verify_token: 'meu-token-de-verificacao',
+      ...config,
+    },
   });
 }
 
@@ -48,11 +62,27 @@ async function whatsappChannel(org: Org, config: Record<string, unknown> = {}) {
 function notification(value: Record<string, unknown>) {
   return {
     object: 'whatsapp_business_account',
-    entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID }, ...value } }] }],
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
   };
 }
 
-function inboundPayload(messages: { from: string; id: string; name?: string; text?: string; type?: string; extra?: Record<string, unknown> }[]) {
+function inboundPayload(
+  messages: { from: string; id: string; name?: string; text?: string; type?: string; extra?: Record<string, unknown> }[],
+) {
   return notification({
     contacts: messages.map((m) => ({ profile: { name: m.name ?? 'Contato' }, wa_id: m.from })),
     messages: messages.map((m) => ({
@@ -108,7 +138,9 @@ describe('WhatsApp Cloud webhook verification', () => {
     expect((await verify('hub.mode=subscribe&hub.verify_token=&hub.challenge=1', noToken.id)).status).toBe(403);
     const test = await makeChannel(api, org);
     expect((await verify('hub.mode=subscribe&hub.verify_token=x&hub.challenge=1', test.id)).status).toBe(404);
-    expect((await verify('hub.mode=subscribe&hub.verify_token=x&hub.challenge=1', '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await verify('hub.mode=subscribe&hub.verify_token=x&hub.challenge=1', '00000000-0000-4000-8000-000000000000')).status).toBe(
+      404,
+    );
     expect((await verify('hub.mode=subscribe&hub.verify_token=x&hub.challenge=1', 'nope')).status).toBe(404);
   });
 });
@@ -121,30 +153,60 @@ describe('WhatsApp Cloud webhook notifications', () => {
     const bento = nextMobile().slice(1);
     const payload = inboundPayload([
       { from: ana, id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', name: 'Ana Souza', text: 'Bom dia!' },
-      { from: bento, id: 'wamid.IMAGE1', name: 'Bento', type: 'image', extra: { image: { caption: 'Foto do produto', mime_type: 'image/jpeg', id: '1', sha256: 'x' } } },
+      {
+        from: bento,
+        id: 'wamid.IMAGE1',
+        name: 'Bento',
+        type: 'image',
+        extra: { image: { caption: 'Foto do produto', mime_type: 'image/jpeg', id: '1', sha256: 'x' } },
+      },
     ]);
     const r = await post(channel.id, payload);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true, data: { messages: 2, statuses: 0 } });
 
     const leads = (await api.rest('GET', '/backend/leads', { key: org.key })).body.data;
-    expect(leads.map((l: { name: string; phone: string }) => [l.name, l.phone]).sort()).toEqual([['Ana Souza', `+${ana}`], ['Bento', `+${bento}`]]);
+    expect(leads.map((l: { name: string; phone: string }) => [l.name, l.phone]).sort()).toEqual([
+      ['Ana Souza', `+${ana}`],
+      ['Bento', `+${bento}`],
+    ]);
     const conversations = (await api.rest('GET', '/backend/conversations', { key: org.key })).body.data;
     expect(conversations).toHaveLength(2);
     const anaLead = leads.find((l: { name: string }) => l.name === 'Ana Souza');
     const history = (await api.rest('GET', `/backend/leads/${anaLead.id}/messages`, { key: org.key })).body.data;
     expect(history).toEqual([
-      expect.objectContaining({ content: 'Bom dia!', role: 'user', status: 'received', type: 'text', provider_message_id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', channel_id: channel.id }),
+      expect.objectContaining({
+        content: 'Bom dia!',
+        role: 'user',
+        status: 'received',
+        type: 'text',
+        provider_message_id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+        channel_id: channel.id,
+      }),
     ]);
     const bentoLead = leads.find((l: { name: string }) => l.name === 'Bento');
-    expect((await api.rest('GET', `/backend/leads/${bentoLead.id}/messages`, { key: org.key })).body.data[0]).toMatchObject({ content: 'Foto do produto', type: 'image' });
-    expect((await eventTypes(api, org.tenantId)).sort()).toEqual(['conversation.created', 'conversation.created', 'lead.created', 'lead.created', 'message.received', 'message.received']);
+    expect((await api.rest('GET', `/backend/leads/${bentoLead.id}/messages`, { key: org.key })).body.data[0]).toMatchObject({
+      content: 'Foto do produto',
+      type: 'image',
+    });
+    expect((await eventTypes(api, org.tenantId)).sort()).toEqual([
+      'conversation.created',
+      'conversation.created',
+      'lead.created',
+      'lead.created',
+      'message.received',
+      'message.received',
+    ]);
 
     // The provider resends the same notification: nothing changes.
     const again = await post(channel.id, payload);
     expect(again.body.data).toEqual({ messages: 0, statuses: 0 });
     expect(await stored(org.tenantId)).toEqual({ leads: 2, messages: 2 });
-    expect(((await api.rest('GET', '/backend/conversations', { key: org.key })).body.data as { unread_count: number }[]).map((c) => c.unread_count)).toEqual([1, 1]);
+    expect(
+      ((await api.rest('GET', '/backend/conversations', { key: org.key })).body.data as { unread_count: number }[]).map(
+        (c) => c.unread_count,
+      ),
+    ).toEqual([1, 1]);
   });
 
   it('refuses forged, missing or stale signatures with 401 and stores nothing', async () => {
@@ -193,23 +255,38 @@ describe('WhatsApp Cloud webhook notifications', () => {
     const a = await waitForMessage(api, first.id, (m) => m.status === 'sent');
     const b = await waitForMessage(api, second.id, (m) => m.status === 'sent');
     const statuses = (list: { id: string; status: string; errors?: unknown[] }[]) =>
-      notification({ statuses: list.map((s) => ({ ...s, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: lead.phone.slice(1) })) });
+      notification({
+        statuses: list.map((s) => ({ ...s, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: lead.phone.slice(1) })),
+      });
 
     const r = await post(
       channel.id,
       statuses([
         { id: a.provider_message_id!, status: 'delivered' },
         { id: a.provider_message_id!, status: 'read' },
-        { id: b.provider_message_id!, status: 'failed', errors: [{ code: 131047, title: 'Re-engagement message', error_data: { details: 'More than 24 hours have passed' } }] },
+        {
+          id: b.provider_message_id!,
+          status: 'failed',
+          errors: [{ code: 131047, title: 'Re-engagement message', error_data: { details: 'More than 24 hours have passed' } }],
+        },
         { id: 'wamid.UNKNOWN', status: 'delivered' },
       ]),
     );
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ messages: 0, statuses: 3 });
     expect((await waitForMessage(api, first.id, () => true)).status).toBe('read');
-    expect(await waitForMessage(api, second.id, () => true)).toMatchObject({ status: 'failed', error: '(#131047) Re-engagement message: More than 24 hours have passed' });
+    expect(await waitForMessage(api, second.id, () => true)).toMatchObject({
+      status: 'failed',
+      error: '(#131047) Re-engagement message: More than 24 hours have passed',
+    });
     // Late and out-of-order reports never move a message backwards.
-    await post(channel.id, statuses([{ id: a.provider_message_id!, status: 'delivered' }, { id: a.provider_message_id!, status: 'sent' }]));
+    await post(
+      channel.id,
+      statuses([
+        { id: a.provider_message_id!, status: 'delivered' },
+        { id: a.provider_message_id!, status: 'sent' },
+      ]),
+    );
     expect((await waitForMessage(api, first.id, () => true)).status).toBe('read');
     // Forged status reports change nothing.
     expect((await post(channel.id, statuses([{ id: b.provider_message_id!, status: 'read' }]), sign('x'))).status).toBe(401);
@@ -222,7 +299,10 @@ describe('a batch with malformed parts', () => {
     const channel = await whatsappChannel(org);
     const [good1, good2, bad] = [nextMobile().slice(1), nextMobile().slice(1), nextMobile().slice(1)];
     const payload = notification({
-      contacts: [{ wa_id: good1, profile: { name: 'Ana' } }, { wa_id: good2, profile: { name: 'Bi\u0000a' } }],
+      contacts: [
+        { wa_id: good1, profile: { name: 'Ana' } },
+        { wa_id: good2, profile: { name: 'Bi\u0000a' } },
+      ],
       messages: [
         { from: good1, id: 'wamid.GOOD1', type: 'text', text: { body: 'primeira' } },
         { from: Number(bad), id: 'wamid.NUMBER', type: 'text', text: { body: 'remetente numérico' } },
@@ -240,7 +320,11 @@ describe('a batch with malformed parts', () => {
     });
     const r = await post(channel.id, payload);
     expect(r).toEqual({ status: 200, body: { success: true, data: { messages: 2, statuses: 0 } } });
-    const rows = await api.db.prisma.message.findMany({ where: { tenant_id: org.tenantId }, select: { content: true, provider_message_id: true }, orderBy: { created_at: 'asc' } });
+    const rows = await api.db.prisma.message.findMany({
+      where: { tenant_id: org.tenantId },
+      select: { content: true, provider_message_id: true },
+      orderBy: { created_at: 'asc' },
+    });
     expect(rows).toEqual([
       { content: 'primeira', provider_message_id: 'wamid.GOOD1' },
       { content: 'segunda 😀', provider_message_id: 'wamid.GOOD2' },
@@ -262,7 +346,10 @@ describe('a channel or department deleted while messages arrive', () => {
       let sent = 0;
       const sender = async () => {
         for (let i = sent++; i < 24; i = sent++) {
-          const r = await post(channel.id, inboundPayload([{ from: nextMobile().slice(1), id: `wamid.RACE.${target}.${i}`, text: `mensagem ${i}` }]));
+          const r = await post(
+            channel.id,
+            inboundPayload([{ from: nextMobile().slice(1), id: `wamid.RACE.${target}.${i}`, text: `mensagem ${i}` }]),
+          );
           statuses.push(r.status);
         }
       };
@@ -272,7 +359,10 @@ describe('a channel or department deleted while messages arrive', () => {
       const deleted = await api.rest('DELETE', path, { key: org.key });
       expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
       await Promise.all(posts);
-      expect(statuses.filter((s) => s !== 200 && s !== 404), `${target}: ${statuses.join(',')}`).toEqual([]);
+      expect(
+        statuses.filter((s) => s !== 200 && s !== 404),
+        `${target}: ${statuses.join(',')}`,
+      ).toEqual([]);
     }
   });
 });

@@ -96,14 +96,23 @@ describe('groups', () => {
     const moved = await api.rest('PUT', `/backend/pipeline/groups/${c.body.id}`, { key: org.key, body: { name: 'C', position: 0 } });
     expect(moved.body.position).toBe(0);
     const after = await api.rest('GET', '/backend/pipeline/groups', { key: org.key });
-    expect(after.body.map((g: any) => [g.name, g.position])).toEqual([['C', 0], ['A', 1], ['Bê', 2]]);
+    expect(after.body.map((g: any) => [g.name, g.position])).toEqual([
+      ['C', 0],
+      ['A', 1],
+      ['Bê', 2],
+    ]);
   });
 
   it('validates names and rejects unknown ids', async () => {
     const org = await api.newOrg();
-    expect((await api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: { name: '  ' } })).body.code).toBe('ERR_INVALID_INPUT');
+    expect((await api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: { name: '  ' } })).body.code).toBe(
+      'ERR_INVALID_INPUT',
+    );
     expect((await api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: {} })).status).toBe(400);
-    const missing = await api.rest('PUT', '/backend/pipeline/groups/00000000-0000-4000-8000-000000000000', { key: org.key, body: { name: 'x' } });
+    const missing = await api.rest('PUT', '/backend/pipeline/groups/00000000-0000-4000-8000-000000000000', {
+      key: org.key,
+      body: { name: 'x' },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('ERR_NOT_FOUND');
     expect((await api.rest('DELETE', '/backend/pipeline/groups/not-a-uuid', { key: org.key })).body.code).toBe('ERR_INVALID_INPUT');
@@ -126,7 +135,10 @@ describe('groups', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ success: true });
     const groups = await api.rest('GET', '/backend/pipeline/groups', { key: org.key });
-    expect(groups.body.map((g: any) => [g.id, g.position])).toEqual([[p1.group_id, 0], [last.body.id, 1]]);
+    expect(groups.body.map((g: any) => [g.id, g.position])).toEqual([
+      [p1.group_id, 0],
+      [last.body.id, 1],
+    ]);
     expect((await api.rest('DELETE', `/backend/pipeline/groups/${empty.body.id}`, { key: org.key })).status).toBe(404);
   });
 });
@@ -134,9 +146,18 @@ describe('groups', () => {
 describe('pipelines', () => {
   it('a new pipeline has the four default stages, default color and default loss reasons', async () => {
     const org = await api.newOrg();
-    const r = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'Vendas', description: 'Funil principal', new_group_name: 'Comercial' } });
+    const r = await api.rest('POST', '/backend/pipelines', {
+      key: org.key,
+      body: { name: 'Vendas', description: 'Funil principal', new_group_name: 'Comercial' },
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: 'Vendas', description: 'Funil principal', position: 0, group_id: expect.any(String), created_at: expect.any(String) });
+    expect(r.body).toMatchObject({
+      name: 'Vendas',
+      description: 'Funil principal',
+      position: 0,
+      group_id: expect.any(String),
+      created_at: expect.any(String),
+    });
     expect(r.body.stages.map((s: any) => [s.name, s.kind, s.position, s.color])).toEqual([
       ['Entrada', null, 0, '215 16% 47%'],
       ['Em andamento', null, 1, '215 16% 47%'],
@@ -168,11 +189,17 @@ describe('pipelines', () => {
     const neither = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'X' } });
     expect(neither.status).toBe(400);
     expect(neither.body.code).toBe('ERR_INVALID_INPUT');
-    const both = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'X', group_id: first.group_id, new_group_name: 'Novo' } });
+    const both = await api.rest('POST', '/backend/pipelines', {
+      key: org.key,
+      body: { name: 'X', group_id: first.group_id, new_group_name: 'Novo' },
+    });
     expect(both.status).toBe(400);
     const noName = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: ' ', new_group_name: 'Novo' } });
     expect(noName.status).toBe(400);
-    const unknownGroup = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'X', group_id: '00000000-0000-4000-8000-000000000000' } });
+    const unknownGroup = await api.rest('POST', '/backend/pipelines', {
+      key: org.key,
+      body: { name: 'X', group_id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(unknownGroup.status).toBe(404);
     expect(unknownGroup.body.code).toBe('ERR_NOT_FOUND');
     expect(await snapshot(api, org.tenantId)).toEqual(before);
@@ -189,7 +216,10 @@ describe('pipelines', () => {
     const r = await api.rest('GET', '/backend/pipelines', { key: org.key });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['groups', 'pipelines']);
-    expect(r.body.groups.map((g: any) => [g.name, g.position])).toEqual([['A', 0], ['B', 1]]);
+    expect(r.body.groups.map((g: any) => [g.name, g.position])).toEqual([
+      ['A', 0],
+      ['B', 1],
+    ]);
     expect(r.body.pipelines.map((p: any) => [p.name, p.group_id, p.position])).toEqual([
       ['A1', a1.group_id, 0],
       ['A2', a1.group_id, 1],
@@ -205,7 +235,12 @@ describe('pipelines', () => {
     const first = await makePipeline(api, org);
     await api.rest('GET', '/backend/pipelines', { key: org.key }); // warm up
     const one = await api.countStatements(() => api.rest('GET', '/backend/pipelines', { key: org.key }));
-    for (let i = 0; i < 5; i++) await makePipeline(api, org, { name: `P${i}`, new_group_name: i % 2 ? `G${i}` : undefined, group_id: i % 2 ? undefined : first.group_id });
+    for (let i = 0; i < 5; i++)
+      await makePipeline(api, org, {
+        name: `P${i}`,
+        new_group_name: i % 2 ? `G${i}` : undefined,
+        group_id: i % 2 ? undefined : first.group_id,
+      });
     let count = 0;
     const six = await api.countStatements(async () => {
       const r = await api.rest('GET', '/backend/pipelines', { key: org.key });
@@ -222,8 +257,12 @@ describe('pipelines', () => {
     const org = await api.newOrg();
     const group = await api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: { name: 'G' } });
     const results = await Promise.all([
-      ...Array.from({ length: 6 }, (_, i) => api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: `P${i}`, group_id: group.body.id } })),
-      ...Array.from({ length: 4 }, (_, i) => api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: `N${i}`, new_group_name: `Novo ${i}` } })),
+      ...Array.from({ length: 6 }, (_, i) =>
+        api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: `P${i}`, group_id: group.body.id } }),
+      ),
+      ...Array.from({ length: 4 }, (_, i) =>
+        api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: `N${i}`, new_group_name: `Novo ${i}` } }),
+      ),
       ...Array.from({ length: 3 }, (_, i) => api.rest('POST', '/backend/pipeline/groups', { key: org.key, body: { name: `Vazio ${i}` } })),
     ]);
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -247,7 +286,10 @@ describe('pipelines', () => {
     const order = (body: any) => body.pipelines.map((p: any) => `${p.name}@${p.group_id === g1 ? 'G1' : 'G2'}:${p.position}`);
 
     // P3 before P1 in the same group.
-    let r = await api.rest('PUT', '/backend/pipelines/reorder', { key: org.key, body: { pipeline_id: p3.id, group_id: g1, before_pipeline_id: p1.id } });
+    let r = await api.rest('PUT', '/backend/pipelines/reorder', {
+      key: org.key,
+      body: { pipeline_id: p3.id, group_id: g1, before_pipeline_id: p1.id },
+    });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['groups', 'pipelines']);
     expect(order(r.body)).toEqual(['P3@G1:0', 'P1@G1:1', 'P2@G1:2', 'Q1@G2:0']);
@@ -257,7 +299,10 @@ describe('pipelines', () => {
     expect(order(r.body)).toEqual(['P1@G1:0', 'P2@G1:1', 'P3@G1:2', 'Q1@G2:0']);
 
     // P1 into G2 before Q1: both groups stay dense.
-    r = await api.rest('PUT', '/backend/pipelines/reorder', { key: org.key, body: { pipeline_id: p1.id, group_id: g2, before_pipeline_id: q1.id } });
+    r = await api.rest('PUT', '/backend/pipelines/reorder', {
+      key: org.key,
+      body: { pipeline_id: p1.id, group_id: g2, before_pipeline_id: q1.id },
+    });
     expect(order(r.body)).toEqual(['P2@G1:0', 'P3@G1:1', 'P1@G2:0', 'Q1@G2:1']);
 
     // P2 into G2 last.
@@ -268,14 +313,23 @@ describe('pipelines', () => {
 
     // Refusals change nothing.
     const before = await snapshot(api, org.tenantId);
-    const wrongGroup = await api.rest('PUT', '/backend/pipelines/reorder', { key: org.key, body: { pipeline_id: p3.id, group_id: g1, before_pipeline_id: q1.id } });
+    const wrongGroup = await api.rest('PUT', '/backend/pipelines/reorder', {
+      key: org.key,
+      body: { pipeline_id: p3.id, group_id: g1, before_pipeline_id: q1.id },
+    });
     expect(wrongGroup.status).toBe(400);
     expect(wrongGroup.body.code).toBe('ERR_INVALID_INPUT');
-    const self = await api.rest('PUT', '/backend/pipelines/reorder', { key: org.key, body: { pipeline_id: p3.id, group_id: g1, before_pipeline_id: p3.id } });
+    const self = await api.rest('PUT', '/backend/pipelines/reorder', {
+      key: org.key,
+      body: { pipeline_id: p3.id, group_id: g1, before_pipeline_id: p3.id },
+    });
     expect(self.status).toBe(400);
     const missing = await api.rest('PUT', '/backend/pipelines/reorder', { key: org.key, body: { pipeline_id: p3.id } });
     expect(missing.status).toBe(400);
-    const unknown = await api.rest('PUT', '/backend/pipelines/reorder', { key: org.key, body: { pipeline_id: p3.id, group_id: '00000000-0000-4000-8000-000000000000' } });
+    const unknown = await api.rest('PUT', '/backend/pipelines/reorder', {
+      key: org.key,
+      body: { pipeline_id: p3.id, group_id: '00000000-0000-4000-8000-000000000000' },
+    });
     expect(unknown.status).toBe(404);
     expect(await snapshot(api, org.tenantId)).toEqual(before);
   });
@@ -290,13 +344,28 @@ describe('pipelines', () => {
     const lead = await makeLead(api, org);
     const p = api.db.prisma;
     // The doomed deal through the API: a catalog line, a tag, an activity and its 'created' event.
-    const doomedDeal = await makeDeal(api, org, { pipeline_id: doomed.id, stage_id: doomed.stages[0].id, lead_id: lead.id, products: [{ product_id: product.id }], tag_ids: [tag.id] });
-    const activity = await api.rest('POST', `/backend/pipeline/deals/${doomedDeal.id}/activities`, { key: org.key, body: { title: 'Ligar' } });
+    const doomedDeal = await makeDeal(api, org, {
+      pipeline_id: doomed.id,
+      stage_id: doomed.stages[0].id,
+      lead_id: lead.id,
+      products: [{ product_id: product.id }],
+      tag_ids: [tag.id],
+    });
+    const activity = await api.rest('POST', `/backend/pipeline/deals/${doomedDeal.id}/activities`, {
+      key: org.key,
+      body: { title: 'Ligar' },
+    });
     expect(activity.status).toBe(201);
     expect(await p.dealEvent.count({ where: { deal_id: doomedDeal.id } })).toBe(1);
     // The kept deal raw: a deal without history (the API always writes a 'created' event), so that no
     // event at all is left once the doomed deal's history is gone.
-    const keptDeal = await insertDeal(p, { tenantId: org.tenantId, pipelineId: kept.id, stageId: kept.stages[1].id, leadId: lead.id, total: 50 });
+    const keptDeal = await insertDeal(p, {
+      tenantId: org.tenantId,
+      pipelineId: kept.id,
+      stageId: kept.stages[1].id,
+      leadId: lead.id,
+      total: 50,
+    });
     await insertDealLine(p, { tenantId: org.tenantId, dealId: keptDeal.id, productId: product.id, name: 'Plano', price: 50 });
 
     const r = await api.rest('DELETE', `/backend/pipelines/${doomed.id}`, { key: org.key });
@@ -382,7 +451,10 @@ describe('permissions and tenant isolation', () => {
       api.rest('DELETE', `/backend/pipelines/${pb.id}`, { key }),
       api.rest('PUT', '/backend/pipelines/reorder', { key, body: { pipeline_id: pb.id, group_id: pa.group_id } }),
       api.rest('PUT', '/backend/pipelines/reorder', { key, body: { pipeline_id: pa.id, group_id: pb.group_id } }),
-      api.rest('PUT', '/backend/pipelines/reorder', { key, body: { pipeline_id: pa.id, group_id: pa.group_id, before_pipeline_id: pb.id } }),
+      api.rest('PUT', '/backend/pipelines/reorder', {
+        key,
+        body: { pipeline_id: pa.id, group_id: pa.group_id, before_pipeline_id: pb.id },
+      }),
       api.rest('POST', '/backend/pipelines', { key, body: { name: 'X', group_id: pb.group_id } }),
       api.rest('PUT', `/backend/pipeline/groups/${pb.group_id}`, { key, body: { name: 'X' } }),
       api.rest('DELETE', `/backend/pipeline/groups/${pb.group_id}`, { key }),

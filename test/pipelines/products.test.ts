@@ -30,7 +30,10 @@ describe('product catalog', () => {
     expect(list.status).toBe(200);
     expect(list.body).toEqual([b.body, a.body]);
 
-    const up = await api.rest('PUT', `/backend/pipeline/products/${a.body.id}`, { key: org.key, body: { name: 'Plano Pro+', price: 249.5 } });
+    const up = await api.rest('PUT', `/backend/pipeline/products/${a.body.id}`, {
+      key: org.key,
+      body: { name: 'Plano Pro+', price: 249.5 },
+    });
     expect(up.status).toBe(200);
     expect(up.body).toEqual({ id: a.body.id, name: 'Plano Pro+', price: 249.5, updated_at: expect.any(String) });
     // An edit is a change a sync sees.
@@ -118,18 +121,42 @@ describe('product catalog', () => {
     const product = await makeProduct(api, org, 'Licença', 100);
     const other = await makeProduct(api, org, 'Suporte', 30);
     // Lines written by the deals service: name and price copied from the catalog at add time.
-    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: [{ product_id: product.id, qty: 2 }, { product_id: other.id }] });
+    const deal = await makeDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.entrada,
+      lead_id: lead.id,
+      products: [{ product_id: product.id, qty: 2 }, { product_id: other.id }],
+    });
     const [line, keep] = deal.products;
-    expect([line.product_id, line.name, line.price, line.qty, keep.product_id, deal.total]).toEqual([product.id, 'Licença', 100, 2, other.id, 230]);
+    expect([line.product_id, line.name, line.price, line.qty, keep.product_id, deal.total]).toEqual([
+      product.id,
+      'Licença',
+      100,
+      2,
+      other.id,
+      230,
+    ]);
 
     await api.rest('PUT', `/backend/pipeline/products/${product.id}`, { key: org.key, body: { name: 'Licença 2027', price: 150 } });
     const afterEdit = await db.dealProduct.findFirstOrThrow({ where: { id: line.id } });
-    expect([afterEdit.name, Number(afterEdit.price), afterEdit.qty, afterEdit.product_id, afterEdit.custom]).toEqual(['Licença', 100, 2, product.id, false]);
+    expect([afterEdit.name, Number(afterEdit.price), afterEdit.qty, afterEdit.product_id, afterEdit.custom]).toEqual([
+      'Licença',
+      100,
+      2,
+      product.id,
+      false,
+    ]);
 
     const r = await api.rest('DELETE', `/backend/pipeline/products/${product.id}`, { key: org.key });
     expect(r.status).toBe(200);
     const afterDelete = await db.dealProduct.findFirstOrThrow({ where: { id: line.id } });
-    expect([afterDelete.name, Number(afterDelete.price), afterDelete.qty, afterDelete.product_id, afterDelete.custom]).toEqual(['Licença', 100, 2, null, true]);
+    expect([afterDelete.name, Number(afterDelete.price), afterDelete.qty, afterDelete.product_id, afterDelete.custom]).toEqual([
+      'Licença',
+      100,
+      2,
+      null,
+      true,
+    ]);
     const untouched = await db.dealProduct.findFirstOrThrow({ where: { id: keep.id } });
     expect([untouched.product_id, untouched.custom]).toEqual([other.id, false]);
     expect(Number((await db.deal.findFirstOrThrow({ where: { id: deal.id } })).total)).toBe(230);

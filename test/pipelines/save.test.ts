@@ -92,7 +92,11 @@ describe('transactional save', () => {
     const d2 = await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
     const r = await save(org.key, p.id, {
       name: 'V',
-      stages: [{ id: andamento.id, name: 'Em andamento' }, { id: ganho.id, name: 'Ganho' }, { id: perdido.id, name: 'Perdido' }],
+      stages: [
+        { id: andamento.id, name: 'Em andamento' },
+        { id: ganho.id, name: 'Ganho' },
+        { id: perdido.id, name: 'Perdido' },
+      ],
       reallocation_targets: { [entrada.id]: andamento.id },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -102,7 +106,10 @@ describe('transactional save', () => {
     expect(deals.map((d) => d.stage_id)).toEqual([andamento.id, andamento.id]);
 
     // A removed stage without deals needs no target.
-    const noDeals = await save(org.key, p.id, { name: 'V', stages: [{ id: ganho.id, name: 'Ganho' }, { id: andamento.id, name: 'A' }, { id: perdido.id, name: 'Perdido' }, { name: 'Nova' }] });
+    const noDeals = await save(org.key, p.id, {
+      name: 'V',
+      stages: [{ id: ganho.id, name: 'Ganho' }, { id: andamento.id, name: 'A' }, { id: perdido.id, name: 'Perdido' }, { name: 'Nova' }],
+    });
     expect(noDeals.status).toBe(200);
     const removeEmpty = await save(org.key, p.id, { name: 'V', stages: noDeals.body.stages.filter((s: any) => s.name !== 'Nova') });
     expect(removeEmpty.status).toBe(200);
@@ -142,10 +149,35 @@ describe('transactional save', () => {
       [{ name: 'Mudou', stages: rest, reallocation_targets: { [entrada.id]: perdido.id } }, 400, 'ERR_INVALID_INPUT'],
       [{ name: 'Mudou', stages: rest, reallocation_targets: { [entrada.id]: 'nope' } }, 400, 'ERR_INVALID_INPUT'],
       // Won and lost stages cannot be removed, nor created.
-      [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, { id: andamento.id, name: 'A' }, { id: ganho.id, name: 'G' }] }, 400, 'ERR_INVALID_INPUT'],
-      [{ name: 'Mudou', stages: [...[entrada, ...[andamento, ganho, perdido]].map((s) => ({ id: s.id, name: s.name })), { name: 'Outro ganho', kind: 'won' }] }, 400, 'ERR_INVALID_INPUT'],
+      [
+        {
+          name: 'Mudou',
+          stages: [
+            { id: entrada.id, name: 'E' },
+            { id: andamento.id, name: 'A' },
+            { id: ganho.id, name: 'G' },
+          ],
+        },
+        400,
+        'ERR_INVALID_INPUT',
+      ],
+      [
+        {
+          name: 'Mudou',
+          stages: [
+            ...[entrada, ...[andamento, ganho, perdido]].map((s) => ({ id: s.id, name: s.name })),
+            { name: 'Outro ganho', kind: 'won' },
+          ],
+        },
+        400,
+        'ERR_INVALID_INPUT',
+      ],
       // A stage of another pipeline, the same stage twice, bad color, empty names, empty list.
-      [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, ...rest, { id: other.stages[0].id, name: 'X' }] }, 400, 'ERR_INVALID_INPUT'],
+      [
+        { name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, ...rest, { id: other.stages[0].id, name: 'X' }] },
+        400,
+        'ERR_INVALID_INPUT',
+      ],
       [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, { id: entrada.id, name: 'E' }, ...rest] }, 400, 'ERR_INVALID_INPUT'],
       [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E', color: '#ff0000' }, ...rest] }, 400, 'ERR_INVALID_INPUT'],
       [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E', color: '361 10% 10%' }, ...rest] }, 400, 'ERR_INVALID_INPUT'],
@@ -155,7 +187,11 @@ describe('transactional save', () => {
       [{ name: 'Mudou' }, 400, 'ERR_INVALID_INPUT'],
       [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, ...rest], loss_reasons: ['ok', '  '] }, 400, 'ERR_INVALID_INPUT'],
       // An unknown stage id.
-      [{ name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, ...rest, { id: '00000000-0000-4000-8000-000000000000', name: 'X' }] }, 404, 'ERR_NOT_FOUND'],
+      [
+        { name: 'Mudou', stages: [{ id: entrada.id, name: 'E' }, ...rest, { id: '00000000-0000-4000-8000-000000000000', name: 'X' }] },
+        404,
+        'ERR_NOT_FOUND',
+      ],
     ];
     for (const [body, status, code] of cases) {
       const r = await save(org.key, p.id, body);
@@ -173,7 +209,11 @@ describe('transactional save', () => {
     const stages = [andamento, ganho, perdido].map((s) => ({ id: s.id, name: s.name }));
     const refused = await api.gql(SaveGql, { id: p.id, name: 'G', stages }, org.key);
     expect(refused.errors?.[0].extensions).toMatchObject({ code: 'CONFLICT', status: 409 });
-    const ok = await api.gql(SaveGql, { id: p.id, name: 'G', stages: [{ name: 'Nova' }, ...stages], reallocation_targets: { [entrada.id]: andamento.id } }, org.key);
+    const ok = await api.gql(
+      SaveGql,
+      { id: p.id, name: 'G', stages: [{ name: 'Nova' }, ...stages], reallocation_targets: { [entrada.id]: andamento.id } },
+      org.key,
+    );
     expect(ok.errors).toBeUndefined();
     expect(ok.data?.updatePipeline.stages.map((s) => [s.name, s.position])).toEqual([
       ['Nova', 0],
@@ -186,11 +226,21 @@ describe('transactional save', () => {
   it('concurrent saves of the same pipeline never produce duplicate or gapped positions', async () => {
     const { org, p, entrada, andamento, ganho, perdido } = await setup();
     const base = [entrada, andamento, ganho, perdido];
-    const shuffle = <T,>(xs: T[], seed: number) => xs.map((x, i) => ({ x, k: (i * 7919 + seed * 104729) % 97 })).sort((a, b) => a.k - b.k).map((e) => e.x);
+    const shuffle = <T>(xs: T[], seed: number) =>
+      xs
+        .map((x, i) => ({ x, k: (i * 7919 + seed * 104729) % 97 }))
+        .sort((a, b) => a.k - b.k)
+        .map((e) => e.x);
     const saves = Array.from({ length: 10 }, (_, i) =>
       save(org.key, p.id, {
         name: `Save ${i}`,
-        stages: shuffle([...base.map((s) => ({ id: s.id, name: `${s.name} ${i}` })), ...Array.from({ length: i % 3 }, (_, j) => ({ name: `Nova ${i}.${j}` }))], i),
+        stages: shuffle(
+          [
+            ...base.map((s) => ({ id: s.id, name: `${s.name} ${i}` })),
+            ...Array.from({ length: i % 3 }, (_, j) => ({ name: `Nova ${i}.${j}` })),
+          ],
+          i,
+        ),
       }),
     );
     // Interleave stage additions and moves with the saves.

@@ -29,7 +29,10 @@ describe('add stage', () => {
     const r = await api.rest('POST', `/backend/pipelines/${p.id}/stages`, { key: org.key, body: { name: 'Proposta' } });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ id: expect.any(String), pipeline_id: p.id, name: 'Proposta', color: '215 16% 47%', kind: null, position: 4 });
-    const c = await api.rest('POST', `/backend/pipelines/${p.id}/stages`, { key: org.key, body: { name: 'Contrato', color: '142.1 76.2% 36.3%' } });
+    const c = await api.rest('POST', `/backend/pipelines/${p.id}/stages`, {
+      key: org.key,
+      body: { name: 'Contrato', color: '142.1 76.2% 36.3%' },
+    });
     expect(c.body).toMatchObject({ color: '142.1 76.2% 36.3%', position: 5, kind: null });
   });
 
@@ -50,7 +53,10 @@ describe('add stage', () => {
       expect(r.status, JSON.stringify(body)).toBe(status);
       expect(r.body.code).toBe('ERR_INVALID_INPUT');
     }
-    const missing = await api.rest('POST', '/backend/pipelines/00000000-0000-4000-8000-000000000000/stages', { key: org.key, body: { name: 'X' } });
+    const missing = await api.rest('POST', '/backend/pipelines/00000000-0000-4000-8000-000000000000/stages', {
+      key: org.key,
+      body: { name: 'X' },
+    });
     expect(missing.status).toBe(404);
     expect(await snapshot(api, org.tenantId)).toEqual(before);
   });
@@ -59,7 +65,10 @@ describe('add stage', () => {
 describe('update stage', () => {
   it('renames and recolors any stage; won/lost keep their kind', async () => {
     const { org, ganho, perdido } = await setup();
-    const r = await api.rest('PUT', `/backend/pipeline/stages/${ganho.id}`, { key: org.key, body: { name: 'Fechado', color: '142 71% 45%', kind: 'lost' } });
+    const r = await api.rest('PUT', `/backend/pipeline/stages/${ganho.id}`, {
+      key: org.key,
+      body: { name: 'Fechado', color: '142 71% 45%', kind: 'lost' },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: ganho.id, name: 'Fechado', color: '142 71% 45%', kind: 'won', position: 2 });
     const l = await api.rest('PUT', `/backend/pipeline/stages/${perdido.id}`, { key: org.key, body: { name: 'Descartado' } });
@@ -89,12 +98,22 @@ describe('update stage', () => {
   it('refuses bad input and unknown stages, changing nothing', async () => {
     const { org, entrada } = await setup();
     const before = await snapshot(api, org.tenantId);
-    for (const body of [{ position: 4 }, { position: -1 }, { color: '1 2 3' }, { name: '   ' }, { position: 'x' }, { name: 'Ok', position: 9 }]) {
+    for (const body of [
+      { position: 4 },
+      { position: -1 },
+      { color: '1 2 3' },
+      { name: '   ' },
+      { position: 'x' },
+      { name: 'Ok', position: 9 },
+    ]) {
       const r = await api.rest('PUT', `/backend/pipeline/stages/${entrada.id}`, { key: org.key, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.code).toBe('ERR_INVALID_INPUT');
     }
-    const missing = await api.rest('PUT', '/backend/pipeline/stages/00000000-0000-4000-8000-000000000000', { key: org.key, body: { name: 'X' } });
+    const missing = await api.rest('PUT', '/backend/pipeline/stages/00000000-0000-4000-8000-000000000000', {
+      key: org.key,
+      body: { name: 'X' },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('ERR_NOT_FOUND');
     expect(await snapshot(api, org.tenantId)).toEqual(before);
@@ -108,7 +127,11 @@ describe('delete stage', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true });
     const stored = await storedStages(api, p.id);
-    expect(stored.map((s) => [s.name, s.position])).toEqual([['Em andamento', 0], ['Ganho', 1], ['Perdido', 2]]);
+    expect(stored.map((s) => [s.name, s.position])).toEqual([
+      ['Em andamento', 0],
+      ['Ganho', 1],
+      ['Perdido', 2],
+    ]);
     expect((await api.rest('DELETE', `/backend/pipeline/stages/${entrada.id}`, { key: org.key })).status).toBe(404);
   });
 
@@ -195,7 +218,9 @@ describe('delete stage', () => {
   it('the database itself refuses to delete a stage that has deals', async () => {
     const { org, p, entrada, lead } = await setup();
     await makeDeal(api, org, { pipeline_id: p.id, stage_id: entrada.id, lead_id: lead.id });
-    const error = await api.db.prisma.stage.delete({ where: { tenant_id_id: { tenant_id: org.tenantId, id: entrada.id } } }).catch((e) => e);
+    const error = await api.db.prisma.stage
+      .delete({ where: { tenant_id_id: { tenant_id: org.tenantId, id: entrada.id } } })
+      .catch((e) => e);
     expect(constraintViolation(error), String(error)).toBe('foreign_key');
     expect(await api.db.prisma.stage.count({ where: { id: entrada.id } })).toBe(1);
   });
@@ -211,13 +236,17 @@ describe('delete stage', () => {
       // refuses a deal on a stage being deleted, which the API's own checks would hide.
       // Staggered so that some inserts land before the deletion, some during and some after it.
       const inserts = [0, 5, 15, 30, 60].map((delay) =>
-        sleep(delay + round).then(() => insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: stage.body.id, leadId: lead.id, number: number++ })).then(
-          () => 'inserted' as const,
-          (e) => {
-            expect(constraintViolation(e), String(e)).toBe('foreign_key');
-            return 'refused' as const;
-          },
-        ),
+        sleep(delay + round)
+          .then(() =>
+            insertDeal(db, { tenantId: org.tenantId, pipelineId: p.id, stageId: stage.body.id, leadId: lead.id, number: number++ }),
+          )
+          .then(
+            () => 'inserted' as const,
+            (e) => {
+              expect(constraintViolation(e), String(e)).toBe('foreign_key');
+              return 'refused' as const;
+            },
+          ),
       );
       const deletion = api.rest('DELETE', `/backend/pipeline/stages/${stage.body.id}${target}`, { key: org.key });
       const [del, ...outcomes] = await Promise.all([deletion, ...inserts]);
@@ -239,30 +268,33 @@ describe('delete stage', () => {
     expectDense((await storedStages(api, p.id)).map((s) => s.position));
   });
 
-  it.skipIf(testDatabaseKind() !== 'postgres')('a deal moved into the stage while it is being deleted makes the deletion 409, not 500', async () => {
-    const { org, p, entrada, andamento, ganho, lead } = await setup();
-    const db = api.db.prisma;
-    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: ganho.id, lead_id: lead.id });
-    const url = new URL((api.db as unknown as { url: string }).url);
-    const schema = url.searchParams.get('schema')!;
-    url.searchParams.delete('schema');
-    const client = new pg.Client({ connectionString: url.toString(), options: `-c search_path="${schema}"` });
-    await client.connect();
-    try {
-      // Another transaction moves a deal into the stage and holds its lock, uncommitted.
-      await client.query('BEGIN');
-      await client.query('UPDATE deals SET stage_id = $1 WHERE id = $2', [entrada.id, deal.id]);
-      const deletion = api.rest('DELETE', `/backend/pipeline/stages/${entrada.id}?target_stage_id=${andamento.id}`, { key: org.key });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await client.query('COMMIT');
-      const r = await deletion;
-      expect(r.status).toBe(409);
-      expect(r.body.code).toBe('ERR_CONFLICT');
-    } finally {
-      await client.end();
-    }
-    expect(await db.stage.count({ where: { id: entrada.id } })).toBe(1);
-    expect((await db.deal.findFirstOrThrow({ where: { id: deal.id } })).stage_id).toBe(entrada.id);
-    expectDense((await storedStages(api, p.id)).map((s) => s.position));
-  });
+  it.skipIf(testDatabaseKind() !== 'postgres')(
+    'a deal moved into the stage while it is being deleted makes the deletion 409, not 500',
+    async () => {
+      const { org, p, entrada, andamento, ganho, lead } = await setup();
+      const db = api.db.prisma;
+      const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: ganho.id, lead_id: lead.id });
+      const url = new URL((api.db as unknown as { url: string }).url);
+      const schema = url.searchParams.get('schema')!;
+      url.searchParams.delete('schema');
+      const client = new pg.Client({ connectionString: url.toString(), options: `-c search_path="${schema}"` });
+      await client.connect();
+      try {
+        // Another transaction moves a deal into the stage and holds its lock, uncommitted.
+        await client.query('BEGIN');
+        await client.query('UPDATE deals SET stage_id = $1 WHERE id = $2', [entrada.id, deal.id]);
+        const deletion = api.rest('DELETE', `/backend/pipeline/stages/${entrada.id}?target_stage_id=${andamento.id}`, { key: org.key });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await client.query('COMMIT');
+        const r = await deletion;
+        expect(r.status).toBe(409);
+        expect(r.body.code).toBe('ERR_CONFLICT');
+      } finally {
+        await client.end();
+      }
+      expect(await db.stage.count({ where: { id: entrada.id } })).toBe(1);
+      expect((await db.deal.findFirstOrThrow({ where: { id: deal.id } })).stage_id).toBe(entrada.id);
+      expectDense((await storedStages(api, p.id)).map((s) => s.position));
+    },
+  );
 });

@@ -13,12 +13,19 @@ async function user(org: Org, role: 'owner' | 'admin' | 'operator', permissions?
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
   const created = await api.rest('POST', '/backend/users', { key: org.key, body: { name: `${role} user`, email, role } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const key = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: `${role} key`, user_id: created.body.data.id, permissions } });
+  const key = await api.rest('POST', '/backend/api-keys', {
+    key: org.key,
+    body: { name: `${role} key`, user_id: created.body.data.id, permissions },
+  });
   return { id: created.body.data.id as string, email, key: key.body.data.key as string, keyId: key.body.data.id as string };
 }
 
 const gql = async (key: string, query: string, variables: Record<string, unknown> = {}) => {
-  const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+  const r = await api.raw('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query, variables }),
+  });
   return r.json();
 };
 
@@ -36,7 +43,10 @@ describe('who am I', () => {
         api_key: { id: op.keyId, name: 'operator key', prefix: op.key.slice(0, 10), permissions: ['leads.view'], expires_at: null },
       },
     });
-    const g = await gql(op.key, '{ viewer { user { id name email role } tenant { id name } api_key { id name prefix permissions expires_at } } }');
+    const g = await gql(
+      op.key,
+      '{ viewer { user { id name email role } tenant { id name } api_key { id name prefix permissions expires_at } } }',
+    );
     expect(g.data.viewer).toEqual(me.body.data);
     // A full key lists its role's permissions; the organisation id is what the uploads listing needs.
     const full = (await api.rest('GET', '/backend/me', { key: org.key })).body.data;
@@ -52,9 +62,15 @@ describe('users', () => {
     const other = await api.newOrg();
     const a = await user(org, 'operator');
     const b = await user(org, 'operator');
-    const r = await api.rest('PUT', `/backend/users/${a.id}`, { key: org.key, body: { name: 'Ana', email: 'Ana@Example.com', role: 'admin' } });
+    const r = await api.rest('PUT', `/backend/users/${a.id}`, {
+      key: org.key,
+      body: { name: 'Ana', email: 'Ana@Example.com', role: 'admin' },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, data: { id: a.id, name: 'Ana', email: 'ana@example.com', role: 'admin', created_at: expect.any(String) } });
+    expect(r.body).toEqual({
+      success: true,
+      data: { id: a.id, name: 'Ana', email: 'ana@example.com', role: 'admin', created_at: expect.any(String) },
+    });
     // The role change holds for the user's existing keys at once.
     expect((await api.rest('GET', '/backend/webhooks', { key: a.key })).status).toBe(200);
     const taken = await api.rest('PUT', `/backend/users/${b.id}`, { key: org.key, body: { email: 'ana@example.com' } });
@@ -73,7 +89,12 @@ describe('users', () => {
     const pipeline = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'P', new_group_name: 'G' } });
     const deal = await api.rest('POST', '/backend/pipeline/deals', {
       key: op.key,
-      body: { pipeline_id: pipeline.body.id, stage_id: pipeline.body.stages[0].id, owner_id: op.id, new_lead: { name: 'L', phone: '+5511988887777' } },
+      body: {
+        pipeline_id: pipeline.body.id,
+        stage_id: pipeline.body.stages[0].id,
+        owner_id: op.id,
+        new_lead: { name: 'L', phone: '+5511988887777' },
+      },
     });
     expect(deal.status, JSON.stringify(deal.body)).toBe(201);
     const del = await api.rest('DELETE', `/backend/users/${op.id}`, { key: org.key });
@@ -120,7 +141,10 @@ describe('users', () => {
 
   it('keeps the last owner: deleting or demoting it is 409 CONFLICT', async () => {
     const org = await api.newOrg();
-    for (const [method, body] of [['PUT', { role: 'admin' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PUT', { role: 'admin' }],
+      ['DELETE', undefined],
+    ] as const) {
       const r = await api.rest(method, `/backend/users/${org.userId}`, { key: org.key, body });
       expect(r.status).toBe(409);
       expect(r.body).toEqual({ success: false, error: { code: 'CONFLICT', message: expect.any(String) } });
@@ -158,7 +182,9 @@ describe('bootstrap key and keygen', () => {
 
   it('`npm run cli -- keygen` prints a fresh well-formed key, without a database', async () => {
     const run = promisify(execFile);
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'keygen'], { env: { ...process.env, BOOTSTRAP_API_KEY: 'not-a-key-at-all-0000' } });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'keygen'], {
+      env: { ...process.env, BOOTSTRAP_API_KEY: 'not-a-key-at-all-0000' },
+    });
     const key = stdout.trim();
     expect(isGeneratedKey(key)).toBe(true);
     expect(loadConfig({ BOOTSTRAP_API_KEY: key }).bootstrapApiKey).toBe(key);

@@ -11,7 +11,11 @@ import { makePipeline } from '../helpers/factories.js';
 const api = useTestApp({ HOST: '127.0.0.1', PORT: '0' });
 
 async function graphql(base: string, key: string, query: string) {
-  const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query }) });
+  const r = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query }),
+  });
   return { status: r.status, cost: Number(r.headers.get('x-graphql-cost')), body: (await r.json()) as { data?: any; errors?: any[] } };
 }
 
@@ -19,9 +23,15 @@ describe('bounded answers', () => {
   it('refuses an answer over 10 MB of JSON with 400 INVALID_INPUT on GraphQL and REST; a smaller one is served', async () => {
     const org = await api.newOrg();
     const content = 'x'.repeat(1_900_000);
-    await api.db.prisma.knowledgeItem.createMany({ data: Array.from({ length: 6 }, (_, i) => ({ tenant_id: org.tenantId, name: `grande ${i}`, typed_text: content })) });
+    await api.db.prisma.knowledgeItem.createMany({
+      data: Array.from({ length: 6 }, (_, i) => ({ tenant_id: org.tenantId, name: `grande ${i}`, typed_text: content })),
+    });
     const post = (query: string) =>
-      api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify({ query }) });
+      api.raw('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+        body: JSON.stringify({ query }),
+      });
     const big = await post('{ knowledgeItems { id content } }');
     expect(big.status).toBe(400);
     const body = (await big.json()) as { data?: unknown; errors: { extensions: Record<string, unknown> }[] };
@@ -52,9 +62,22 @@ describe('bounded answers', () => {
       const tags = await prisma.tag.findMany({ where: { tenant_id: t }, select: { id: true } });
       const lead = await prisma.lead.create({ data: { tenant_id: t, name: 'Muitos', phone: '+5531900000001' } });
       await prisma.leadTag.createMany({ data: tags.map((tag) => ({ tenant_id: t, lead_id: lead.id, tag_id: tag.id })) });
-      await prisma.deal.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: t, number: i + 1, pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, total: 200 })) });
+      await prisma.deal.createMany({
+        data: Array.from({ length: 100 }, (_, i) => ({
+          tenant_id: t,
+          number: i + 1,
+          pipeline_id: p.id,
+          stage_id: p.entrada,
+          lead_id: lead.id,
+          total: 200,
+        })),
+      });
       const deals = await prisma.deal.findMany({ where: { tenant_id: t }, select: { id: true } });
-      await prisma.dealProduct.createMany({ data: deals.flatMap((d) => Array.from({ length: 200 }, (_, j) => ({ tenant_id: t, deal_id: d.id, name: `L${j}`, price: 1, qty: 1, position: j }))) });
+      await prisma.dealProduct.createMany({
+        data: deals.flatMap((d) =>
+          Array.from({ length: 200 }, (_, j) => ({ tenant_id: t, deal_id: d.id, name: `L${j}`, price: 1, qty: 1, position: j })),
+        ),
+      });
       await prisma.dealTag.createMany({ data: deals.flatMap((d) => tags.map((tag) => ({ tenant_id: t, deal_id: d.id, tag_id: tag.id }))) });
       const TAG = '{ id name color created_at updated_at }';
       const query = `{ pipelineDeals(id: "${p.id}", limit: 100) { data { id number total products { id name price qty total } tags ${TAG} again: tags(first: 86) ${TAG} lead { id name tags ${TAG} } } } }`;

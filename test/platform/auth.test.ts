@@ -9,7 +9,9 @@ const api = useTestApp();
 
 const UNAUTHORIZED = { success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } };
 // /graphql answers GraphQL's own error shape, which GraphQL clients (and GraphiQL) read.
-const GRAPHQL_UNAUTHORIZED = { errors: [{ message: expect.stringContaining('Authorization: Bearer'), extensions: { code: 'UNAUTHORIZED', status: 401 } }] };
+const GRAPHQL_UNAUTHORIZED = {
+  errors: [{ message: expect.stringContaining('Authorization: Bearer'), extensions: { code: 'UNAUTHORIZED', status: 401 } }],
+};
 
 async function gqlWith(header: string | undefined) {
   const response = await api.raw('/graphql', {
@@ -25,16 +27,23 @@ describe('401', () => {
     const org = await api.newOrg();
     const revoked = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: 'to revoke' } });
     const deleted = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: 'to delete' } });
-    const expiring = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: 'to expire', expires_at: new Date(Date.now() + 60_000).toISOString() } });
+    const expiring = await api.rest('POST', '/backend/api-keys', {
+      key: org.key,
+      body: { name: 'to expire', expires_at: new Date(Date.now() + 60_000).toISOString() },
+    });
     for (const k of [revoked, deleted, expiring]) expect(k.status).toBe(201);
     // All three work before they are made invalid.
-    for (const k of [revoked, deleted, expiring]) expect((await api.rest('GET', '/backend/tags', { key: k.body.data.key })).status).toBe(200);
+    for (const k of [revoked, deleted, expiring])
+      expect((await api.rest('GET', '/backend/tags', { key: k.body.data.key })).status).toBe(200);
 
     expect((await api.rest('POST', `/backend/api-keys/${revoked.body.data.id}/revoke`, { key: org.key })).status).toBe(200);
     const del = await api.rest('DELETE', `/backend/api-keys/${deleted.body.data.id}`, { key: org.key });
     expect(del.status).toBe(204);
     expect(del.body).toBeUndefined();
-    await api.db.prisma.apiKey.update({ where: { tenant_id_id: { tenant_id: org.tenantId, id: expiring.body.data.id } }, data: { expires_at: new Date(Date.now() - 1000) } });
+    await api.db.prisma.apiKey.update({
+      where: { tenant_id_id: { tenant_id: org.tenantId, id: expiring.body.data.id } },
+      data: { expires_at: new Date(Date.now() - 1000) },
+    });
 
     const wellFormedUnknown = generateApiKey();
     const badChecksum = org.key.slice(0, -1) + (org.key.endsWith('A') ? 'B' : 'A');
@@ -82,7 +91,9 @@ describe('403', () => {
       const r = await api.rest(method, path, { key: operator, body });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.body).toEqual(forbidden);
-      expect((await api.rest(method, path, { key: admin, body: body && { ...body, email: `a${Math.random()}@example.com` } })).status).toBeLessThan(300);
+      expect(
+        (await api.rest(method, path, { key: admin, body: body && { ...body, email: `a${Math.random()}@example.com` } })).status,
+      ).toBeLessThan(300);
     }
     const g = await api.raw('/graphql', {
       method: 'POST',
@@ -109,8 +120,14 @@ describe('403', () => {
     });
     expect((await g.json()).errors[0].extensions.code).toBe('FORBIDDEN');
     // A key narrows, never widens: an operator key asking for pipeline.manage is refused.
-    const user = await api.rest('POST', '/backend/users', { key: org.key, body: { name: 'op', email: 'op@example.com', role: 'operator' } });
-    const widened = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: 'w', user_id: user.body.data.id, permissions: ['pipeline.manage'] } });
+    const user = await api.rest('POST', '/backend/users', {
+      key: org.key,
+      body: { name: 'op', email: 'op@example.com', role: 'operator' },
+    });
+    const widened = await api.rest('POST', '/backend/api-keys', {
+      key: org.key,
+      body: { name: 'w', user_id: user.body.data.id, permissions: ['pipeline.manage'] },
+    });
     expect(widened.status).toBe(400);
     // Nothing was created by the refused calls.
     expect(await api.db.prisma.pipeline.count({ where: { tenant_id: org.tenantId } })).toBe(0);
@@ -127,13 +144,22 @@ describe('403', () => {
 describe('API keys', () => {
   it('shows a key once, lists keys without secrets, records last use', async () => {
     const org = await api.newOrg();
-    const created = await api.rest('POST', '/backend/api-keys', { key: org.key, body: { name: 'integration', permissions: ['pipeline.view'] } });
+    const created = await api.rest('POST', '/backend/api-keys', {
+      key: org.key,
+      body: { name: 'integration', permissions: ['pipeline.view'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       success: true,
       data: {
-        id: expect.any(String), name: 'integration', key: expect.stringMatching(/^fnl_[0-9A-Za-z]{38}$/), prefix: created.body.data.key.slice(0, 10),
-        user_id: org.userId, permissions: ['pipeline.view'], expires_at: null, created_at: expect.any(String),
+        id: expect.any(String),
+        name: 'integration',
+        key: expect.stringMatching(/^fnl_[0-9A-Za-z]{38}$/),
+        prefix: created.body.data.key.slice(0, 10),
+        user_id: org.userId,
+        permissions: ['pipeline.view'],
+        expires_at: null,
+        created_at: expect.any(String),
       },
     });
     await api.rest('GET', '/backend/tags', { key: created.body.data.key });
@@ -163,7 +189,10 @@ describe('API keys', () => {
   });
 
   it('creates an organisation with ADMIN_TOKEN only', async () => {
-    const r = await api.rest('POST', '/backend/admin/tenants', { key: ADMIN_TOKEN, body: { name: 'Acme', owner_name: 'Ana', owner_email: 'ana@acme.test' } });
+    const r = await api.rest('POST', '/backend/admin/tenants', {
+      key: ADMIN_TOKEN,
+      body: { name: 'Acme', owner_name: 'Ana', owner_email: 'ana@acme.test' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       tenant: { id: expect.any(String), name: 'Acme', created_at: expect.any(String) },
@@ -174,7 +203,13 @@ describe('API keys', () => {
     const withTenantKey = await api.rest('POST', '/backend/admin/tenants', { key: r.body.api_key, body: { name: 'X' } });
     expect(withTenantKey.status).toBe(404);
     // decisions.md: with ADMIN_TOKEN set, a missing or wrong token answers 404 like an unknown path, whatever the method.
-    for (const [method, key] of [['POST', undefined], ['POST', 'wrong-admin-token-0123456789'], ['GET', undefined], ['GET', ADMIN_TOKEN], ['DELETE', ADMIN_TOKEN]] as const) {
+    for (const [method, key] of [
+      ['POST', undefined],
+      ['POST', 'wrong-admin-token-0123456789'],
+      ['GET', undefined],
+      ['GET', ADMIN_TOKEN],
+      ['DELETE', ADMIN_TOKEN],
+    ] as const) {
       const r = await api.rest(method, '/backend/admin/tenants', { key, body: method === 'POST' ? { name: 'X' } : undefined });
       expect(r.status, `${method} with ${key ?? 'no key'}`).toBe(404);
       expect(r.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: 'Rota não encontrada' } });
@@ -194,7 +229,10 @@ describe('users', () => {
     const body = { name: 'Bia', email: 'bia@example.com', role: 'operator' };
     const r = await api.rest('POST', '/backend/users', { key: org.key, body });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ success: true, data: { id: expect.any(String), name: 'Bia', email: 'bia@example.com', role: 'operator', created_at: expect.any(String) } });
+    expect(r.body).toEqual({
+      success: true,
+      data: { id: expect.any(String), name: 'Bia', email: 'bia@example.com', role: 'operator', created_at: expect.any(String) },
+    });
     const dup = await api.rest('POST', '/backend/users', { key: org.key, body });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('ALREADY_EXISTS');

@@ -46,7 +46,9 @@ async function cli(env: Record<string, string>, ...args: string[]) {
 
 /** Every table of the database, each as its rows in JSON text, sorted. */
 async function snapshot(db: Database): Promise<Record<string, string[]>> {
-  const tables = await db.sql.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1`);
+  const tables = await db.sql.query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1`,
+  );
   const rows: Record<string, string[]> = {};
   for (const { name } of tables) {
     rows[name] = (await db.sql.query<{ row: string }>(`SELECT to_jsonb(t)::text AS row FROM "${name}" t ORDER BY 1`)).map((r) => r.row);
@@ -73,14 +75,33 @@ async function richFixture(api: TestClient): Promise<{ org: Org; fileUrl: string
     tag_ids: [tag.id],
   });
   // With an Idempotency-Key: its record (idempotency_keys) is backed up like any other row.
-  ok(await api.rest('POST', `/backend/pipeline/deals/${deal.id}/activities`, { key: org.key, body: { title: 'Ligar' }, headers: { 'idempotency-key': 'backup-activity-1' } }), 201);
+  ok(
+    await api.rest('POST', `/backend/pipeline/deals/${deal.id}/activities`, {
+      key: org.key,
+      body: { title: 'Ligar' },
+      headers: { 'idempotency-key': 'backup-activity-1' },
+    }),
+    201,
+  );
 
-  const hook = await api.rest('POST', '/backend/webhooks', { key: org.key, body: { url: 'http://127.0.0.1:9/hook', events: ['deal.created'] } });
+  const hook = await api.rest('POST', '/backend/webhooks', {
+    key: org.key,
+    body: { url: 'http://127.0.0.1:9/hook', events: ['deal.created'] },
+  });
   ok(hook, 201);
   // A delivery attempt is written by the job runner, which this in-process app does not run.
   const event = await api.db.prisma.event.findFirstOrThrow({ where: { tenant_id: org.tenantId } });
   await api.db.prisma.webhookDelivery.create({
-    data: { tenant_id: org.tenantId, webhook_id: hook.body.data.id, event_id: event.id, event_type: event.type, attempt: 1, status: 'failed', error: 'refused', duration_ms: 3 },
+    data: {
+      tenant_id: org.tenantId,
+      webhook_id: hook.body.data.id,
+      event_id: event.id,
+      event_type: event.type,
+      attempt: 1,
+      status: 'failed',
+      error: 'refused',
+      duration_ms: 3,
+    },
   });
 
   const [template] = await syncTemplates(api, org, [providerTemplate('boas_vindas')]);
@@ -104,83 +125,107 @@ async function richFixture(api: TestClient): Promise<{ org: Org; fileUrl: string
 }
 
 describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embedded database', () => {
-  it('round trip: every table and a stored file, backed up, restored into a fresh DATA_DIR and started there, are equal', { timeout: 300_000 }, async () => {
-    const source = tempDir('funil-backup-source-');
-    const config = loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN, PUBLIC_BASE_URL: 'http://funil.test', DATA_DIR: source, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-    const db = await openDatabase({ pgliteDir: path.join(source, 'db') });
-    let before: Record<string, string[]>;
-    let fixture: Awaited<ReturnType<typeof richFixture>>;
-    try {
-      fixture = await richFixture(new TestClient(createApp(config, db), db, config));
-      before = await snapshot(db);
-    } finally {
-      await db.close();
-    }
-    const empty = Object.keys(before).filter((t) => before[t].length === 0);
-    expect(empty, `tables with no row in the fixture (add them to richFixture): ${empty.join(', ')}`).toEqual([]);
+  it(
+    'round trip: every table and a stored file, backed up, restored into a fresh DATA_DIR and started there, are equal',
+    { timeout: 300_000 },
+    async () => {
+      const source = tempDir('funil-backup-source-');
+      const config = loadConfig({
+        NODE_ENV: 'test',
+        ADMIN_TOKEN,
+        PUBLIC_BASE_URL: 'http://funil.test',
+        DATA_DIR: source,
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      });
+      const db = await openDatabase({ pgliteDir: path.join(source, 'db') });
+      let before: Record<string, string[]>;
+      let fixture: Awaited<ReturnType<typeof richFixture>>;
+      try {
+        fixture = await richFixture(new TestClient(createApp(config, db), db, config));
+        before = await snapshot(db);
+      } finally {
+        await db.close();
+      }
+      const empty = Object.keys(before).filter((t) => before[t].length === 0);
+      expect(empty, `tables with no row in the fixture (add them to richFixture): ${empty.join(', ')}`).toEqual([]);
 
-    const file = path.join(tempDir('funil-backup-file-'), 'funil.tar.gz');
-    const backedUp = await cli({ DATA_DIR: source }, 'backup', file);
-    expect(backedUp, backedUp.out).toMatchObject({ code: 0 });
-    expect(backedUp.out).toMatch(/Backed up the embedded database \(\d+ migrations applied\) and 1 stored file\(s\) to /);
+      const file = path.join(tempDir('funil-backup-file-'), 'funil.tar.gz');
+      const backedUp = await cli({ DATA_DIR: source }, 'backup', file);
+      expect(backedUp, backedUp.out).toMatchObject({ code: 0 });
+      expect(backedUp.out).toMatch(/Backed up the embedded database \(\d+ migrations applied\) and 1 stored file\(s\) to /);
 
-    const target = path.join(tempDir('funil-backup-target-'), 'data'); // does not exist yet
-    const restored = await cli({ DATA_DIR: target }, 'restore', file);
-    expect(restored, restored.out).toMatchObject({ code: 0 });
-    expect(restored.out).toContain(`into ${target}`);
+      const target = path.join(tempDir('funil-backup-target-'), 'data'); // does not exist yet
+      const restored = await cli({ DATA_DIR: target }, 'restore', file);
+      expect(restored, restored.out).toMatchObject({ code: 0 });
+      expect(restored.out).toContain(`into ${target}`);
 
-    // Started on the restored directory (no job runner: it would deliver the pending event and add rows).
-    const server = await spawnServer({ DATA_DIR: target, WORKERS: 'false', PUBLIC_BASE_URL: 'http://funil.test' });
-    try {
-      await server.listening;
-      const media = await fetch(`http://127.0.0.1:${server.port}/media/proxy/${keyOf(fixture.fileUrl)}`);
-      expect(media.status).toBe(200);
-      expect(Buffer.from(await media.arrayBuffer()).equals(Buffer.from(fixture.bytes))).toBe(true);
-      const leads = await fetch(`http://127.0.0.1:${server.port}/backend/leads`, { headers: { authorization: `Bearer ${fixture.org.key}` } });
-      expect(leads.status).toBe(200);
-      expect((await leads.json()).data.map((l: { name: string }) => l.name)).toContain('Ana');
-      // The server holds the directory: a backup now is refused, naming it.
-      const busy = await cli({ DATA_DIR: target }, 'backup', path.join(path.dirname(file), 'busy.tar.gz'));
-      expect(busy.code).toBe(1);
-      expect(busy.out).toContain(`The data directory ${path.join(target, 'db')} is in use by process ${server.proc.pid}`);
-      expect(fs.existsSync(path.join(path.dirname(file), 'busy.tar.gz'))).toBe(false);
-    } finally {
-      server.proc.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-    }
+      // Started on the restored directory (no job runner: it would deliver the pending event and add rows).
+      const server = await spawnServer({ DATA_DIR: target, WORKERS: 'false', PUBLIC_BASE_URL: 'http://funil.test' });
+      try {
+        await server.listening;
+        const media = await fetch(`http://127.0.0.1:${server.port}/media/proxy/${keyOf(fixture.fileUrl)}`);
+        expect(media.status).toBe(200);
+        expect(Buffer.from(await media.arrayBuffer()).equals(Buffer.from(fixture.bytes))).toBe(true);
+        const leads = await fetch(`http://127.0.0.1:${server.port}/backend/leads`, {
+          headers: { authorization: `Bearer ${fixture.org.key}` },
+        });
+        expect(leads.status).toBe(200);
+        expect((await leads.json()).data.map((l: { name: string }) => l.name)).toContain('Ana');
+        // The server holds the directory: a backup now is refused, naming it.
+        const busy = await cli({ DATA_DIR: target }, 'backup', path.join(path.dirname(file), 'busy.tar.gz'));
+        expect(busy.code).toBe(1);
+        expect(busy.out).toContain(`The data directory ${path.join(target, 'db')} is in use by process ${server.proc.pid}`);
+        expect(fs.existsSync(path.join(path.dirname(file), 'busy.tar.gz'))).toBe(false);
+      } finally {
+        server.proc.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+      }
 
-    // What the start and the request above changed: the start queued its hourly uploads and idempotency
-    // cleanups, and the key's last_used_at moved. Everything else is as it was backed up.
-    const reopened = await openDatabase({ pgliteDir: path.join(target, 'db') });
-    let after: Record<string, string[]>;
-    try {
-      after = await snapshot(reopened);
-    } finally {
-      await reopened.close();
-    }
-    const strip = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), last_used_at: null }));
-    const queues = ['uploads.cleanup', 'idempotency.cleanup'];
-    const cleanup = (row: string) => queues.includes(JSON.parse(row).queue);
-    expect(after.jobs.filter(cleanup).map((row) => JSON.parse(row).queue).sort()).toEqual([...queues].sort());
-    after.jobs = after.jobs.filter((row) => !cleanup(row));
-    for (const table of Object.keys(before)) {
-      const [a, b] = table === 'api_keys' ? [strip(before[table]), strip(after[table])] : [before[table], after[table]];
-      expect(b, `table ${table}`).toEqual(a);
-    }
-    expect(Object.keys(after)).toEqual(Object.keys(before));
-    const storedPath = path.join(config.storageDir, keyOf(fixture.fileUrl).slice(0, 2), keyOf(fixture.fileUrl).slice(2, 4), keyOf(fixture.fileUrl));
-    const restoredPath = storedPath.replace(source, target);
-    expect(fs.readFileSync(restoredPath).equals(fs.readFileSync(storedPath))).toBe(true);
-
-    // Never over data: the target now holds a database, and the source always did.
-    for (const dataDir of [target, source]) {
-      const refused = await restore({ dataDir, dbDir: path.join(dataDir, 'db'), storageDir: path.join(dataDir, 'files') }, file).catch((e) => e);
-      expect(refused).toBeInstanceOf(BackupError);
-      expect(refused.message).toBe(
-        `DATA_DIR ${dataDir} is not empty. A restore goes only into an empty directory: point DATA_DIR at a new one (or move this one away) and run the restore again.`,
+      // What the start and the request above changed: the start queued its hourly uploads and idempotency
+      // cleanups, and the key's last_used_at moved. Everything else is as it was backed up.
+      const reopened = await openDatabase({ pgliteDir: path.join(target, 'db') });
+      let after: Record<string, string[]>;
+      try {
+        after = await snapshot(reopened);
+      } finally {
+        await reopened.close();
+      }
+      const strip = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), last_used_at: null }));
+      const queues = ['uploads.cleanup', 'idempotency.cleanup'];
+      const cleanup = (row: string) => queues.includes(JSON.parse(row).queue);
+      expect(
+        after.jobs
+          .filter(cleanup)
+          .map((row) => JSON.parse(row).queue)
+          .sort(),
+      ).toEqual([...queues].sort());
+      after.jobs = after.jobs.filter((row) => !cleanup(row));
+      for (const table of Object.keys(before)) {
+        const [a, b] = table === 'api_keys' ? [strip(before[table]), strip(after[table])] : [before[table], after[table]];
+        expect(b, `table ${table}`).toEqual(a);
+      }
+      expect(Object.keys(after)).toEqual(Object.keys(before));
+      const storedPath = path.join(
+        config.storageDir,
+        keyOf(fixture.fileUrl).slice(0, 2),
+        keyOf(fixture.fileUrl).slice(2, 4),
+        keyOf(fixture.fileUrl),
       );
-    }
-  });
+      const restoredPath = storedPath.replace(source, target);
+      expect(fs.readFileSync(restoredPath).equals(fs.readFileSync(storedPath))).toBe(true);
+
+      // Never over data: the target now holds a database, and the source always did.
+      for (const dataDir of [target, source]) {
+        const refused = await restore({ dataDir, dbDir: path.join(dataDir, 'db'), storageDir: path.join(dataDir, 'files') }, file).catch(
+          (e) => e,
+        );
+        expect(refused).toBeInstanceOf(BackupError);
+        expect(refused.message).toBe(
+          `DATA_DIR ${dataDir} is not empty. A restore goes only into an empty directory: point DATA_DIR at a new one (or move this one away) and run the restore again.`,
+        );
+      }
+    },
+  );
 
   it('refuses a file that is not a backup, and leaves the empty DATA_DIR empty', async () => {
     const dataDir = tempDir('funil-restore-');
@@ -200,7 +245,9 @@ describe.runIf(testDatabaseKind() === 'postgres')('backup and restore with Postg
     for (const command of ['backup', 'restore']) {
       const r = await cli(env, command, '/tmp/never-written.tar.gz');
       expect(r.code).toBe(1);
-      expect(r.out).toContain(`DATABASE_URL is set: ${command} is for the embedded database. With PostgreSQL use pg_dump / pg_restore, and copy STORAGE_DIR (/srv/funil-files)`);
+      expect(r.out).toContain(
+        `DATABASE_URL is set: ${command} is for the embedded database. With PostgreSQL use pg_dump / pg_restore, and copy STORAGE_DIR (/srv/funil-files)`,
+      );
     }
     expect(fs.existsSync('/tmp/never-written.tar.gz')).toBe(false);
   });

@@ -54,13 +54,21 @@ describe('admin CLI', () => {
     const acme = JSON.parse(await cli('create-tenant', '--name', 'Acme'));
     const other = JSON.parse(await cli('create-tenant', '--name', 'Other'));
     const refused = async (args: string[], message: string) =>
-      expect(cli('create-key', '--tenant', acme.tenant.id, ...args)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(message) });
+      expect(cli('create-key', '--tenant', acme.tenant.id, ...args)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining(message),
+      });
     await refused(['--permissions', 'pipeline.view,pipeline.everything'], 'Permissões desconhecidas: pipeline.everything');
     await refused(['--expires-at', '2020-01-01T00:00:00Z'], 'expires_at deve estar no futuro');
     await refused(['--user', other.user.id], 'Usuário não encontrado');
 
     const key = JSON.parse(await cli('create-key', '--tenant', acme.tenant.id, '--expires-at', '2999-01-01T00:00:00Z'));
-    expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^fnl_/), prefix: key.key.slice(0, 10), user_id: acme.user.id });
+    expect(key).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^fnl_/),
+      prefix: key.key.slice(0, 10),
+      user_id: acme.user.id,
+    });
     // Revoking twice keeps the first revocation time, as the API does.
     await cli('revoke-key', '--id', key.id);
     const afterFirst = Date.now();

@@ -12,7 +12,11 @@ import { makeWebhook, receiver } from '../webhooks/helpers.js';
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 
 async function graphql(key: string, query: string) {
-  const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query }) });
+  const r = await api.raw('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query }),
+  });
   const body = await r.json();
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   return body.data;
@@ -41,7 +45,9 @@ async function checkCounting(org: Org, withCount: string, without: string, addPa
 
 describe('totalCount on every connection', () => {
   it('the schema: every connection type has totalCount: Int!', () => {
-    const connections = Object.values(schema.getTypeMap()).filter((t) => isObjectType(t) && t.name.endsWith('Connection') && t.getFields().edges);
+    const connections = Object.values(schema.getTypeMap()).filter(
+      (t) => isObjectType(t) && t.name.endsWith('Connection') && t.getFields().edges,
+    );
     expect(connections.length).toBeGreaterThanOrEqual(9);
     for (const type of connections) {
       if (!isObjectType(type)) continue;

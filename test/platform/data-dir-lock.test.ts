@@ -82,39 +82,43 @@ async function tagsStatus(port: number, key: string): Promise<number> {
 }
 
 describe.runIf(testDatabaseKind() === 'pglite')('embedded database lock (real processes)', () => {
-  it('refuses the CLI and a second server while the server runs; takes over the lock of a killed server', { timeout: 180_000 }, async () => {
-    const env = { DATA_DIR: tempDir() };
-    const server = await startServer(env);
-    const lockFile = path.join(env.DATA_DIR, 'db.lock');
-    expect(JSON.parse(fs.readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: server.proc.pid, since: expect.any(String) });
+  it(
+    'refuses the CLI and a second server while the server runs; takes over the lock of a killed server',
+    { timeout: 180_000 },
+    async () => {
+      const env = { DATA_DIR: tempDir() };
+      const server = await startServer(env);
+      const lockFile = path.join(env.DATA_DIR, 'db.lock');
+      expect(JSON.parse(fs.readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: server.proc.pid, since: expect.any(String) });
 
-    const refused = await cli(env, 'create-tenant', '--name', 'Acme');
-    expect(refused.code).toBe(1);
-    expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`is in use by process ${server.proc.pid}`);
-    expect(refused.stderr).toContain('stop the server before running the CLI');
+      const refused = await cli(env, 'create-tenant', '--name', 'Acme');
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain(`is in use by process ${server.proc.pid}`);
+      expect(refused.stderr).toContain('stop the server before running the CLI');
 
-    const second = await startServer(env, null);
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toContain(`is in use by process ${server.proc.pid}`);
-    expect(await tagsStatus(server.port, KEY)).toBe(200);
+      const second = await startServer(env, null);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`is in use by process ${server.proc.pid}`);
+      expect(await tagsStatus(server.port, KEY)).toBe(200);
 
-    server.proc.kill('SIGKILL');
-    await server.exited;
-    expect(fs.existsSync(lockFile)).toBe(true);
-    const created = await cli(env, 'create-tenant', '--name', 'Acme');
-    expect(created.stderr).toBe('');
-    expect(created.code).toBe(0);
-    const { api_key } = JSON.parse(created.stdout);
-    expect(fs.existsSync(lockFile)).toBe(false);
+      server.proc.kill('SIGKILL');
+      await server.exited;
+      expect(fs.existsSync(lockFile)).toBe(true);
+      const created = await cli(env, 'create-tenant', '--name', 'Acme');
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const { api_key } = JSON.parse(created.stdout);
+      expect(fs.existsSync(lockFile)).toBe(false);
 
-    // Nothing the CLI wrote is lost: the restarted server knows its key; SIGTERM releases the lock.
-    const restarted = await startServer(env);
-    expect(await tagsStatus(restarted.port, api_key)).toBe(200);
-    restarted.proc.kill('SIGTERM');
-    expect(await restarted.exited).toBe(0);
-    expect(fs.existsSync(lockFile)).toBe(false);
-  });
+      // Nothing the CLI wrote is lost: the restarted server knows its key; SIGTERM releases the lock.
+      const restarted = await startServer(env);
+      expect(await tagsStatus(restarted.port, api_key)).toBe(200);
+      restarted.proc.kill('SIGTERM');
+      expect(await restarted.exited).toBe(0);
+      expect(fs.existsSync(lockFile)).toBe(false);
+    },
+  );
 });
 
 describe.runIf(testDatabaseKind() === 'postgres')('PostgreSQL needs no lock (real processes)', () => {

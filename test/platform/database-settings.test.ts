@@ -29,8 +29,15 @@ function configError(env: Record<string, string>): string {
 
 describe('settings', () => {
   it('defaults: a pool of 10, statements cut after 30 s, 25 s to stop, no delay before refusing connections', () => {
-    expect(loadConfig({})).toMatchObject({ databasePoolSize: 10, databaseStatementTimeoutMs: 30_000, shutdownTimeoutMs: 25_000, shutdownDelayMs: 0 });
-    expect(loadConfig({ DATABASE_POOL_SIZE: '3', DATABASE_STATEMENT_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '5000', SHUTDOWN_DELAY_MS: '1000' })).toMatchObject({
+    expect(loadConfig({})).toMatchObject({
+      databasePoolSize: 10,
+      databaseStatementTimeoutMs: 30_000,
+      shutdownTimeoutMs: 25_000,
+      shutdownDelayMs: 0,
+    });
+    expect(
+      loadConfig({ DATABASE_POOL_SIZE: '3', DATABASE_STATEMENT_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '5000', SHUTDOWN_DELAY_MS: '1000' }),
+    ).toMatchObject({
       databasePoolSize: 3,
       databaseStatementTimeoutMs: 0,
       shutdownTimeoutMs: 5_000,
@@ -39,12 +46,19 @@ describe('settings', () => {
   });
 
   it('refuses values that cannot work, naming them', () => {
-    const message = configError({ DATABASE_POOL_SIZE: '0', DATABASE_STATEMENT_TIMEOUT_MS: '-1', SHUTDOWN_TIMEOUT_MS: 'soon', SHUTDOWN_DELAY_MS: '2.5' });
+    const message = configError({
+      DATABASE_POOL_SIZE: '0',
+      DATABASE_STATEMENT_TIMEOUT_MS: '-1',
+      SHUTDOWN_TIMEOUT_MS: 'soon',
+      SHUTDOWN_DELAY_MS: '2.5',
+    });
     expect(message).toMatch(/DATABASE_POOL_SIZE must be a whole number >= 1, got "0"/);
     expect(message).toMatch(/DATABASE_STATEMENT_TIMEOUT_MS must be a whole number >= 0, got "-1"/);
     expect(message).toMatch(/SHUTDOWN_TIMEOUT_MS must be a whole number >= 1, got "soon"/);
     expect(message).toMatch(/SHUTDOWN_DELAY_MS must be a whole number >= 0, got "2.5"/);
-    expect(configError({ SHUTDOWN_TIMEOUT_MS: '1000', SHUTDOWN_DELAY_MS: '1000' })).toMatch(/SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS/);
+    expect(configError({ SHUTDOWN_TIMEOUT_MS: '1000', SHUTDOWN_DELAY_MS: '1000' })).toMatch(
+      /SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS/,
+    );
   });
 });
 
@@ -60,14 +74,20 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('PostgreSQL connections (Post
     try {
       // Another process migrating: the start waits for it longer than the statement timeout, and works.
       await observer.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-      const opening = openDatabase({ databaseUrl: `${POSTGRES_URL}?schema=${schema}&application_name=${name}`, poolSize: 3, statementTimeoutMs: 300 });
+      const opening = openDatabase({
+        databaseUrl: `${POSTGRES_URL}?schema=${schema}&application_name=${name}`,
+        poolSize: 3,
+        statementTimeoutMs: 300,
+      });
       await new Promise((r) => setTimeout(r, 1_000));
       await observer.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
       const db = await opening;
       try {
         const stopListening = await db.listen('funil_settings_test', () => {});
         const pids = await Promise.all(
-          Array.from({ length: 10 }, () => db.sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.1)').then((r) => r[0].pid)),
+          Array.from({ length: 10 }, () =>
+            db.sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid, pg_sleep(0.1)').then((r) => r[0].pid),
+          ),
         );
         expect(new Set(pids).size).toBe(3);
         expect(await connections()).toBe(4); // the migrator's connection is closed
@@ -75,10 +95,9 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('PostgreSQL connections (Post
         await expect(db.sql.query('SELECT pg_sleep(1)')).rejects.toMatchObject({ code: '57014' });
         await expect(db.prisma.$queryRaw`SELECT pg_sleep(1)::text`).rejects.toThrow(/statement timeout/);
         // The one connection besides the pool.
-        const listener = await observer.query(
-          `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`,
-          [name],
-        );
+        const listener = await observer.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [
+          name,
+        ]);
         expect(listener.rows).toHaveLength(1);
         await stopListening();
       } finally {

@@ -23,12 +23,13 @@ import { testDatabaseKind } from '../helpers/env.js';
 /** Long enough never to expire on a loaded machine: what is tested is order, not speed. */
 const SLOW_OK = { maxWait: 60_000, timeout: 60_000 };
 
-const caught = async (promise: Promise<unknown>): Promise<any> => promise.then(
-  () => {
-    throw new Error('expected a rejection');
-  },
-  (e) => e,
-);
+const caught = async (promise: Promise<unknown>): Promise<any> =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e) => e,
+  );
 
 describe('transactions and errors through the driver adapter', () => {
   let db: Database;
@@ -43,7 +44,9 @@ describe('transactions and errors through the driver adapter', () => {
     const tenant = await db.prisma.tenant.create({ data: { name: 'Counter' } });
     const increment = () =>
       db.prisma.$transaction(async (tx) => {
-        const [{ n }] = await tx.$queryRaw<{ n: number }[]>`SELECT deal_number_seq AS n FROM tenants WHERE id = ${tenant.id}::uuid FOR UPDATE`;
+        const [{ n }] = await tx.$queryRaw<
+          { n: number }[]
+        >`SELECT deal_number_seq AS n FROM tenants WHERE id = ${tenant.id}::uuid FOR UPDATE`;
         // Other statements and a turn of the event loop between the read and the write: room for a
         // second transaction to interleave if isolation failed.
         await tx.$queryRaw`SELECT 1`;
@@ -159,7 +162,8 @@ describe.skipIf(testDatabaseKind() !== 'pglite')('PGlite in its worker thread', 
     const app = createApp(loadConfig({ NODE_ENV: 'test' }), db);
     try {
       const org = await createOrganisation(prisma, { name: 'Crash' });
-      const request = (path: string) => app.fetch(new Request(`http://funil.test${path}`, { headers: { authorization: `Bearer ${org.api_key}` } }));
+      const request = (path: string) =>
+        app.fetch(new Request(`http://funil.test${path}`, { headers: { authorization: `Bearer ${org.api_key}` } }));
       expect((await request('/backend/tags')).status).toBe(200);
 
       // A transaction holds the connection; a request waits behind it in the thread's queue.
@@ -203,7 +207,10 @@ describe.skipIf(testDatabaseKind() !== 'pglite')('PGlite in its worker thread', 
       const [row] = await db.sql.query("SELECT 'answered' AS word, pg_sleep(0.2) IS NULL AS slept");
       console.log(row.word);
     `;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 90_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
     expect(run.signal, run.stderr).toBeNull(); // not killed by the timeout
     expect(run.stdout.trim()).toBe('answered');
     expect(run.status).toBe(0);

@@ -15,7 +15,8 @@ const SKIP_REASON = `skipped: ${CHROMIUM} not found (apt-get install -y chromium
 if (!available) console.warn(`[explorers] browser tests ${SKIP_REASON}`);
 // CI installs Chromium (.ci/run): there a missing browser fails these tests instead of skipping them.
 const runBrowser = available || process.env.CI === 'true';
-const browserIt = (name: string, fn: () => Promise<void>, timeout?: number) => (runBrowser ? it(name, fn, timeout) : it.skip(`${name} — ${SKIP_REASON}`, fn));
+const browserIt = (name: string, fn: () => Promise<void>, timeout?: number) =>
+  runBrowser ? it(name, fn, timeout) : it.skip(`${name} — ${SKIP_REASON}`, fn);
 
 let server: StartedServer;
 let browser: Browser;
@@ -24,13 +25,25 @@ beforeAll(async () => {
   if (!available) return;
   server = await startServer();
   const call = async (method: string, path: string, body: unknown) => {
-    const r = await fetch(server.url + path, { method, headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(server.url + path, {
+      method,
+      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
     return r.json();
   };
   const pipeline = await call('POST', '/backend/pipelines', { name: 'Funil de Vendas', new_group_name: 'Comercial' });
-  await call('POST', '/backend/pipeline/deals', { pipeline_id: pipeline.id, stage_id: pipeline.stages[1].id, new_lead: { name: 'Ana Souza', phone: '+5511987650001' }, value: 1500 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  await call('POST', '/backend/pipeline/deals', {
+    pipeline_id: pipeline.id,
+    stage_id: pipeline.stages[1].id,
+    new_lead: { name: 'Ana Souza', phone: '+5511987650001' },
+    value: 1500,
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -86,8 +99,14 @@ describe('explorers in a browser', () => {
       expect((await page.locator('section.graphiql-editor-tool').innerText()).replace(/\u00a0/g, ' ')).toContain('"Authorization": ""');
 
       await typeInto(page, 'section.graphiql-editor-tool', JSON.stringify({ Authorization: `Bearer ${server.key}` }));
-      await typeInto(page, 'section.graphiql-query-editor', 'query Board { pipelines { pipelines { name stages { name deals(first: 10) { totalCount nodes { lead_name total } } } } } }');
-      const answered = page.waitForResponse((r) => r.url() === `${server.url}/graphql` && (r.request().postData() ?? '').includes('query Board'));
+      await typeInto(
+        page,
+        'section.graphiql-query-editor',
+        'query Board { pipelines { pipelines { name stages { name deals(first: 10) { totalCount nodes { lead_name total } } } } } }',
+      );
+      const answered = page.waitForResponse(
+        (r) => r.url() === `${server.url}/graphql` && (r.request().postData() ?? '').includes('query Board'),
+      );
       await page.locator('button.graphiql-execute-button').click();
       const response = await answered;
       expect(response.status()).toBe(200);
@@ -150,11 +169,19 @@ describe('explorers in a browser', () => {
       await page.goto(`${server.url}/backend/docs`);
       await page.locator('.opblock-tag').first().waitFor({ timeout: 60_000 });
       // One tag per domain, in the order of the list of domains, with the domain's description.
-      expect(await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((t) => t.getAttribute('data-tag')))).toEqual(domains.map((d) => d.name));
+      expect(await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((t) => t.getAttribute('data-tag')))).toEqual(
+        domains.map((d) => d.name),
+      );
       expect((await page.locator('.opblock-tag').allInnerTexts()).map((text) => text.split('\n').filter(Boolean).slice(0, 2))).toEqual(
         domains.map((d) => [d.name, d.description?.replaceAll('`', '')]), // Markdown: code spans lose their backticks
       );
-      expect(await page.locator('.opblock-tag-section').filter({ has: page.locator('#operations-tag-deals') }).locator('.opblock').count()).toBeGreaterThan(10);
+      expect(
+        await page
+          .locator('.opblock-tag-section')
+          .filter({ has: page.locator('#operations-tag-deals') })
+          .locator('.opblock')
+          .count(),
+      ).toBeGreaterThan(10);
 
       await page.locator('button.authorize').first().click();
       const apiKey = page.locator('.modal-ux .auth-container').filter({ hasText: 'apiKey' });

@@ -60,7 +60,14 @@ describe('SIGTERM', () => {
     let finish!: () => void;
     const underWay = new Promise<{ status: number; connection?: string }>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: server.port, path: '/backend/tags', method: 'POST', agent: false, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/backend/tags',
+          method: 'POST',
+          agent: false,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));

@@ -7,7 +7,15 @@
 // Every answer's objects (each selection asks `__typename`) are counted against the `x-graphql-cost`
 // header the cost check sets; an operation over the limit must be refused (400) before it runs.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getNamedType, getNullableType, isCompositeType, isListType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLObjectType,
+} from 'graphql';
 import { schema } from '../../src/domains/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { makeDeal, makeLead, makePipeline, type PipelineFixture } from '../helpers/factories.js';
@@ -28,19 +36,32 @@ beforeAll(async () => {
   const stages = [...p.stages.map((s) => ({ id: s.id, name: s.name })), ...Array.from({ length: 46 }, (_, i) => ({ name: `Etapa ${i}` }))];
   expect((await api.rest('PUT', `/backend/pipelines/${p.id}`, { key: org.key, body: { name: 'Vendas', stages } })).status).toBe(200);
   // 100 tags on a lead and on a deal; the deal with 200 lines.
-  await api.db.prisma.tag.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: org.tenantId, name: `tag${i}`, color: '#22c55e' })) });
+  await api.db.prisma.tag.createMany({
+    data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: org.tenantId, name: `tag${i}`, color: '#22c55e' })),
+  });
   const tagIds = (await api.db.prisma.tag.findMany({ where: { tenant_id: org.tenantId }, select: { id: true } })).map((t) => t.id);
   const lead = await makeLead(api, org, { name: 'Ana' });
   expect((await api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids: tagIds } })).status).toBe(200);
   const products = Array.from({ length: 200 }, (_, i) => ({ name: `L${i}`, price: 1, qty: 1 }));
   const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, tag_ids: tagIds, products });
   for (let i = 0; i < 2; i++) await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: i });
-  expect((await api.rest('POST', `/backend/pipeline/deals/${deal.id}/activities`, { key: org.key, body: { title: 'Ligar' } })).status).toBe(201);
+  expect((await api.rest('POST', `/backend/pipeline/deals/${deal.id}/activities`, { key: org.key, body: { title: 'Ligar' } })).status).toBe(
+    201,
+  );
   // A department of 100 members.
   const department = await makeDepartment(api, org, 'Vendas');
-  await api.db.prisma.user.createMany({ data: Array.from({ length: 100 }, (_, i) => ({ tenant_id: org.tenantId, name: `u${i}`, email: `u${i}@example.com`, role: 'operator' as const })) });
+  await api.db.prisma.user.createMany({
+    data: Array.from({ length: 100 }, (_, i) => ({
+      tenant_id: org.tenantId,
+      name: `u${i}`,
+      email: `u${i}@example.com`,
+      role: 'operator' as const,
+    })),
+  });
   const users = await api.db.prisma.user.findMany({ where: { tenant_id: org.tenantId, email: { startsWith: 'u' } }, select: { id: true } });
-  await api.db.prisma.departmentMember.createMany({ data: users.map((u) => ({ tenant_id: org.tenantId, department_id: department.id, user_id: u.id })) });
+  await api.db.prisma.departmentMember.createMany({
+    data: users.map((u) => ({ tenant_id: org.tenantId, department_id: department.id, user_id: u.id })),
+  });
   // Messaging, templates, knowledge, webhooks: a few rows each.
   const channel = await makeChannel(api, org);
   const { phone } = (await api.rest('GET', `/backend/leads/${lead.id}`, { key: org.key })).body.data;
@@ -48,11 +69,23 @@ beforeAll(async () => {
   await inbound(api, org, channel.id, phone, 'Tudo bem?');
   const [template] = await syncTemplates(api, org, [providerTemplate('boas-vindas')]);
   const cadence = await makeCadence(api, org);
-  const association = await makeAssociation(api, org, { cadence_id: cadence.id, template_id: template.id, parameter_mapping: { '1': '{{LEAD_NAME}}', '2': 'Acme' } });
-  await makeAssociation(api, org, { cadence_id: cadence.id, template_id: template.id, step_index: 1, parameter_mapping: { '1': 'x', '2': 'y' } });
+  const association = await makeAssociation(api, org, {
+    cadence_id: cadence.id,
+    template_id: template.id,
+    parameter_mapping: { '1': '{{LEAD_NAME}}', '2': 'Acme' },
+  });
+  await makeAssociation(api, org, {
+    cadence_id: cadence.id,
+    template_id: template.id,
+    step_index: 1,
+    parameter_mapping: { '1': 'x', '2': 'y' },
+  });
   const assistant = await makeAssistant(api, org);
   const item = await makeItem(api, org, { name: 'Preços', content: 'tabela de preços' });
-  const hook = await api.rest('POST', '/backend/webhooks', { key: org.key, body: { url: 'https://example.com/hook', events: ['deal.created'] } });
+  const hook = await api.rest('POST', '/backend/webhooks', {
+    key: org.key,
+    body: { url: 'https://example.com/hook', events: ['deal.created'] },
+  });
   Object.assign(ids, {
     pipeline: p.id,
     lead: lead.id,
@@ -95,7 +128,8 @@ const rootArgs = (): Record<string, Record<string, unknown>> => ({
 type Field = GraphQLField<unknown, unknown>;
 const composite = (f: Field) => isCompositeType(getNamedType(f.type));
 const isList = (f: Field) => isListType(getNullableType(f.type));
-const children = (type: GraphQLObjectType) => Object.values(type.getFields()).filter((f) => composite(f) && f.args.every((a) => a.defaultValue !== undefined || !isNonNullArg(a.type)));
+const children = (type: GraphQLObjectType) =>
+  Object.values(type.getFields()).filter((f) => composite(f) && f.args.every((a) => a.defaultValue !== undefined || !isNonNullArg(a.type)));
 const isNonNullArg = (type: unknown) => String(type).endsWith('!');
 
 /** Chains of `depth` object fields below `type`, each with at least one list among them and the root. */
@@ -162,11 +196,16 @@ describe('GraphQL fan-out corpus', () => {
     let largest = { objects: 0, query: '' };
     const failures: string[] = [];
     for (const q of queries) {
-      const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify({ query: q }) });
+      const r = await api.raw('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+        body: JSON.stringify({ query: q }),
+      });
       const body = (await r.json()) as { data?: unknown; errors?: { extensions?: { code?: string; cost?: number } }[] };
       if (r.status === 400) {
         const cost = body.errors?.[0]?.extensions?.cost;
-        if (!(typeof cost === 'number' && cost > MAX_COST)) failures.push(`refused for another reason: ${q} ${JSON.stringify(body.errors)}`);
+        if (!(typeof cost === 'number' && cost > MAX_COST))
+          failures.push(`refused for another reason: ${q} ${JSON.stringify(body.errors)}`);
         refused++;
         continue;
       }
@@ -191,15 +230,32 @@ describe('the fan-out of issue 22', () => {
     const [template] = await syncTemplates(api, other, [providerTemplate('muitas')]);
     const cadence = await makeCadence(api, other);
     await api.db.prisma.cadenceAssociation.createMany({
-      data: Array.from({ length: 1000 }, (_, i) => ({ tenant_id: other.tenantId, cadence_id: cadence.id, template_id: template.id, step_index: i, message_index: 0, parameter_mapping: { '1': 'x' } })),
+      data: Array.from({ length: 1000 }, (_, i) => ({
+        tenant_id: other.tenantId,
+        cadence_id: cadence.id,
+        template_id: template.id,
+        step_index: i,
+        message_index: 0,
+        parameter_mapping: { '1': 'x' },
+      })),
     });
     const post = async (query: string) => {
-      const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${other.key}` }, body: JSON.stringify({ query }) });
-      return { status: r.status, cost: Number(r.headers.get('x-graphql-cost')), body: (await r.json()) as { data?: unknown; errors?: unknown[] } };
+      const r = await api.raw('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${other.key}` },
+        body: JSON.stringify({ query }),
+      });
+      return {
+        status: r.status,
+        cost: Number(r.headers.get('x-graphql-cost')),
+        body: (await r.json()) as { data?: unknown; errors?: unknown[] },
+      };
     };
     // Once 1,000,000 objects (15 s, 3.4 GB); the list is now a connection, so this is no longer a valid query.
     expect((await post('{ cadences { associations { cadence { associations { id parameter_mapping } } } } }')).status).toBe(400);
-    const paged = await post('{ cadences { __typename associations(first: 100) { __typename nodes { __typename cadence { __typename associations(first: 100) { __typename nodes { __typename id parameter_mapping } } } } } } }');
+    const paged = await post(
+      '{ cadences { __typename associations(first: 100) { __typename nodes { __typename cadence { __typename associations(first: 100) { __typename nodes { __typename id parameter_mapping } } } } } } }',
+    );
     expect(paged.status, JSON.stringify(paged.body.errors)).toBe(200);
     expect(objects(paged.body.data)).toBeGreaterThan(10_000);
     expect(objects(paged.body.data)).toBeLessThanOrEqual(paged.cost);

@@ -8,7 +8,11 @@ import { useTestApp } from '../helpers/app.js';
 const api = useTestApp();
 
 const post = (key: string | null, body: string, accept = 'application/json') =>
-  api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept, ...(key ? { authorization: `Bearer ${key}` } : {}) }, body });
+  api.raw('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body,
+  });
 
 describe('protocol errors', () => {
   it('a mutation over GET is 405 with Allow: POST, and nothing is written', async () => {
@@ -22,13 +26,19 @@ describe('protocol errors', () => {
     }
     expect((await api.rest('GET', '/backend/tags', { key: org.key })).body.data).toEqual([]);
     // A query over GET is fine.
-    const read = await api.raw(`/graphql?query=${encodeURIComponent('{ tags { id } }')}`, { headers: { authorization: `Bearer ${org.key}`, accept: 'application/json' } });
+    const read = await api.raw(`/graphql?query=${encodeURIComponent('{ tags { id } }')}`, {
+      headers: { authorization: `Bearer ${org.key}`, accept: 'application/json' },
+    });
     expect(read.status).toBe(200);
   });
 
   it('a method other than GET and POST is 405', async () => {
     const org = await api.newOrg();
-    const r = await api.raw('/graphql', { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify({ query: '{ tags { id } }' }) });
+    const r = await api.raw('/graphql', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+      body: JSON.stringify({ query: '{ tags { id } }' }),
+    });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toContain('POST');
   });
@@ -51,7 +61,8 @@ describe('protocol errors', () => {
         const json = await r.json();
         expect(json.data, name).toBeUndefined();
         // A refused variable or argument literal is named (decisions.md: `extensions.details`).
-        const details = name === 'bad variables' || name === 'a wrong argument type' ? { details: [{ field: 'id', message: expect.any(String) }] } : {};
+        const details =
+          name === 'bad variables' || name === 'a wrong argument type' ? { details: [{ field: 'id', message: expect.any(String) }] } : {};
         expect(json.errors[0].extensions, name).toEqual({ code: 'INVALID_INPUT', status: 400, ...details });
       }
     }
@@ -62,9 +73,16 @@ describe('protocol errors', () => {
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).toBe('Bearer');
     const body = await r.json();
-    expect(body).toEqual({ errors: [{ message: expect.stringContaining('Authorization: Bearer <chave de API>'), extensions: { code: 'UNAUTHORIZED', status: 401 } }] });
+    expect(body).toEqual({
+      errors: [
+        { message: expect.stringContaining('Authorization: Bearer <chave de API>'), extensions: { code: 'UNAUTHORIZED', status: 401 } },
+      ],
+    });
     // REST keeps its envelope 401.
-    expect((await api.rest('GET', '/backend/tags')).body).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+    expect((await api.rest('GET', '/backend/tags')).body).toEqual({
+      success: false,
+      error: { code: 'UNAUTHORIZED', message: expect.any(String) },
+    });
   });
 
   it('a successful operation is still 200 with data, and an error inside execution keeps 200 with its code', async () => {
@@ -126,7 +144,8 @@ describe('request log', () => {
       ['/backend/tags', 'tags'],
     ]);
     const key = await api.db.prisma.apiKey.findFirstOrThrow({ where: { tenant_id: org.tenantId } });
-    for (const line of requests) expect(line).toMatchObject({ level: 'info', tenantId: org.tenantId, keyId: key.id, status: 200, requestId: expect.any(String) });
+    for (const line of requests)
+      expect(line).toMatchObject({ level: 'info', tenantId: org.tenantId, keyId: key.id, status: 200, requestId: expect.any(String) });
 
     const debug = captureLines('debug');
     await api.raw('/health');

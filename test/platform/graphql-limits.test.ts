@@ -60,7 +60,13 @@ beforeAll(async () => {
   const lead = await makeLead(api, org, { name: 'Ana' });
   const tag = await makeTag(api, org, 'vip');
   for (let i = 0; i < 20; i++) {
-    const r = await createDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, tag_ids: [tag.id], products: [{ name: `L${i}`, price: 10, qty: 1 }] });
+    const r = await createDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.entrada,
+      lead_id: lead.id,
+      tag_ids: [tag.id],
+      products: [{ name: `L${i}`, price: 10, qty: 1 }],
+    });
     expect(r.status).toBe(201);
   }
 });
@@ -78,11 +84,21 @@ describe('GraphQL cost', () => {
 
   it('serves a page of 100 whole deal cards with their lead, and the README board, in one request each', async () => {
     const CARD = 'id number total products { id name price qty total } tags { id name color } lead { id name company tags { id name } }';
-    const page = await post(api, org.key, `query ($id: UUID!) { pipelineDeals(id: $id, limit: 100) { data { ${CARD} } pagination { total_count } } }`, { id: p.id });
+    const page = await post(
+      api,
+      org.key,
+      `query ($id: UUID!) { pipelineDeals(id: $id, limit: 100) { data { ${CARD} } pagination { total_count } } }`,
+      { id: p.id },
+    );
     expect(page.errors).toBeUndefined();
     expect(page.data.pipelineDeals.data).toHaveLength(20);
     expect(page.data.pipelineDeals.data[0].lead.name).toBe('Ana');
-    const board = await post(api, org.key, `query ($id: UUID!) { pipelineBoard(id: $id, period: "30d") { total_deals total_amount stages { deal_count total stage { name deals(first: 20) { totalCount nodes { number total lead { name company } } pageInfo { endCursor hasNextPage } } } } } }`, { id: p.id });
+    const board = await post(
+      api,
+      org.key,
+      `query ($id: UUID!) { pipelineBoard(id: $id, period: "30d") { total_deals total_amount stages { deal_count total stage { name deals(first: 20) { totalCount nodes { number total lead { name company } } pageInfo { endCursor hasNextPage } } } } } }`,
+      { id: p.id },
+    );
     expect(board.errors).toBeUndefined();
     expect(board.data.pipelineBoard.total_deals).toBe(20);
   });
@@ -109,7 +125,11 @@ describe('GraphQL cost', () => {
     const byDefault = await post(api, org.key, FAN_OUT.replace('$first: Int', '$first: Int = 100'));
     expect(byDefault.status).toBe(400);
 
-    const literal = await post(api, org.key, '{ pipelineGroups { pipelines(first: 100) { nodes { stages { deals(first: 100) { edges { node { id } } } } } } } }');
+    const literal = await post(
+      api,
+      org.key,
+      '{ pipelineGroups { pipelines(first: 100) { nodes { stages { deals(first: 100) { edges { node { id } } } } } } } }',
+    );
     expect(literal.status).toBe(400);
     expect(literal.errors![0].extensions).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
   });
@@ -120,7 +140,11 @@ describe('GraphQL cost', () => {
     const hundred = await post(api, org.key, FAN_OUT, { first: 100 });
     expect(capped.errors![0].extensions.cost).toBe(hundred.errors![0].extensions.cost);
     // Lines and tags of every deal of every column of every pipeline.
-    const lines = await post(api, org.key, '{ pipelines { pipelines { stages { deals(first: 20) { edges { node { products { name } tags { name } } } } } } } }');
+    const lines = await post(
+      api,
+      org.key,
+      '{ pipelines { pipelines { stages { deals(first: 20) { edges { node { products { name } tags { name } } } } } } } }',
+    );
     expect(lines.status).toBe(400);
   });
 
@@ -135,14 +159,19 @@ describe('GraphQL cost', () => {
   });
 
   it('leaves introspection (GraphiQL) alone', async () => {
-    const r = await post(api, org.key, '{ __schema { types { name fields { name args { name type { name ofType { name } } } type { name ofType { name ofType { name } } } } } } }');
+    const r = await post(
+      api,
+      org.key,
+      '{ __schema { types { name fields { name args { name type { name ofType { name } } } type { name ofType { name ofType { name } } } } } } }',
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data.__schema.types.length).toBeGreaterThan(10);
   });
 });
 
 describe('GraphQL request errors', () => {
-  const deep = '{ pipelines { pipelines { group { pipelines { nodes { group { pipelines { nodes { group { pipelines { nodes { id } } } } } } } } } } } }';
+  const deep =
+    '{ pipelines { pipelines { group { pipelines { nodes { group { pipelines { nodes { group { pipelines { nodes { id } } } } } } } } } } } }';
   const aliases = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: tags { id }`).join(' ')} }`;
   const cases: [string, string][] = [
     ['an unknown field', '{ tagz { id } }'],
@@ -166,7 +195,12 @@ describe('GraphQL request errors', () => {
   }
 
   it('answers a variable of the wrong type with 400 too', async () => {
-    const r = await post(api, org.key, 'query($s: DealSort) { pipelineDeals(id: "00000000-0000-4000-8000-000000000000", sort: $s) { data { id } } }', { s: 'recnt' });
+    const r = await post(
+      api,
+      org.key,
+      'query($s: DealSort) { pipelineDeals(id: "00000000-0000-4000-8000-000000000000", sort: $s) { data { id } } }',
+      { s: 'recnt' },
+    );
     expect(r.status).toBe(400);
     // The variable that was wrong is named (decisions.md: `extensions.details`).
     expect(r.errors![0].extensions).toEqual({ code: 'INVALID_INPUT', status: 400, details: [{ field: 's', message: expect.any(String) }] });
@@ -182,7 +216,9 @@ describe('GraphQL request errors', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     const field = await post(production, prodOrg.key, '{ tagz { id } }');
     const literal = await post(production, prodOrg.key, `{ pipelineDeals(id: "${id}", sort: recnt) { data { id } } }`);
-    const variable = await post(production, prodOrg.key, `query($s: DealSort) { pipelineDeals(id: "${id}", sort: $s) { data { id } } }`, { s: 'recnt' });
+    const variable = await post(production, prodOrg.key, `query($s: DealSort) { pipelineDeals(id: "${id}", sort: $s) { data { id } } }`, {
+      s: 'recnt',
+    });
     for (const r of [field, literal, variable]) {
       expect(r.status).toBe(400);
       const { details, ...extensions } = r.errors![0].extensions;

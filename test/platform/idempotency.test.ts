@@ -12,7 +12,9 @@ const newPhone = () => `+55119876${String(50_000 + ++phoneSeq).padStart(5, '0')}
 
 const leadCount = async (org: Org) => (await api.rest('GET', '/backend/leads?limit=100', { key: org.key })).body.pagination.total as number;
 const keyRows = (org: Org, key: string) =>
-  api.db.prisma.$queryRaw<{ status: number | null }[]>`SELECT status FROM idempotency_keys WHERE tenant_id = ${org.tenantId}::uuid AND key = ${key}`;
+  api.db.prisma.$queryRaw<
+    { status: number | null }[]
+  >`SELECT status FROM idempotency_keys WHERE tenant_id = ${org.tenantId}::uuid AND key = ${key}`;
 
 describe('Idempotency-Key on REST POSTs', () => {
   it('replays the first answer (status, body, headers) and runs nothing the second time', async () => {
@@ -58,7 +60,9 @@ describe('Idempotency-Key on REST POSTs', () => {
     const org = await api.newOrg();
     const body = { name: 'Concurrent', new_group_name: 'G' };
     const answers = await Promise.all(
-      Array.from({ length: 6 }, () => api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'same' } })),
+      Array.from({ length: 6 }, () =>
+        api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'same' } }),
+      ),
     );
     const created = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
     expect(created).toHaveLength(1);
@@ -74,12 +78,20 @@ describe('Idempotency-Key on REST POSTs', () => {
   it('refuses a key over 255 characters (and an empty one) with 400', async () => {
     const org = await api.newOrg();
     for (const key of ['k'.repeat(256), '']) {
-      const r = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'A', phone: newPhone() }, headers: { 'idempotency-key': key } });
+      const r = await api.rest('POST', '/backend/leads', {
+        key: org.key,
+        body: { name: 'A', phone: newPhone() },
+        headers: { 'idempotency-key': key },
+      });
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
     }
     expect(await leadCount(org)).toBe(0);
-    const longest = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'A', phone: newPhone() }, headers: { 'idempotency-key': 'k'.repeat(255) } });
+    const longest = await api.rest('POST', '/backend/leads', {
+      key: org.key,
+      body: { name: 'A', phone: newPhone() },
+      headers: { 'idempotency-key': 'k'.repeat(255) },
+    });
     expect(longest.status).toBe(200);
   });
 
@@ -98,13 +110,22 @@ describe('Idempotency-Key on REST POSTs', () => {
     const body = { name: 'Stuck', new_group_name: 'G' };
     // A request that died mid-way (its process killed) left its running record behind: made here from
     // a real record (the request's own hash) put back in the running state.
-    const pipelineName = async () => (await api.rest('GET', '/backend/pipelines', { key: org.key })).body.pipelines.map((p: { name: string }) => p.name);
-    expect((await api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'stuck' } })).status).toBe(201);
+    const pipelineName = async () =>
+      (await api.rest('GET', '/backend/pipelines', { key: org.key })).body.pipelines.map((p: { name: string }) => p.name);
+    expect((await api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'stuck' } })).status).toBe(
+      201,
+    );
     await api.db.prisma.$executeRaw`DELETE FROM pipelines WHERE tenant_id = ${org.tenantId}::uuid`;
-    const running = (lease: string) => api.db.prisma.$executeRawUnsafe(
-      `UPDATE idempotency_keys SET status = NULL, body = NULL, lock_id = gen_random_uuid(), locked_until = now() + $2::interval WHERE tenant_id = $1::uuid`, org.tenantId, lease);
+    const running = (lease: string) =>
+      api.db.prisma.$executeRawUnsafe(
+        `UPDATE idempotency_keys SET status = NULL, body = NULL, lock_id = gen_random_uuid(), locked_until = now() + $2::interval WHERE tenant_id = $1::uuid`,
+        org.tenantId,
+        lease,
+      );
     await running('1 minute');
-    expect((await api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'stuck' } })).status).toBe(409);
+    expect((await api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'stuck' } })).status).toBe(
+      409,
+    );
     await running('-1 second');
     const r = await api.rest('POST', '/backend/pipelines', { key: org.key, body, headers: { 'idempotency-key': 'stuck' } });
     expect(r.status).toBe(201);
@@ -117,12 +138,14 @@ describe('Idempotency-Key on REST POSTs', () => {
     const org = await api.newOrg();
     const headers = { 'idempotency-key': 'old' };
     expect((await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'A', phone: newPhone() }, headers })).status).toBe(200);
-    await api.db.prisma.$executeRaw`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE tenant_id = ${org.tenantId}::uuid`;
+    await api.db.prisma
+      .$executeRaw`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE tenant_id = ${org.tenantId}::uuid`;
     const later = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'B', phone: newPhone() }, headers });
     expect(later.status).toBe(200);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     expect(await leadCount(org)).toBe(2);
-    await api.db.prisma.$executeRaw`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE tenant_id = ${org.tenantId}::uuid`;
+    await api.db.prisma
+      .$executeRaw`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE tenant_id = ${org.tenantId}::uuid`;
     expect(await deleteExpiredIdempotencyKeys(api.db.prisma)).toBeGreaterThanOrEqual(1);
     expect(await keyRows(org, 'old')).toEqual([]);
   });

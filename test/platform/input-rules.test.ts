@@ -32,10 +32,16 @@ describe('REST bodies are typed like the GraphQL arguments', () => {
     const org = await api.newOrg();
     const p = await makePipeline(api, org);
     const lead = await makeLead(api, org);
-    const deal = await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id } });
+    const deal = await api.rest('POST', '/backend/pipeline/deals', {
+      key: org.key,
+      body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id },
+    });
     expect(deal.status).toBe(201);
     for (const done of ['yes', 1, 'true']) {
-      const r = await api.rest('POST', `/backend/pipeline/deals/${deal.body.id}/activities`, { key: org.key, body: { title: 'Ligar', done } });
+      const r = await api.rest('POST', `/backend/pipeline/deals/${deal.body.id}/activities`, {
+        key: org.key,
+        body: { title: 'Ligar', done },
+      });
       expect(r.status, JSON.stringify(done)).toBe(400);
       expect(r.body.code).toBe('ERR_INVALID_INPUT');
     }
@@ -45,11 +51,17 @@ describe('REST bodies are typed like the GraphQL arguments', () => {
   it('never lets a query string override a body key, and ignores undocumented query parameters', async () => {
     const org = await api.newOrg();
     const phone = nextPhone();
-    const r = await api.rest('POST', `/backend/leads?phone=${encodeURIComponent('+5511900009999')}&name=Evil`, { key: org.key, body: { name: 'Ana', phone } });
+    const r = await api.rest('POST', `/backend/leads?phone=${encodeURIComponent('+5511900009999')}&name=Evil`, {
+      key: org.key,
+      body: { name: 'Ana', phone },
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ name: 'Ana', phone });
     // An undocumented query parameter on a write does not stand in for a missing body key either.
-    const missing = await api.rest('POST', `/backend/leads?phone=${encodeURIComponent(nextPhone())}`, { key: org.key, body: { name: 'Bia' } });
+    const missing = await api.rest('POST', `/backend/leads?phone=${encodeURIComponent(nextPhone())}`, {
+      key: org.key,
+      body: { name: 'Bia' },
+    });
     expect(missing.status).toBe(400);
   });
 
@@ -77,7 +89,10 @@ describe('text the database cannot hold', () => {
       const product = await api.rest('POST', '/backend/pipeline/products', { key: org.key, body: { name } });
       expect(product.status).toBe(400);
       expect(product.body.code).toBe('ERR_INVALID_INPUT');
-      const custom = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'ok', phone: nextPhone(), custom_fields: { note: name } } });
+      const custom = await api.rest('POST', '/backend/leads', {
+        key: org.key,
+        body: { name: 'ok', phone: nextPhone(), custom_fields: { note: name } },
+      });
       expect(custom.status).toBe(400);
     }
     const search = await api.rest('GET', `/backend/leads?search=${encodeURIComponent('a\u0000')}`, { key: org.key });
@@ -91,7 +106,11 @@ describe('text the database cannot hold', () => {
   it('answers 400 on GraphQL for dirty variables and literals', async () => {
     const org = await api.newOrg();
     const post = (body: unknown) =>
-      api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify(body) });
+      api.raw('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+        body: JSON.stringify(body),
+      });
     for (const name of DIRTY) {
       const r = await post({ query: 'mutation($n: String!) { createTag(name: $n, color: "#111111") { id } }', variables: { n: name } });
       expect(r.status, JSON.stringify(name)).toBe(400);
@@ -107,13 +126,19 @@ describe('text the database cannot hold', () => {
     const org = await api.newOrg();
     let deep: unknown = 'x';
     for (let i = 0; i < 128; i++) deep = { a: deep };
-    const rest = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Ana', phone: nextPhone(), custom_fields: { k: deep } } });
+    const rest = await api.rest('POST', '/backend/leads', {
+      key: org.key,
+      body: { name: 'Ana', phone: nextPhone(), custom_fields: { k: deep } },
+    });
     expect(rest.status).toBe(400);
     expect(rest.body.error.code).toBe('VALIDATION_ERROR');
     const gql = await api.raw('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
-      body: JSON.stringify({ query: 'mutation($c: JSONObject) { createLead(name: "Ana", phone: "+5511988887777", custom_fields: $c) { id } }', variables: { c: { k: deep } } }),
+      body: JSON.stringify({
+        query: 'mutation($c: JSONObject) { createLead(name: "Ana", phone: "+5511988887777", custom_fields: $c) { id } }',
+        variables: { c: { k: deep } },
+      }),
     });
     expect(gql.status).toBe(400);
   });
@@ -170,7 +195,10 @@ describe('CORS', () => {
   it('sends no cross-origin headers when CORS_ORIGINS is unset', async () => {
     const org = await api.newOrg();
     for (const path of ['/graphql', '/backend/leads']) {
-      const preflight = await api.raw(path, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const preflight = await api.raw(path, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
       const r = await api.raw(path, { method: 'GET', headers: { origin: 'https://evil.example', authorization: `Bearer ${org.key}` } });
       expect(r.headers.get('access-control-allow-origin')).toBeNull();
@@ -185,7 +213,11 @@ describe('CORS with CORS_ORIGINS', () => {
     for (const path of ['/graphql', '/backend/leads']) {
       const preflight = await withCors.raw(path, {
         method: 'OPTIONS',
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
@@ -193,11 +225,16 @@ describe('CORS with CORS_ORIGINS', () => {
       // A browser client can send Idempotency-Key and read whether the answer was replayed.
       expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
       expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
-      const allowed = await withCors.raw('/backend/leads', { headers: { origin: 'https://admin.example', authorization: `Bearer ${org.key}` } });
+      const allowed = await withCors.raw('/backend/leads', {
+        headers: { origin: 'https://admin.example', authorization: `Bearer ${org.key}` },
+      });
       expect(allowed.status).toBe(200);
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://admin.example');
       expect(allowed.headers.get('access-control-expose-headers')).toContain('idempotent-replayed');
-      const other = await withCors.raw(path, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const other = await withCors.raw(path, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
     }
   });

@@ -17,7 +17,11 @@ async function freshKey() {
 function use(client: TestClient, key: string, i: number): Promise<number> {
   if (i % 2 === 0) return client.rest('GET', '/backend/tags', { key }).then((r) => r.status);
   return client
-    .raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query: '{ tags { id } }' }) })
+    .raw('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query: '{ tags { id } }' }),
+    })
     .then((r) => r.status);
 }
 
@@ -70,7 +74,12 @@ describe('a key raced by its own requests', () => {
       await deleted;
       const statuses = await Promise.all(answers);
       const tally = statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
-      expect(Object.keys(tally).map(Number).filter((s) => s !== 200 && s !== 401), `${via}: ${JSON.stringify(tally)}`).toEqual([]);
+      expect(
+        Object.keys(tally)
+          .map(Number)
+          .filter((s) => s !== 200 && s !== 401),
+        `${via}: ${JSON.stringify(tally)}`,
+      ).toEqual([]);
       expect(await use(api, key, 0)).toBe(401);
       expect(await use(api, key, 1)).toBe(401);
     }

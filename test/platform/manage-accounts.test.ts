@@ -10,7 +10,10 @@ const api = useTestApp();
 const FORBIDDEN = { success: false, error: { code: 'FORBIDDEN', message: expect.any(String) } };
 
 async function newUser(org: Org, role: 'owner' | 'admin' | 'operator', key = org.key) {
-  const r = await api.rest('POST', '/backend/users', { key, body: { name: role, email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, role } });
+  const r = await api.rest('POST', '/backend/users', {
+    key,
+    body: { name: role, email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, role },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body.data.id as string;
 }
@@ -98,11 +101,17 @@ describe('owners', () => {
     const org = await api.newOrg();
     const adminKey = (await newKey(org, { user_id: await newUser(org, 'admin') })).key;
 
-    const ownerUser = await api.rest('POST', '/backend/users', { key: adminKey, body: { name: 'o', email: 'o@example.com', role: 'owner' } });
+    const ownerUser = await api.rest('POST', '/backend/users', {
+      key: adminKey,
+      body: { name: 'o', email: 'o@example.com', role: 'owner' },
+    });
     expect(ownerUser.status).toBe(403);
     expect(ownerUser.body).toEqual(FORBIDDEN);
     for (const permissions of [undefined, ['pipeline.view']]) {
-      const ownerKey = await api.rest('POST', '/backend/api-keys', { key: adminKey, body: { name: 'o', user_id: org.userId, permissions } });
+      const ownerKey = await api.rest('POST', '/backend/api-keys', {
+        key: adminKey,
+        body: { name: 'o', user_id: org.userId, permissions },
+      });
       expect(ownerKey.status).toBe(403);
       expect(ownerKey.body).toEqual(FORBIDDEN);
     }

@@ -24,7 +24,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     const m = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
     const found = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.keys(labels).length === Object.keys(found).length && Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
+    if (Object.keys(labels).length === Object.keys(found).length && Object.entries(labels).every(([k, v]) => found[k] === v))
+      return Number(m[3]);
   }
   return undefined;
 }
@@ -40,7 +41,9 @@ describe('GET /metrics', () => {
     expect(post.status).toBe(404);
     // The same database, no METRICS_TOKEN: the right header opens nothing.
     const without = createApp(loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN }), api.db);
-    expect((await without.fetch(new Request('http://funil.test/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))).status).toBe(404);
+    expect((await without.fetch(new Request('http://funil.test/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }))).status).toBe(
+      404,
+    );
 
     const ok = await scrape();
     expect(ok.status).toBe(200);
@@ -62,7 +65,8 @@ describe('GET /metrics', () => {
     await api.raw(`/backend/nothing/${id}`, { headers: { authorization: `Bearer ${org.key}` } });
     const { text } = await scrape();
     expect(text).not.toContain(id);
-    const added = (route: string, method: string, status: string) => count(text, route, method, status) - count(before, route, method, status);
+    const added = (route: string, method: string, status: string) =>
+      count(text, route, method, status) - count(before, route, method, status);
     expect(added('/backend/leads/:id', 'GET', '404')).toBe(1);
     expect(added('/backend/leads', 'GET', '200')).toBe(1);
     expect(added('/media/proxy/*', 'GET', '404')).toBe(1);
@@ -74,7 +78,11 @@ describe('GET /metrics', () => {
   it('counts GraphQL operations by type and name, capped: past 100 names they count as "other"', async () => {
     const org = await api.newOrg();
     const run = (query: string) =>
-      api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: JSON.stringify({ query }) });
+      api.raw('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+        body: JSON.stringify({ query }),
+      });
     expect((await run('query TagsForMetrics { tags { id } }')).status).toBe(200);
     expect((await run('{ tags { id } }')).status).toBe(200);
     for (let i = 0; i < 105; i++) await run(`query Flood${i} { tags { id } }`);
@@ -84,11 +92,15 @@ describe('GET /metrics', () => {
     expect(sample(text, 'funil_graphql_operations_total', { type: 'query', operation: 'other' })).toBeGreaterThan(0);
     const names = new Set([...text.matchAll(/^funil_graphql_operations_total\{[^}]*operation="([^"]+)"/gm)].map((m) => m[1]));
     expect(names.size).toBeLessThanOrEqual(101);
-    expect(sample(text, 'funil_http_request_duration_seconds_count', { route: '/graphql', method: 'POST', status: '200' })).toBeGreaterThanOrEqual(107);
+    expect(
+      sample(text, 'funil_http_request_duration_seconds_count', { route: '/graphql', method: 'POST', status: '200' }),
+    ).toBeGreaterThanOrEqual(107);
   });
 
   it('reports the database pool and, from one aggregate at scrape time, each queue’s depth and oldest waiting job', async () => {
-    await api.db.sql.query(`INSERT INTO jobs (queue, run_at) VALUES ('metrics.test', now() - interval '90 seconds'), ('metrics.test', now() + interval '1 hour')`);
+    await api.db.sql.query(
+      `INSERT INTO jobs (queue, run_at) VALUES ('metrics.test', now() - interval '90 seconds'), ('metrics.test', now() + interval '1 hour')`,
+    );
     await api.db.sql.query(`INSERT INTO jobs (queue, failed_at) VALUES ('metrics.test', now())`);
     const { text } = await scrape();
     if (api.db.kind === 'postgres') expect(sample(text, 'funil_db_pool_size')).toBeGreaterThan(1);
@@ -111,7 +123,9 @@ describe('GET /metrics', () => {
     let answers = 0;
     const hook = await receiver((_hit, res) => res.writeHead(answers++ === 0 ? 500 : 204).end());
     await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
-    expect((await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Metrics', phone: '+5511987650001' } })).status).toBe(200);
+    expect((await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Metrics', phone: '+5511987650001' } })).status).toBe(
+      200,
+    );
     await waitFor(() => expect(hook.hits.length).toBe(2));
     await waitFor(async () => {
       const { text } = await scrape();

@@ -30,7 +30,9 @@ function freshDatabase(): Record<string, string> {
 /** `npm run migrate`'s process; resolves with its exit code and output whatever the code. */
 async function npmRunMigrate(env: Record<string, string>) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/migrate-command.ts'], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/migrate-command.ts'], {
+      env: { ...process.env, ...env },
+    });
     return { code: 0, out: stdout + stderr };
   } catch (e) {
     const failed = e as { code: number; stdout: string; stderr: string };
@@ -86,7 +88,9 @@ describe('npm run migrate and MIGRATE_ON_START', () => {
     const server = await spawnServer({ ...db, MIGRATE_ON_START: 'false' });
     await expect(server.listening).rejects.toThrow();
     expect(await server.exited).toBe(1);
-    expect(server.output()).toContain('The database is empty (no migration applied) and MIGRATE_ON_START=false: run `npm run migrate` first');
+    expect(server.output()).toContain(
+      'The database is empty (no migration applied) and MIGRATE_ON_START=false: run `npm run migrate` first',
+    );
     if (postgres) expect(await sqlIn(db, `SELECT to_regclass('_prisma_migrations') AS t`)).toEqual([{ t: null }]); // nothing was created
   });
 
@@ -113,13 +117,17 @@ describe('npm run migrate and MIGRATE_ON_START', () => {
     }
   });
 
-  it.runIf(postgres)('two migrate runs at once on one fresh schema both succeed and apply each migration once', { timeout: 180_000 }, async () => {
-    const db = freshDatabase();
-    const runs = await Promise.all([npmRunMigrate(db), npmRunMigrate(db)]);
-    for (const r of runs) expect(r.code, r.out).toBe(0);
-    // One applied them all, the other waited for the lock and found nothing to do.
-    expect(runs.map((r) => /^Applied (\d+)/m.exec(r.out)?.[1] ?? 'none').sort()).toEqual([String(migrationNames.length), 'none']);
-    const rows = await sqlIn(db, 'SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name');
-    expect(rows.map((r) => r.migration_name)).toEqual([...migrationNames].sort());
-  });
+  it.runIf(postgres)(
+    'two migrate runs at once on one fresh schema both succeed and apply each migration once',
+    { timeout: 180_000 },
+    async () => {
+      const db = freshDatabase();
+      const runs = await Promise.all([npmRunMigrate(db), npmRunMigrate(db)]);
+      for (const r of runs) expect(r.code, r.out).toBe(0);
+      // One applied them all, the other waited for the lock and found nothing to do.
+      expect(runs.map((r) => /^Applied (\d+)/m.exec(r.out)?.[1] ?? 'none').sort()).toEqual([String(migrationNames.length), 'none']);
+      const rows = await sqlIn(db, 'SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name');
+      expect(rows.map((r) => r.migration_name)).toEqual([...migrationNames].sort());
+    },
+  );
 });

@@ -81,14 +81,23 @@ describe.runIf(fs.existsSync('/proc'))('npm start', () => {
         ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` }
         : { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-npm-')) };
     const npm = spawn('npm', ['start', '--silent'], {
-      env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', PORT: String(port), BOOTSTRAP_API_KEY: generateApiKey(), ...database },
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        BOOTSTRAP_API_KEY: generateApiKey(),
+        ...database,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.push(npm.pid!);
     let out = '';
     npm.stdout!.on('data', (d) => (out += d));
     npm.stderr!.on('data', (d) => (out += d));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      npm.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     const deadline = Date.now() + 90_000;
     while (!/listening on/.test(out)) {
       if (npm.exitCode !== null) throw new Error(`npm start exited: ${out}`);

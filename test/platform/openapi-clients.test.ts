@@ -37,7 +37,10 @@ afterAll(async () => {
 function readmeCommands(): string[] {
   const readme = fs.readFileSync('README.md', 'utf8');
   const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('npx openapi-typescript'));
-  return (block ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('npx '));
+  return (block ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('npx '));
 }
 
 /** Runs a command line with bash in the repository; resolves with its output, rejects on a non-zero exit. */
@@ -52,55 +55,74 @@ function run(line: string, env: Record<string, string> = {}): Promise<string> {
 }
 
 describe('clients generated from the served document', () => {
-  it('openapi-typescript and @hey-api/openapi-ts generate clients that compile (strict), and a flow through one matches the document', { timeout: 240_000 }, async () => {
-    const commands = readmeCommands();
-    expect(commands.map((c) => c.split(' ')[1])).toEqual(['openapi-typescript', 'openapi-ts']);
-    const apiDoc = fs.readFileSync('docs/api.md', 'utf8');
-    for (const line of commands) expect(apiDoc).toContain(line);
-    // Both read the served document over the socket; npm stays offline (the packages are installed).
-    await Promise.all(commands.map((line) => run(line.replaceAll(README_SERVER, server.url).replaceAll(README_OUTPUT, `${dir}/`), { npm_config_offline: 'true' })));
-    expect(fs.existsSync(path.join(dir, 'schema.ts'))).toBe(true);
-    expect(fs.readFileSync(path.join(dir, 'client', 'client.gen.ts'), 'utf8')).toContain(`baseUrl: '${api.config.publicBaseUrl}'`);
+  it(
+    'openapi-typescript and @hey-api/openapi-ts generate clients that compile (strict), and a flow through one matches the document',
+    { timeout: 240_000 },
+    async () => {
+      const commands = readmeCommands();
+      expect(commands.map((c) => c.split(' ')[1])).toEqual(['openapi-typescript', 'openapi-ts']);
+      const apiDoc = fs.readFileSync('docs/api.md', 'utf8');
+      for (const line of commands) expect(apiDoc).toContain(line);
+      // Both read the served document over the socket; npm stays offline (the packages are installed).
+      await Promise.all(
+        commands.map((line) =>
+          run(line.replaceAll(README_SERVER, server.url).replaceAll(README_OUTPUT, `${dir}/`), { npm_config_offline: 'true' }),
+        ),
+      );
+      expect(fs.existsSync(path.join(dir, 'schema.ts'))).toBe(true);
+      expect(fs.readFileSync(path.join(dir, 'client', 'client.gen.ts'), 'utf8')).toContain(`baseUrl: '${api.config.publicBaseUrl}'`);
 
-    fs.copyFileSync(FLOW, path.join(dir, 'flow.ts'));
-    const tsconfig = {
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], strict: true, noUnusedLocals: true, noEmit: true },
-      include: ['**/*.ts'],
-    };
-    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    await run(`"${process.execPath}" node_modules/typescript/bin/tsc -p "${dir}/tsconfig.json"`);
+      fs.copyFileSync(FLOW, path.join(dir, 'flow.ts'));
+      const tsconfig = {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: [],
+          strict: true,
+          noUnusedLocals: true,
+          noEmit: true,
+        },
+        include: ['**/*.ts'],
+      };
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+      await run(`"${process.execPath}" node_modules/typescript/bin/tsc -p "${dir}/tsconfig.json"`);
 
-    // The flow, through the generated client, against the server over its socket.
-    const check = new OpenApiCheck(await (await fetch(`${server.url}/backend/openapi.json`)).json());
-    const calls: string[] = [];
-    const checkingFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-      const request = new Request(input, init);
-      const response = await fetch(request.clone());
-      await check.checkResponse(request, response);
-      calls.push(`${request.method} ${new URL(request.url).pathname.replace(/[0-9a-f-]{36}|\/media\/proxy\/.+/g, (m) => (m.startsWith('/') ? '/media/proxy/…' : ':id'))} ${response.status}`);
-      return response;
-    };
-    const org = await api.newOrg();
-    const { runFlow } = await import(pathToFileURL(path.join(dir, 'flow.ts')).href);
-    const result = await runFlow({ baseUrl: server.url, key: org.key, fetch: checkingFetch });
+      // The flow, through the generated client, against the server over its socket.
+      const check = new OpenApiCheck(await (await fetch(`${server.url}/backend/openapi.json`)).json());
+      const calls: string[] = [];
+      const checkingFetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        const response = await fetch(request.clone());
+        await check.checkResponse(request, response);
+        calls.push(
+          `${request.method} ${new URL(request.url).pathname.replace(/[0-9a-f-]{36}|\/media\/proxy\/.+/g, (m) => (m.startsWith('/') ? '/media/proxy/…' : ':id'))} ${response.status}`,
+        );
+        return response;
+      };
+      const org = await api.newOrg();
+      const { runFlow } = await import(pathToFileURL(path.join(dir, 'flow.ts')).href);
+      const result = await runFlow({ baseUrl: server.url, key: org.key, fetch: checkingFetch });
 
-    expect(calls).toEqual([
-      'POST /backend/pipelines 201',
-      'POST /backend/leads 200',
-      'POST /backend/pipeline/deals 201',
-      'PUT /backend/pipeline/deals/:id/stage 200',
-      'POST /backend/uploads 200',
-      'GET /media/proxy/… 200',
-      'POST /backend/channels 201',
-      'POST /backend/messages/send 200',
-    ]);
-    expect(result).toEqual({
-      dealNumber: 1,
-      movedTo: result.secondStage,
-      secondStage: expect.any(String),
-      upload: { filename: 'proposta', size: Buffer.byteLength(PROPOSAL), status: 'PENDING' },
-      fileText: PROPOSAL,
-      message: { role: 'assistant', status: 'pending', content: 'Olá, Ana! Segue a proposta.', sameLead: true },
-    });
-  });
+      expect(calls).toEqual([
+        'POST /backend/pipelines 201',
+        'POST /backend/leads 200',
+        'POST /backend/pipeline/deals 201',
+        'PUT /backend/pipeline/deals/:id/stage 200',
+        'POST /backend/uploads 200',
+        'GET /media/proxy/… 200',
+        'POST /backend/channels 201',
+        'POST /backend/messages/send 200',
+      ]);
+      expect(result).toEqual({
+        dealNumber: 1,
+        movedTo: result.secondStage,
+        secondStage: expect.any(String),
+        upload: { filename: 'proposta', size: Buffer.byteLength(PROPOSAL), status: 'PENDING' },
+        fileText: PROPOSAL,
+        message: { role: 'assistant', status: 'pending', content: 'Olá, Ana! Segue a proposta.', sameLead: true },
+      });
+    },
+  );
 });

@@ -30,9 +30,20 @@ async function liveDocument(): Promise<OpenApiDocument> {
 }
 
 type Json = Record<string, any>;
-const operations = (doc: OpenApiDocument) => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op: op as Json })));
-const resolve = (doc: Json, node: Json): Json => (node.$ref ? resolve(doc, node.$ref.slice(2).split('/').reduce((n: Json, k: string) => n[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc)) : node);
-const successSchema = (doc: OpenApiDocument, path: string, method: string, status = '200') => resolve(doc, doc.paths[path][method].responses[status] as Json).content['application/json'].schema;
+const operations = (doc: OpenApiDocument) =>
+  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op: op as Json })));
+const resolve = (doc: Json, node: Json): Json =>
+  node.$ref
+    ? resolve(
+        doc,
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce((n: Json, k: string) => n[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc),
+      )
+    : node;
+const successSchema = (doc: OpenApiDocument, path: string, method: string, status = '200') =>
+  resolve(doc, doc.paths[path][method].responses[status] as Json).content['application/json'].schema;
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 with no dangling reference (swagger-parser)', async () => {
@@ -41,7 +52,8 @@ describe('the OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
     expect(refs.length).toBeGreaterThan(50);
-    for (const scalar of ['UUID', 'DateTime', 'JSONObject', 'BinaryFile']) expect((doc.components as Json).schemas[scalar], scalar).toBeDefined();
+    for (const scalar of ['UUID', 'DateTime', 'JSONObject', 'BinaryFile'])
+      expect((doc.components as Json).schemas[scalar], scalar).toBeDefined();
     // Named like a DOM global, a component becomes a type that shadows it (@hey-api: `type File = Blob | File`).
     expect((doc.components as Json).schemas.File).toBeUndefined();
   });
@@ -88,7 +100,9 @@ describe('the OpenAPI document', () => {
       const query = (op.parameters ?? []).filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
       if (method === 'post' || method === 'put') {
         // A write reads only its `query` list from the query string; everything else is the body.
-        const declared = buildRouteTable(domains).routes.find((c) => c.route.method.toLowerCase() === method && path === openApiPath(c))!.route.query ?? [];
+        const declared =
+          buildRouteTable(domains).routes.find((c) => c.route.method.toLowerCase() === method && path === openApiPath(c))!.route.query ??
+          [];
         expect(query, `${method} ${path}`).toEqual(declared);
       }
       for (const p of op.parameters ?? []) if (p.in === 'path') expect(path).toContain(`{${p.name}}`);
@@ -96,19 +110,35 @@ describe('the OpenAPI document', () => {
     const createLead = doc.paths['/backend/leads'].post as Json;
     // No query parameters: only the Idempotency-Key header every organisation's POST takes.
     expect(createLead.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false })]);
-    expect(createLead.requestBody.content['application/json'].schema).toMatchObject({ required: ['name', 'phone'], properties: { tag_ids: { type: ['array', 'null'] } } });
+    expect(createLead.requestBody.content['application/json'].schema).toMatchObject({
+      required: ['name', 'phone'],
+      properties: { tag_ids: { type: ['array', 'null'] } },
+    });
     const deleteStage = doc.paths['/backend/pipeline/stages/{id}'].delete as Json;
-    expect(deleteStage.parameters.map((p: Json) => [p.name, p.in])).toEqual([['id', 'path'], ['target_stage_id', 'query']]);
+    expect(deleteStage.parameters.map((p: Json) => [p.name, p.in])).toEqual([
+      ['id', 'path'],
+      ['target_stage_id', 'query'],
+    ]);
     expect(deleteStage.requestBody).toBeUndefined();
     const list = doc.paths['/backend/pipelines/{id}/deals'].get as Json;
-    expect(list.parameters.find((p: Json) => p.name === 'limit')).toMatchObject({ in: 'query', required: false, schema: { type: 'integer' } });
+    expect(list.parameters.find((p: Json) => p.name === 'limit')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer' },
+    });
     expect(list.parameters.find((p: Json) => p.name === 'sort').schema).toEqual({ $ref: '#/components/schemas/DealSort' });
   });
 
   it('documents each route’s real answer: envelope, spread, bare, 201, 204 without a body, nullable fields', async () => {
     const doc = await liveDocument();
-    expect(successSchema(doc, '/backend/leads/{id}', 'get')).toMatchObject({ properties: { success: { const: true }, data: { $ref: '#/components/schemas/Lead' } }, required: ['success', 'data'] });
-    expect(successSchema(doc, '/backend/leads', 'get')).toMatchObject({ properties: { success: {}, data: { type: 'array' }, pagination: {} }, required: ['success', 'data', 'pagination'] });
+    expect(successSchema(doc, '/backend/leads/{id}', 'get')).toMatchObject({
+      properties: { success: { const: true }, data: { $ref: '#/components/schemas/Lead' } },
+      required: ['success', 'data'],
+    });
+    expect(successSchema(doc, '/backend/leads', 'get')).toMatchObject({
+      properties: { success: {}, data: { type: 'array' }, pagination: {} },
+      required: ['success', 'data', 'pagination'],
+    });
     expect(successSchema(doc, '/backend/tags', 'post', '201').properties.data).toEqual({ $ref: '#/components/schemas/Tag' });
     expect(doc.paths['/backend/tags'].post.responses['200']).toBeUndefined();
     expect(successSchema(doc, '/backend/leads/{id}', 'delete')).toEqual({ $ref: '#/components/schemas/Success' });
@@ -153,8 +183,15 @@ describe('the OpenAPI document', () => {
       expect(statuses, `${method} ${path}`).toContain('500');
       if (method === 'post' || method === 'put') expect(statuses).toEqual(expect.arrayContaining(['400', '413']));
       if (path.includes('{')) expect(statuses).toContain('404');
-      const style = path.startsWith('/backend/leads') || path.startsWith('/backend/tags') ? 'Envelope' : path.startsWith('/backend/pipeline') ? 'Bare' : null;
-      if (style) for (const s of statuses.filter((s) => s >= '400' && s !== '401')) expect(op.responses[s].$ref, `${method} ${path} ${s}`).toMatch(new RegExp(`/${style}Error${s}$`));
+      const style =
+        path.startsWith('/backend/leads') || path.startsWith('/backend/tags')
+          ? 'Envelope'
+          : path.startsWith('/backend/pipeline')
+            ? 'Bare'
+            : null;
+      if (style)
+        for (const s of statuses.filter((s) => s >= '400' && s !== '401'))
+          expect(op.responses[s].$ref, `${method} ${path} ${s}`).toMatch(new RegExp(`/${style}Error${s}$`));
     }
     expect(doc.paths['/backend/admin/tenants'].post.responses['404']).toEqual({ $ref: '#/components/responses/EnvelopeError404Platform' });
   });
@@ -170,7 +207,15 @@ describe('the OpenAPI document', () => {
     const uploads = defineDomain({
       name: 'uploads',
       routes: [
-        { method: 'POST', path: '/uploads', field: 'Mutation.upload', style: 'bare', status: 201, access: 'member', summary: 'Upload a file' },
+        {
+          method: 'POST',
+          path: '/uploads',
+          field: 'Mutation.upload',
+          style: 'bare',
+          status: 201,
+          access: 'member',
+          summary: 'Upload a file',
+        },
         {
           method: 'GET',
           path: '/media/proxy/*',
@@ -179,16 +224,31 @@ describe('the OpenAPI document', () => {
           access: 'public',
           summary: 'A stored file',
           handler: async () => new Response(),
-          openapi: { responses: { 200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, 304: { description: 'Not modified' } } },
+          openapi: {
+            responses: {
+              200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+              304: { description: 'Not modified' },
+            },
+          },
         },
-        { method: 'POST', path: '/uploads/cleanup', style: 'bare', access: 'admin', handler: async () => ({ deleted_count: 0 }), openapi: { operationId: 'cleanupUploads', result: { type: 'object', properties: { deleted_count: { type: 'integer' } } } } },
+        {
+          method: 'POST',
+          path: '/uploads/cleanup',
+          style: 'bare',
+          access: 'admin',
+          handler: async () => ({ deleted_count: 0 }),
+          openapi: { operationId: 'cleanupUploads', result: { type: 'object', properties: { deleted_count: { type: 'integer' } } } },
+        },
       ],
     });
     const doc = buildOpenApiDocument(schema, [uploads]);
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
     const upload = doc.paths['/backend/uploads'].post as Json;
     expect(Object.keys(upload.requestBody.content)).toEqual(['multipart/form-data']); // a required file cannot travel in JSON
-    expect(upload.requestBody.content['multipart/form-data'].schema).toMatchObject({ required: ['file'], properties: { file: { $ref: '#/components/schemas/BinaryFile' } } });
+    expect(upload.requestBody.content['multipart/form-data'].schema).toMatchObject({
+      required: ['file'],
+      properties: { file: { $ref: '#/components/schemas/BinaryFile' } },
+    });
     expect((doc.components as Json).schemas.BinaryFile).toMatchObject({ type: 'string', format: 'binary' });
     const proxy = doc.paths['/media/proxy/{path}'].get as Json;
     expect(proxy).toMatchObject({ operationId: 'getMediaProxy', security: [], tags: ['uploads'] });
@@ -197,7 +257,10 @@ describe('the OpenAPI document', () => {
     expect(proxy.responses['401']).toBeUndefined();
     const cleanup = doc.paths['/backend/uploads/cleanup'].post as Json;
     expect(cleanup.operationId).toBe('cleanupUploads');
-    expect(resolve(doc, cleanup.responses['200']).content['application/json'].schema).toEqual({ type: 'object', properties: { deleted_count: { type: 'integer' } } });
+    expect(resolve(doc, cleanup.responses['200']).content['application/json'].schema).toEqual({
+      type: 'object',
+      properties: { deleted_count: { type: 'integer' } },
+    });
   });
 });
 
@@ -212,7 +275,10 @@ async function redoclyLint(doc: OpenApiDocument): Promise<{ ruleId: string; seve
         process.execPath,
         ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--config', 'redocly.yaml', '--format', 'json'],
         // Nothing leaves the machine: no usage report, no update check.
-        { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1' }, maxBuffer: 16 * 1024 * 1024 },
+        {
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1' },
+          maxBuffer: 16 * 1024 * 1024,
+        },
         // Exit 1 when there are errors: the report on stdout says which.
         (error, out) => (out.trim().startsWith('{') ? resolve(out) : reject(error ?? new Error(`redocly printed no report: ${out}`))),
       ),
@@ -226,14 +292,20 @@ async function redoclyLint(doc: OpenApiDocument): Promise<{ ruleId: string; seve
 /** Every operation of the paths and of the webhooks section. */
 const allOperations = (doc: OpenApiDocument) => [
   ...operations(doc).map((o) => ({ ...o, base: `#/paths/${o.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${o.method}` })),
-  ...Object.entries((doc as Json).webhooks as Json).map(([name, item]) => ({ path: name, method: 'post', op: item.post as Json, base: `#/webhooks/${name}/post` })),
+  ...Object.entries((doc as Json).webhooks as Json).map(([name, item]) => ({
+    path: name,
+    method: 'post',
+    op: item.post as Json,
+    base: `#/webhooks/${name}/post`,
+  })),
 ];
 
 describe('a document generated clients can rely on', () => {
   it('has no error under Redocly’s recommended rules (`npx redocly lint`); its warnings are reported', async () => {
     const problems = await redoclyLint(await liveDocument());
     const warnings = problems.filter((p) => p.severity !== 'error');
-    if (warnings.length) console.log(`redocly lint: ${warnings.length} warning(s):\n${warnings.map((w) => `  ${w.ruleId}: ${w.message}`).join('\n')}`);
+    if (warnings.length)
+      console.log(`redocly lint: ${warnings.length} warning(s):\n${warnings.map((w) => `  ${w.ruleId}: ${w.message}`).join('\n')}`);
     expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
   });
 
@@ -259,7 +331,8 @@ describe('a document generated clients can rely on', () => {
     let count = 0;
     for (const { path, method, op, base } of allOperations(doc)) {
       const bodies: [string, Json][] = [];
-      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) bodies.push([`${base}/requestBody/content/${type.replace('/', '~1')}`, media]);
+      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json))
+        bodies.push([`${base}/requestBody/content/${type.replace('/', '~1')}`, media]);
       for (const [status, response] of Object.entries(op.responses as Json)) {
         const media = response.content?.['application/json'];
         if (media) bodies.push([`${base}/responses/${status}/content/application~1json`, media]);
@@ -292,14 +365,25 @@ describe('a document generated clients can rely on', () => {
     // Idempotency-Key is refused on multipart bodies: not offered where only multipart is taken.
     expect(upload.parameters).toBeUndefined();
     expect((doc.paths['/backend/messages/send-media'].post as Json).parameters).toBeUndefined();
-    expect(Object.keys((doc.paths['/backend/knowledge'].post as Json).requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
+    expect(Object.keys((doc.paths['/backend/knowledge'].post as Json).requestBody.content)).toEqual([
+      'application/json',
+      'multipart/form-data',
+    ]);
 
     const proxy = doc.paths['/media/proxy/{path}'].get as Json;
-    expect(proxy.parameters.map((p: Json) => `${p.in} ${p.name}`)).toEqual(['path path', 'header Range', 'header If-Range', 'header If-None-Match', 'header If-Modified-Since']);
+    expect(proxy.parameters.map((p: Json) => `${p.in} ${p.name}`)).toEqual([
+      'path path',
+      'header Range',
+      'header If-Range',
+      'header If-None-Match',
+      'header If-Modified-Since',
+    ]);
     for (const status of ['200', '206']) {
       expect(Object.keys(proxy.responses[status].content)).toEqual(['*/*']);
       expect(proxy.responses[status].content['*/*'].schema).toMatchObject({ type: 'string', format: 'binary' });
-      expect(Object.keys(proxy.responses[status].headers)).toEqual(expect.arrayContaining(['ETag', 'Last-Modified', 'Accept-Ranges', 'Content-Length']));
+      expect(Object.keys(proxy.responses[status].headers)).toEqual(
+        expect.arrayContaining(['ETag', 'Last-Modified', 'Accept-Ranges', 'Content-Length']),
+      );
     }
     expect(proxy.responses['206'].headers['Content-Range']).toBeDefined();
     expect(Object.keys(proxy.responses)).toEqual(['200', '206', '304', '404', '416', '500', '503']);
@@ -321,13 +405,20 @@ describe('a document generated clients can rely on', () => {
     expect(closed).toEqual([]);
     expect(inputs).toEqual(expect.arrayContaining(['DealProductInput', 'DealNewLeadInput']));
     // Input objects are in request bodies only.
-    expect(JSON.stringify([...allOperations(doc).map((o) => o.op.responses), (doc.components as Json).responses])).not.toMatch(/DealProductInput|DealNewLeadInput/);
+    expect(JSON.stringify([...allOperations(doc).map((o) => o.op.responses), (doc.components as Json).responses])).not.toMatch(
+      /DealProductInput|DealNewLeadInput/,
+    );
 
     // The server does refuse an unknown key inside an input object.
     const org = await api.newOrg();
     const pipeline = await api.rest('POST', '/backend/pipelines', { key: org.key, body: { name: 'Vendas', new_group_name: 'Comercial' } });
     const lead = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Ana', phone: '+5511987650001' } });
-    const body = { pipeline_id: pipeline.body.id, stage_id: pipeline.body.stages[0].id, lead_id: lead.body.data.id, products: [{ name: 'Plano', price: 10, qty: 1, discount: 5 }] };
+    const body = {
+      pipeline_id: pipeline.body.id,
+      stage_id: pipeline.body.stages[0].id,
+      lead_id: lead.body.data.id,
+      products: [{ name: 'Plano', price: 10, qty: 1, discount: 5 }],
+    };
     const refused = await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body });
     expect(refused.status).toBe(400);
   });
@@ -336,10 +427,18 @@ describe('a document generated clients can rely on', () => {
 describe('answers against the document', () => {
   it('the suite’s checker refuses a body that does not match, an undocumented status and a body where none is documented', async () => {
     const check = new OpenApiCheck((await liveDocument()) as never);
-    const tag = { id: '6f1c1a43-2d0e-4c3b-9e0a-1b2c3d4e5f60', name: 'x', color: '#fff', created_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+    const tag = {
+      id: '6f1c1a43-2d0e-4c3b-9e0a-1b2c3d4e5f60',
+      name: 'x',
+      color: '#fff',
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    };
     expect(() => check.check('POST', '/backend/tags', 201, { success: true, data: tag })).not.toThrow();
     expect(() => check.check('POST', '/backend/tags', 201, tag)).toThrow(/does not match/);
-    expect(() => check.check('POST', '/backend/tags', 201, { success: true, data: { ...tag, id: 'not-a-uuid' } })).toThrow(/does not match/);
+    expect(() => check.check('POST', '/backend/tags', 201, { success: true, data: { ...tag, id: 'not-a-uuid' } })).toThrow(
+      /does not match/,
+    );
     expect(() => check.check('POST', '/backend/tags', 200, { success: true, data: tag })).toThrow(/not documented/);
     expect(() => check.check('GET', '/backend/pipeline/deals/x', 404, { code: 'NOT_FOUND', message: 'x' })).toThrow(/does not match/);
     expect(() => check.check('GET', '/backend/pipeline/deals/x', 404, { code: 'ERR_NOT_FOUND', message: 'x' })).not.toThrow();
@@ -359,7 +458,16 @@ describe('answers against the document', () => {
       { stage: 'Ganho', deals: 0, total: 0 },
       { stage: 'Perdido', deals: 0, total: 0 },
     ]);
-    expect(await unknownDeal(client, '00000000-0000-4000-8000-000000000000')).toEqual({ status: 404, code: 'ERR_NOT_FOUND', data: undefined });
-    expect(await unknownDeal(funilClient('http://funil.test', 'fnl_wrong', (r) => api.app.fetch(r)), '00000000-0000-4000-8000-000000000000')).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    expect(await unknownDeal(client, '00000000-0000-4000-8000-000000000000')).toEqual({
+      status: 404,
+      code: 'ERR_NOT_FOUND',
+      data: undefined,
+    });
+    expect(
+      await unknownDeal(
+        funilClient('http://funil.test', 'fnl_wrong', (r) => api.app.fetch(r)),
+        '00000000-0000-4000-8000-000000000000',
+      ),
+    ).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });
 });

@@ -34,7 +34,13 @@ function sendFromAnotherProcess(path: string): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [client, server.url, key, path, '12', '10'], { timeout: 100_000 }, (error, stdout) => {
       if (error) reject(new Error(error.message));
-      else resolve(stdout.trim().split('\n').map((line) => JSON.parse(line)));
+      else
+        resolve(
+          stdout
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line)),
+        );
     });
   });
 }

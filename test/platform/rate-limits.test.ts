@@ -19,7 +19,9 @@ afterAll(async () => {
 
 function call(path: string, key: string | null, options: { address?: string; app?: { fetch: typeof api.app.fetch }; body?: unknown } = {}) {
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-  const init: RequestInit = options.body ? { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(options.body) } : { headers };
+  const init: RequestInit = options.body
+    ? { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(options.body) }
+    : { headers };
   return (options.app ?? api.app).fetch(new Request(BASE + path, init), { address: options.address });
 }
 
@@ -103,7 +105,8 @@ describe('failed authentications per address', () => {
 
   it('a wrong admin token counts too (the platform area still answers 404 until the limit)', async () => {
     const address = '203.0.113.9';
-    for (let i = 0; i < 30; i++) expect((await call('/backend/admin/tenants', 'wrong-admin-token', { address, body: { name: 'x' } })).status).toBe(404);
+    for (let i = 0; i < 30; i++)
+      expect((await call('/backend/admin/tenants', 'wrong-admin-token', { address, body: { name: 'x' } })).status).toBe(404);
     expect((await call('/backend/admin/tenants', 'wrong-admin-token', { address, body: { name: 'x' } })).status).toBe(429);
     expect((await call('/backend/admin/tenants', ADMIN_TOKEN, { address, body: { name: 'x' } })).status).toBe(201);
   });
@@ -113,12 +116,16 @@ describe('failed authentications per address', () => {
     const server = await listen(createApp(config, api.db), config);
     opened.push(server);
     const statuses: number[] = [];
-    for (let i = 0; i < 31; i++) statuses.push((await fetch(`${server.url}/backend/tags`, { headers: { authorization: 'Bearer fnl_x' } })).status);
+    for (let i = 0; i < 31; i++)
+      statuses.push((await fetch(`${server.url}/backend/tags`, { headers: { authorization: 'Bearer fnl_x' } })).status);
     expect(statuses).toEqual([...Array(30).fill(401), 429]);
 
     const proxied = createApp(loadConfig({ NODE_ENV: 'test', TRUST_PROXY: 'true' }), api.db);
     const from = (address: string) =>
-      proxied.fetch(new Request(`${BASE}/backend/tags`, { headers: { authorization: 'Bearer fnl_x', 'x-forwarded-for': `10.0.0.1, ${address}` } }), { address: '127.0.0.1' });
+      proxied.fetch(
+        new Request(`${BASE}/backend/tags`, { headers: { authorization: 'Bearer fnl_x', 'x-forwarded-for': `10.0.0.1, ${address}` } }),
+        { address: '127.0.0.1' },
+      );
     const client = `198.51.100.${randomBytes(1)[0]}`;
     for (let i = 0; i < 30; i++) expect((await from(client)).status).toBe(401);
     expect((await from(client)).status).toBe(429);

@@ -16,7 +16,8 @@ const BIN = path.join(ROOT, 'node_modules', '.bin');
 function clientSection(readme: string) {
   const start = readme.indexOf("### A front end's typed client");
   const section = readme.slice(start, readme.indexOf('\n## ', start));
-  const blocks = (lang: string) => [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1].replace(/^ {2}/gm, ''));
+  const blocks = (lang: string) =>
+    [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1].replace(/^ {2}/gm, ''));
   const files = blocks('ts').flatMap((code) => {
     const name = /^\/\/ (\S+\.ts)\b/.exec(code);
     return name ? [{ file: name[1], code }] : [];
@@ -28,7 +29,12 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-readme-client-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
 function run(command: string, cwd: string) {
-  const r = spawnSync('bash', ['-c', command], { cwd, encoding: 'utf8', env: { ...process.env, PATH: `${BIN}:${process.env.PATH}` }, timeout: 120_000 });
+  const r = spawnSync('bash', ['-c', command], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${BIN}:${process.env.PATH}` },
+    timeout: 120_000,
+  });
   expect(r.status, `${command}\n${r.stdout}\n${r.stderr}`).toBe(0);
   return r.stdout;
 }
@@ -46,13 +52,25 @@ describe("README: a front end's typed client", () => {
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(front, 'node_modules'));
     fs.writeFileSync(path.join(front, 'package.json'), JSON.stringify({ name: 'front', private: true, type: 'module' }));
     // A browser front end: DOM types, no Node types.
-    const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noEmit: true, skipLibCheck: true };
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2022', 'DOM'],
+      types: [],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    };
     fs.writeFileSync(path.join(front, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src'] }));
     // `key` and `id` are the reader's own values.
     const given: Record<string, string> = { 'src/funil.ts': 'declare const key: string;\ndeclare const id: string;\n' };
     for (const { file, code } of files) fs.writeFileSync(path.join(front, file), (given[file] ?? '') + code);
     // Proof that the project resolves like NodeNext: an import without its extension is an error there.
-    fs.writeFileSync(path.join(front, 'src', 'probe.ts'), "// @ts-expect-error: NodeNext wants './funil/schema.js'\nexport type { paths } from './funil/schema';\n");
+    fs.writeFileSync(
+      path.join(front, 'src', 'probe.ts'),
+      "// @ts-expect-error: NodeNext wants './funil/schema.js'\nexport type { paths } from './funil/schema';\n",
+    );
 
     // The README's openapi-typescript command, the served document read from the copy.
     const types = commands.find((c) => c.startsWith('npx openapi-typescript '));

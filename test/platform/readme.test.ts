@@ -30,7 +30,14 @@ function quickstartSteps(readme: string): Step[] {
         keep[name] = path;
       }
     }
-    return { script: block.split('\n').filter((l) => !l.startsWith('#')).join('\n'), keep, status: status ? Number(status[1]) : undefined };
+    return {
+      script: block
+        .split('\n')
+        .filter((l) => !l.startsWith('#'))
+        .join('\n'),
+      keep,
+      status: status ? Number(status[1]) : undefined,
+    };
   });
 }
 
@@ -79,7 +86,11 @@ describe('README quickstart', () => {
   it('runs every curl line of the quickstart against a started server', async () => {
     const steps = quickstartSteps(fs.readFileSync('README.md', 'utf8'));
     expect(steps.length).toBe(16);
-    const vars: Record<string, string> = { BASE: server.url, KEY: server.key, HOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook` };
+    const vars: Record<string, string> = {
+      BASE: server.url,
+      KEY: server.key,
+      HOOK_URL: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
+    };
     const answers: unknown[] = [];
     for (const step of steps) {
       // Each curl also prints the HTTP status on a last line; -S shows curl's own errors.
@@ -101,7 +112,8 @@ describe('README quickstart', () => {
       }
       answers.push(body);
     }
-    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, timed, eventTypes, webhook, tested, redelivered, synced] = answers as any[];
+    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, timed, eventTypes, webhook, tested, redelivered, synced] =
+      answers as any[];
     expect(lead.data).toMatchObject({ name: 'Ana', company: 'Acme' });
     expect(deal).toMatchObject({ lead_id: vars.LEAD_ID, total: 1500, stage_id: vars.FIRST_STAGE_ID });
     expect(moved.stage_id).toBe(vars.NEXT_STAGE_ID);
@@ -113,7 +125,10 @@ describe('README quickstart', () => {
     ]);
     expect(graph.errors).toBeUndefined();
     expect(graph.data.pipelineBoard).toMatchObject({ total_deals: board.total_deals, total_amount: board.total_amount });
-    expect(graph.data.pipelineBoard.stages[1].stage.deals).toMatchObject({ totalCount: 1, nodes: [{ total: 1500, lead: { name: 'Ana', company: 'Acme' } }] });
+    expect(graph.data.pipelineBoard.stages[1].stage.deals).toMatchObject({
+      totalCount: 1,
+      nodes: [{ total: 1500, lead: { name: 'Ana', company: 'Acme' } }],
+    });
     // What an integration relies on: a replay, a 400 naming its field, time in stage, event types.
     expect(replayed).toEqual(keyed);
     expect(invalid.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'name' }] });

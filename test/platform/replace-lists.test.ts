@@ -21,7 +21,9 @@ describe('concurrent replacements of a list', () => {
     const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 1 });
     const lists = Array.from({ length: WRITERS }, (_, w) => writerLines(w));
     for (let round = 0; round < ROUNDS; round++) {
-      const answers = await Promise.all(lists.map((products) => api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { products } })));
+      const answers = await Promise.all(
+        lists.map((products) => api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { products } })),
+      );
       for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
       const lines = await api.db.prisma.dealProduct.findMany({ where: { deal_id: deal.id }, orderBy: { position: 'asc' } });
       const stored = lines.map((l) => ({ name: l.name, price: Number(l.price), qty: l.qty, custom: l.custom }));
@@ -36,7 +38,9 @@ describe('concurrent replacements of a list', () => {
     const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 1 });
     const lists = Array.from({ length: WRITERS }, (_, w) => writerLines(w));
     for (let round = 0; round < ROUNDS; round++) {
-      const answers = await Promise.all(lists.map((products) => api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { products } })));
+      const answers = await Promise.all(
+        lists.map((products) => api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { products } })),
+      );
       answers.forEach((a, w) => {
         expect(a.status, JSON.stringify(a.body)).toBe(200);
         const own = a.body.products.map((l: any) => ({ name: l.name, price: l.price, qty: l.qty, custom: l.custom }));
@@ -76,7 +80,10 @@ describe('concurrent replacements of a list', () => {
     for (let i = 0; i < WRITERS; i++) tags.push(await makeTag(api, org, `criado${i}`));
     const answers = await Promise.all(
       tags.map((t, w) =>
-        api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: writerLines(w), tag_ids: [t.id] } }),
+        api.rest('POST', '/backend/pipeline/deals', {
+          key: org.key,
+          body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: writerLines(w), tag_ids: [t.id] },
+        }),
       ),
     );
     answers.forEach((a, w) => {
@@ -91,10 +98,15 @@ describe('concurrent replacements of a list', () => {
     const tags: { id: string; name: string }[] = [];
     for (let i = 0; i < WRITERS; i++) tags.push(await makeTag(api, org, `own${i}`));
     for (let round = 0; round < ROUNDS; round++) {
-      const answers = await Promise.all(tags.map((t) => api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids: [t.id] } })));
+      const answers = await Promise.all(
+        tags.map((t) => api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids: [t.id] } })),
+      );
       answers.forEach((a, w) => {
         expect(a.status, JSON.stringify(a.body)).toBe(200);
-        expect(a.body.data.tags.map((t: any) => t.id), `round ${round}, writer ${w}`).toEqual([tags[w].id]);
+        expect(
+          a.body.data.tags.map((t: any) => t.id),
+          `round ${round}, writer ${w}`,
+        ).toEqual([tags[w].id]);
       });
     }
   });
@@ -105,10 +117,15 @@ describe('concurrent replacements of a list', () => {
     // Writer w sets w + 1 tags of its own.
     const lists = Array.from({ length: WRITERS }, (_, w) => tags.slice((w * (w + 1)) / 2, ((w + 1) * (w + 2)) / 2));
     for (let round = 0; round < ROUNDS; round++) {
-      const answers = await Promise.all(lists.map((tag_ids) => api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids } })));
+      const answers = await Promise.all(
+        lists.map((tag_ids) => api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids } })),
+      );
       for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
       const stored = (await api.db.prisma.leadTag.findMany({ where: { lead_id: lead.id } })).map((t) => t.tag_id).sort();
-      expect(lists.map((l) => [...l].sort()), `round ${round}`).toContainEqual(stored);
+      expect(
+        lists.map((l) => [...l].sort()),
+        `round ${round}`,
+      ).toContainEqual(stored);
     }
   });
 
@@ -126,7 +143,10 @@ describe('concurrent replacements of a list', () => {
       for (const a of answers) expect(a.status, JSON.stringify(a.body)).toBe(200);
       const stored = await api.db.prisma.stage.findMany({ where: { pipeline_id: p.id }, orderBy: { position: 'asc' } });
       expect(stored.map((s) => s.position)).toEqual(stored.map((_, i) => i));
-      expect(lists.map((l) => l.map((s) => s.name)), `round ${round}`).toContainEqual(stored.map((s) => s.name));
+      expect(
+        lists.map((l) => l.map((s) => s.name)),
+        `round ${round}`,
+      ).toContainEqual(stored.map((s) => s.name));
     }
   });
 });

@@ -170,11 +170,14 @@ class Balancer {
 
   private once(port: number, path: string): Promise<Answer> {
     return new Promise((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path, agent: this.agent, headers: { authorization: `Bearer ${this.key}` } }, (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve({ status: res.statusCode!, port, connection: res.headers.connection, at: Date.now() }));
-        res.on('error', reject);
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port, path, agent: this.agent, headers: { authorization: `Bearer ${this.key}` } },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => resolve({ status: res.statusCode!, port, connection: res.headers.connection, at: Date.now() }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
     });
   }
@@ -190,7 +193,14 @@ function slowPost(port: number, key: string, finish: Promise<unknown>) {
   const body = JSON.stringify({ name: `slow-${randomBytes(3).toString('hex')}`, color: '#abcdef' });
   return new Promise<{ status: number; connection?: string }>((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/backend/tags', method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/backend/tags',
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
@@ -225,7 +235,6 @@ function connects(port: number): Promise<boolean | string> {
   });
 }
 
-
 describe.skipIf(!onPostgres)('several processes on one PostgreSQL (PostgreSQL only: PGlite is one process per data directory)', () => {
   it('started together on an empty schema: one organisation, one Owner, one key, printed once', { timeout: 240_000 }, async () => {
     const schema = newSchema();
@@ -238,82 +247,90 @@ describe.skipIf(!onPostgres)('several processes on one PostgreSQL (PostgreSQL on
     expect(await stopAll(servers)).toEqual([0, 0, 0]);
   });
 
-  it('started together with BOOTSTRAP_API_KEY on a schema that does not exist yet: all start, the key works on each', { timeout: 240_000 }, async () => {
-    const schema = newSchema();
-    const key = generateApiKey();
-    const servers = await startTogether(3, schema, { BOOTSTRAP_API_KEY: key });
-    expect(await accounts(schema)).toEqual({ organisations: 1, owners: 1, users: 1, keys: 1 });
-    for (const s of servers) expect(await status(s.port, '/backend/users', key)).toBe(200);
-    expect(await stopAll(servers)).toEqual([0, 0, 0]);
-  });
+  it(
+    'started together with BOOTSTRAP_API_KEY on a schema that does not exist yet: all start, the key works on each',
+    { timeout: 240_000 },
+    async () => {
+      const schema = newSchema();
+      const key = generateApiKey();
+      const servers = await startTogether(3, schema, { BOOTSTRAP_API_KEY: key });
+      expect(await accounts(schema)).toEqual({ organisations: 1, owners: 1, users: 1, keys: 1 });
+      for (const s of servers) expect(await status(s.port, '/backend/users', key)).toBe(200);
+      expect(await stopAll(servers)).toEqual([0, 0, 0]);
+    },
+  );
 
-  it('one of two stopped with SIGTERM under keep-alive load: no request lost, /ready 503 first, exit code 0', { timeout: 240_000 }, async () => {
-    const schema = newSchema();
-    const key = generateApiKey();
-    const url = `${POSTGRES_URL}?schema=${schema}`;
-    // One after the other: the first start creates the schema and the organisation.
-    const stopped = await spawnServer({ DATABASE_URL: url, BOOTSTRAP_API_KEY: key, SHUTDOWN_DELAY_MS: '1000' });
-    await stopped.listening;
-    const kept = await spawnServer({ DATABASE_URL: url, BOOTSTRAP_API_KEY: key });
-    await kept.listening;
+  it(
+    'one of two stopped with SIGTERM under keep-alive load: no request lost, /ready 503 first, exit code 0',
+    { timeout: 240_000 },
+    async () => {
+      const schema = newSchema();
+      const key = generateApiKey();
+      const url = `${POSTGRES_URL}?schema=${schema}`;
+      // One after the other: the first start creates the schema and the organisation.
+      const stopped = await spawnServer({ DATABASE_URL: url, BOOTSTRAP_API_KEY: key, SHUTDOWN_DELAY_MS: '1000' });
+      await stopped.listening;
+      const kept = await spawnServer({ DATABASE_URL: url, BOOTSTRAP_API_KEY: key });
+      await kept.listening;
 
-    const balancer = new Balancer([stopped.port, kept.port], key);
-    const answers: Answer[] = [];
-    const failures: string[] = [];
-    let loading = true;
-    const load = Array.from({ length: 8 }, async (_, i) => {
-      while (loading) {
-        try {
-          answers.push(await balancer.send(i % 2 ? '/backend/tags' : '/backend/users'));
-        } catch (e) {
-          failures.push(String((e as Error).message));
+      const balancer = new Balancer([stopped.port, kept.port], key);
+      const answers: Answer[] = [];
+      const failures: string[] = [];
+      let loading = true;
+      const load = Array.from({ length: 8 }, async (_, i) => {
+        while (loading) {
+          try {
+            answers.push(await balancer.send(i % 2 ? '/backend/tags' : '/backend/users'));
+          } catch (e) {
+            failures.push(String((e as Error).message));
+          }
         }
+      });
+
+      await sleep(1_500);
+      // A keep-alive connection left idle, and a request whose body is still arriving when the stop begins.
+      const idle = await idleKeepAlive(stopped.port);
+      let finishBody!: () => void;
+      const inFlight = slowPost(stopped.port, key, new Promise<void>((r) => (finishBody = r)));
+      await sleep(200);
+      const sigterm = Date.now();
+      stopped.proc.kill('SIGTERM');
+      // The listener closes after SHUTDOWN_DELAY_MS, while the request above is still under way.
+      const deadline = Date.now() + 15_000;
+      while ((await connects(stopped.port)) !== 'ECONNREFUSED') {
+        if (Date.now() > deadline) throw new Error('the stopping process still accepts connections');
+        await sleep(50);
       }
-    });
+      const idleClosed = await Promise.race([idle.closed.then(() => true), sleep(0).then(() => false)]);
+      finishBody();
+      const slow = await inFlight;
+      const code = await stopped.exited;
+      const exitedAt = Date.now();
+      await sleep(1_000);
+      loading = false;
+      await Promise.all(load);
+      balancer.close();
 
-    await sleep(1_500);
-    // A keep-alive connection left idle, and a request whose body is still arriving when the stop begins.
-    const idle = await idleKeepAlive(stopped.port);
-    let finishBody!: () => void;
-    const inFlight = slowPost(stopped.port, key, new Promise<void>((r) => (finishBody = r)));
-    await sleep(200);
-    const sigterm = Date.now();
-    stopped.proc.kill('SIGTERM');
-    // The listener closes after SHUTDOWN_DELAY_MS, while the request above is still under way.
-    const deadline = Date.now() + 15_000;
-    while ((await connects(stopped.port)) !== 'ECONNREFUSED') {
-      if (Date.now() > deadline) throw new Error('the stopping process still accepts connections');
-      await sleep(50);
-    }
-    const idleClosed = await Promise.race([idle.closed.then(() => true), sleep(0).then(() => false)]);
-    finishBody();
-    const slow = await inFlight;
-    const code = await stopped.exited;
-    const exitedAt = Date.now();
-    await sleep(1_000);
-    loading = false;
-    await Promise.all(load);
-    balancer.close();
-
-    expect(failures).toEqual([]);
-    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-    expect(code).toBe(0);
-    expect(exitedAt - sigterm).toBeLessThan(15_000);
-    // Idle keep-alive connections were closed; the request under way was answered, with Connection: close.
-    expect(idleClosed).toBe(true);
-    expect(slow).toEqual({ status: 201, connection: 'close' });
-    // /ready went 503 before the process refused connections, and never 200 again.
-    const probes = balancer.probes.get(stopped.port)!.filter((p) => p.at > sigterm);
-    const off = probes.findIndex((p) => p.outcome !== 200);
-    expect(probes[off].outcome).toBe(503);
-    expect(probes.slice(off).map((p) => p.outcome)).not.toContain(200);
-    expect(probes.map((p) => p.outcome)).toContain('ECONNREFUSED');
-    // Responses on the load's keep-alive connections told the balancer those connections close.
-    expect(answers.filter((a) => a.port === stopped.port && a.connection === 'close').length).toBeGreaterThan(0);
-    // Both processes carried the load before; the other one alone after.
-    expect(answers.filter((a) => a.at < sigterm && a.port === stopped.port).length).toBeGreaterThan(0);
-    expect(answers.filter((a) => a.at > exitedAt && a.port === kept.port).length).toBeGreaterThan(0);
-    kept.proc.kill('SIGTERM');
-    expect(await kept.exited).toBe(0);
-  });
+      expect(failures).toEqual([]);
+      expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+      expect(code).toBe(0);
+      expect(exitedAt - sigterm).toBeLessThan(15_000);
+      // Idle keep-alive connections were closed; the request under way was answered, with Connection: close.
+      expect(idleClosed).toBe(true);
+      expect(slow).toEqual({ status: 201, connection: 'close' });
+      // /ready went 503 before the process refused connections, and never 200 again.
+      const probes = balancer.probes.get(stopped.port)!.filter((p) => p.at > sigterm);
+      const off = probes.findIndex((p) => p.outcome !== 200);
+      expect(probes[off].outcome).toBe(503);
+      expect(probes.slice(off).map((p) => p.outcome)).not.toContain(200);
+      expect(probes.map((p) => p.outcome)).toContain('ECONNREFUSED');
+      // Responses on the load's keep-alive connections told the balancer those connections close.
+      expect(answers.filter((a) => a.port === stopped.port && a.connection === 'close').length).toBeGreaterThan(0);
+      // Both processes carried the load before; the other one alone after.
+      expect(answers.filter((a) => a.at < sigterm && a.port === stopped.port).length).toBeGreaterThan(0);
+      expect(answers.filter((a) => a.at > exitedAt && a.port === kept.port).length).toBeGreaterThan(0);
+      kept.proc.kill('SIGTERM');
+      expect(await kept.exited).toBe(0);
+    },
+  );
 });

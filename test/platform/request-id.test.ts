@@ -38,7 +38,11 @@ describe('X-Request-Id', () => {
     const graphql = (id?: string) =>
       api.raw('/graphql', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}`, ...(id === undefined ? {} : { 'x-request-id': id }) },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${org.key}`,
+          ...(id === undefined ? {} : { 'x-request-id': id }),
+        },
         body: JSON.stringify({ query: '{ tags { id } }' }),
       });
     for (const send of [rest, graphql]) {
@@ -78,7 +82,12 @@ describe('logs', () => {
     const parsed = lines.map((l) => JSON.parse(l));
     const warning = parsed.find((l) => l.msg === 'knowledge file extraction refused');
     expect(warning).toMatchObject({ level: 'warn', requestId: 'req-log-1', extension: '.pdf' });
-    expect(parsed.find((l) => l.msg === 'request' && l.path === '/backend/knowledge')).toMatchObject({ level: 'info', requestId: 'req-log-1', status: 400, route: '/backend/knowledge' });
+    expect(parsed.find((l) => l.msg === 'request' && l.path === '/backend/knowledge')).toMatchObject({
+      level: 'info',
+      requestId: 'req-log-1',
+      status: 400,
+      route: '/backend/knowledge',
+    });
     expect(parsed.find((l) => l.msg === 'request' && l.path === '/backend/tags')).toMatchObject({ requestId: 'req-log-2', status: 200 });
     // Lines written outside any request carry none.
     const outside = captureLogs();
@@ -93,7 +102,11 @@ describe('logs', () => {
     const lines = captureLogs();
     await api.raw('/backend/tags', { headers: { authorization: `Bearer ${org.key}` } });
     await api.raw('/backend/tags', { headers: { authorization: `Bearer ${wrong}` } });
-    await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` }, body: '{"query":"{ nope }"}' });
+    await api.raw('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
+      body: '{"query":"{ nope }"}',
+    });
     await api.raw(`/backend/admin/tenants`, { method: 'POST', headers: { authorization: `Bearer ${org.key}` } });
     log.warn('a careless call', {
       authorization: `Bearer ${org.key}`,
@@ -106,7 +119,13 @@ describe('logs', () => {
     vi.restoreAllMocks();
     const text = lines.join('\n');
     expect(lines.length).toBeGreaterThanOrEqual(5);
-    for (const secret of [org.key, wrong, 'Bearer', 's3cr3t', 'nested-secret', 'whsec_abc', 'tok_abc', 'hunter2']) expect(text).not.toContain(secret);
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ msg: 'a careless call', authorization: '[redacted]', headers: { authorization: '[redacted]' }, webhook: { secret: '[redacted]' } });
+    for (const secret of [org.key, wrong, 'Bearer', 's3cr3t', 'nested-secret', 'whsec_abc', 'tok_abc', 'hunter2'])
+      expect(text).not.toContain(secret);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      msg: 'a careless call',
+      authorization: '[redacted]',
+      headers: { authorization: '[redacted]' },
+      webhook: { secret: '[redacted]' },
+    });
   });
 });

@@ -23,7 +23,11 @@ describe('routing', () => {
   it('refuses bodies that are not a JSON object with 400', async () => {
     const org = await api.newOrg();
     for (const body of ['{not json', '[1,2]', '"text"']) {
-      const r = await api.raw('/backend/tags', { method: 'POST', headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' }, body });
+      const r = await api.raw('/backend/tags', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
+        body,
+      });
       expect(r.status, body).toBe(400);
       expect((await r.json()).error.code).toBe('VALIDATION_ERROR');
     }
@@ -113,7 +117,11 @@ describe('one implementation, two transports', () => {
   it('gives the same data through GraphQL and REST', async () => {
     const org = await api.newOrg();
     const tag = (await api.rest('POST', '/backend/tags', { key: org.key, body: { name: 'x', color: '#123456' } })).body.data;
-    const viaGraphQL = await api.gql(CreateLead, { name: 'G', phone: '+5511912340000', tag_ids: [tag.id], custom_fields: { k: 'v' } }, org.key);
+    const viaGraphQL = await api.gql(
+      CreateLead,
+      { name: 'G', phone: '+5511912340000', tag_ids: [tag.id], custom_fields: { k: 'v' } },
+      org.key,
+    );
     expect(viaGraphQL.errors).toBeUndefined();
     const created = viaGraphQL.data!.createLead;
     const viaRest = await api.rest('GET', `/backend/leads/${created.id}`, { key: org.key });

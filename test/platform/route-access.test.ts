@@ -11,7 +11,17 @@ import { createContext } from '../../src/context/context.js';
 import { schema } from '../../src/domains/index.js';
 import { accessOfField } from '../../src/auth/access.js';
 import { useTestApp } from '../helpers/app.js';
-import { allows, fillPath, fingerprint, graphqlDocument, graphqlOperations, restBody, restOperations, takesFile, type GraphqlOperation } from '../helpers/operations.js';
+import {
+  allows,
+  fillPath,
+  fingerprint,
+  graphqlDocument,
+  graphqlOperations,
+  restBody,
+  restOperations,
+  takesFile,
+  type GraphqlOperation,
+} from '../helpers/operations.js';
 
 const api = useTestApp();
 
@@ -26,13 +36,20 @@ interface Key {
 async function keys(org: Awaited<ReturnType<typeof api.newOrg>>): Promise<Key[]> {
   const out: Key[] = [];
   // Owner users, so that the narrowing alone decides.
-  for (const p of allPermissions()) out.push({ label: `[${p}]`, key: await api.keyFor(org, 'owner', [p]), role: 'owner', permissions: new Set([p]), narrowed: true });
+  for (const p of allPermissions())
+    out.push({ label: `[${p}]`, key: await api.keyFor(org, 'owner', [p]), role: 'owner', permissions: new Set([p]), narrowed: true });
   for (const role of ['admin', 'operator'] as const) {
     out.push({ label: `${role} full key`, key: await api.keyFor(org, role), role, permissions: rolePermissions(role), narrowed: false });
   }
   // Every permission of the role, listed: still a narrowed key, which may not manage users and keys.
   const adminAll = [...rolePermissions('admin')];
-  out.push({ label: 'admin key listing all', key: await api.keyFor(org, 'admin', adminAll), role: 'admin', permissions: new Set(adminAll), narrowed: true });
+  out.push({
+    label: 'admin key listing all',
+    key: await api.keyFor(org, 'admin', adminAll),
+    role: 'admin',
+    permissions: new Set(adminAll),
+    narrowed: true,
+  });
   return out;
 }
 
@@ -63,7 +80,11 @@ function fileForm(op: GraphqlOperation) {
 
 /** A REST call without the OpenAPI answer check (thousands of them; openapi.test.ts checks the shapes). */
 async function rest(method: string, path: string, key: string, body: unknown) {
-  const r = await api.raw(path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await api.raw(path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -71,9 +92,11 @@ async function rest(method: string, path: string, key: string, body: unknown) {
 /** Runs `tasks` with a few at a time (the PostgreSQL pool serves them in parallel; PGlite in turn). */
 async function inParallel(tasks: (() => Promise<void>)[], width = 8) {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) await tasks[next++]();
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) await tasks[next++]();
+    }),
+  );
 }
 
 /** One root field per request: a failed non-null root field would stop a mutation document's later fields. */
@@ -95,16 +118,23 @@ describe('access matrix', () => {
     for (const k of testKeys) {
       for (const op of routes.filter((o) => !allows(o.access, k))) {
         refusals.push(async () => {
-          const r = await rest(op.method, fillPath(op, () => crypto.randomUUID()), k.key, restBody(op));
+          const r = await rest(
+            op.method,
+            fillPath(op, () => crypto.randomUUID()),
+            k.key,
+            restBody(op),
+          );
           const code = op.compiled.route.style === 'bare' ? r.body?.code : r.body?.error?.code;
           const expected = op.compiled.route.style === 'bare' ? 'ERR_FORBIDDEN' : 'FORBIDDEN';
-          if (r.status !== 403 || code !== expected) problems.push(`${k.label} ${op.method} ${op.compiled.fullPath}: ${r.status} ${JSON.stringify(r.body)}`);
+          if (r.status !== 403 || code !== expected)
+            problems.push(`${k.label} ${op.method} ${op.compiled.fullPath}: ${r.status} ${JSON.stringify(r.body)}`);
         });
       }
       for (const op of fields.filter((o) => !allows(o.access, k))) {
         refusals.push(async () => {
           const { codes } = await callField(k, op);
-          if (codes.get(op.field.name) !== 'FORBIDDEN') problems.push(`${k.label} GraphQL ${op.key}: ${codes.get(op.field.name) ?? codes.get('(request)') ?? 'no error'}`);
+          if (codes.get(op.field.name) !== 'FORBIDDEN')
+            problems.push(`${k.label} GraphQL ${op.key}: ${codes.get(op.field.name) ?? codes.get('(request)') ?? 'no error'}`);
         });
       }
     }
@@ -119,8 +149,14 @@ describe('access matrix', () => {
     for (const k of testKeys) {
       for (const op of routes.filter((o) => allows(o.access, k))) {
         passes.push(async () => {
-          const r = await rest(op.method, fillPath(op, () => crypto.randomUUID()), k.key, restBody(op));
-          if (r.status === 403 || r.status === 401) problems.push(`${k.label} ${op.method} ${op.compiled.fullPath}: ${r.status} ${JSON.stringify(r.body)}`);
+          const r = await rest(
+            op.method,
+            fillPath(op, () => crypto.randomUUID()),
+            k.key,
+            restBody(op),
+          );
+          if (r.status === 403 || r.status === 401)
+            problems.push(`${k.label} ${op.method} ${op.compiled.fullPath}: ${r.status} ${JSON.stringify(r.body)}`);
         });
       }
       for (const op of fields.filter((o) => allows(o.access, k))) {
@@ -141,7 +177,12 @@ describe('access matrix', () => {
     const start = async (key: string, document: string) => {
       const viewer = await authenticate(api.db.prisma, `Bearer ${key}`);
       const variables = { id: randomUUID() };
-      return subscribe({ schema, document: parse(document), variableValues: variables, contextValue: createContext(api.app.deps, { viewer, requestId: 't' }) });
+      return subscribe({
+        schema,
+        document: parse(document),
+        variableValues: variables,
+        contextValue: createContext(api.app.deps, { viewer, requestId: 't' }),
+      });
     };
     const subscriptions = Object.values(schema.getSubscriptionType()!.getFields());
     expect(subscriptions.map((f) => f.name).sort()).toEqual(['conversationUpdated', 'dealChanged', 'messageAdded']);
@@ -149,10 +190,14 @@ describe('access matrix', () => {
       const access = accessOfField(schema, 'Subscription', field.name) as string;
       const args = field.args.map((a) => `${a.name}: $id`).join(', ');
       const document = `subscription${field.args.length ? '($id: UUID!)' : ''} { ${field.name}${args ? `(${args})` : ''} { __typename } }`;
-      const refused = (await start(await api.keyFor(org, 'owner', ['leads.view']), document)) as { errors?: { originalError?: { kind?: string } }[] };
+      const refused = (await start(await api.keyFor(org, 'owner', ['leads.view']), document)) as {
+        errors?: { originalError?: { kind?: string } }[];
+      };
       expect(refused.errors?.[0].originalError?.kind, field.name).toBe('FORBIDDEN');
       // With its permission alone it is not refused for access (an unknown pipeline is NOT_FOUND).
-      const allowed = (await start(await api.keyFor(org, 'operator', [access]), document)) as AsyncGenerator & { errors?: { originalError?: { kind?: string } }[] };
+      const allowed = (await start(await api.keyFor(org, 'operator', [access]), document)) as AsyncGenerator & {
+        errors?: { originalError?: { kind?: string } }[];
+      };
       expect(allowed.errors?.[0].originalError?.kind ?? 'streaming', field.name).not.toMatch(/FORBIDDEN|UNAUTHORIZED/);
       await allowed.return?.(undefined);
     }

@@ -22,7 +22,10 @@ describe.runIf(testDatabaseKind() === 'postgres')('a statement cut by statement_
     const lead = await makeLead(api, org);
     const db = await openDatabase({ databaseUrl: (api.db as { url?: string }).url!, poolSize: 1, statementTimeoutMs: 500 });
     const busy = new TestClient(createApp(api.config, db), db, api.config);
-    const holder = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${new URL((api.db as { url?: string }).url!).searchParams.get('schema')}` });
+    const holder = new pg.Client({
+      connectionString: POSTGRES_URL,
+      options: `-c search_path=${new URL((api.db as { url?: string }).url!).searchParams.get('schema')}`,
+    });
     await holder.connect();
     try {
       await holder.query('BEGIN');
@@ -35,7 +38,9 @@ describe.runIf(testDatabaseKind() === 'postgres')('a statement cut by statement_
       const graph = await busy.raw('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
-        body: JSON.stringify({ query: `mutation { createDeal(pipeline_id: "${p.id}", stage_id: "${p.entrada}", lead_id: "${lead.id}") { id } }` }),
+        body: JSON.stringify({
+          query: `mutation { createDeal(pipeline_id: "${p.id}", stage_id: "${p.entrada}", lead_id: "${lead.id}") { id } }`,
+        }),
       });
       const answer = (await graph.json()) as { errors?: { extensions: { code: string } }[] };
       expect(answer.errors?.[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
@@ -48,7 +53,14 @@ describe.runIf(testDatabaseKind() === 'postgres')('a statement cut by statement_
       await db.close();
     }
     // Released: the same request succeeds.
-    expect((await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id } })).status).toBe(201);
+    expect(
+      (
+        await api.rest('POST', '/backend/pipeline/deals', {
+          key: org.key,
+          body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id },
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -59,12 +71,23 @@ async function graphqlCreateLead(key: string) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ query: `mutation { createLead(name: "Fila", phone: "${nextPhone()}") { id } }` }),
   });
-  return { status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as { data?: { createLead: { id: string } | null } | null; errors?: { extensions: { code: string } }[] } };
+  return {
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    body: (await r.json()) as { data?: { createLead: { id: string } | null } | null; errors?: { extensions: { code: string } }[] },
+  };
 }
 
 /** Holds the database 4 s: PGlite's one connection, or every connection of PostgreSQL's pool. */
 function holdDatabase() {
-  const hold = () => api.db.prisma.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; await sleep(4000); }, { maxWait: 20_000, timeout: 30_000 });
+  const hold = () =>
+    api.db.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT 1`;
+        await sleep(4000);
+      },
+      { maxWait: 20_000, timeout: 30_000 },
+    );
   return Promise.all(Array.from({ length: testDatabaseKind() === 'postgres' ? 20 : 1 }, hold));
 }
 
@@ -76,22 +99,39 @@ describe('transactions that wait past maxWait', () => {
     // of each 200 or 503, and at least one attempt with a 503.
     let refused: Awaited<ReturnType<typeof api.rest>>[] = [];
     for (let attempt = 0; attempt < (testDatabaseKind() === 'postgres' ? 8 : 3) && refused.length === 0; attempt++) {
-      const creations = Array.from({ length: 40 }, () => api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }));
+      const creations = Array.from({ length: 40 }, () =>
+        api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Fila', phone: nextPhone() } }),
+      );
       // Once the first creations have authenticated and wait for their transactions, hold the database
       // (warm requests get there sooner: each attempt holds it at another moment).
       await sleep([50, 10, 30, 60, 100, 5, 20, 80][attempt]);
-      const held = api.db.prisma.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT 1`;
-        await sleep(4000);
-      }, { maxWait: 20_000, timeout: 30_000 });
+      const held = api.db.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT 1`;
+          await sleep(4000);
+        },
+        { maxWait: 20_000, timeout: 30_000 },
+      );
       // On PostgreSQL the pool has room: hold every connection of it instead.
-      const more = testDatabaseKind() === 'postgres'
-        ? Array.from({ length: 19 }, () => api.db.prisma.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; await sleep(4000); }, { maxWait: 20_000, timeout: 30_000 }))
-        : [];
+      const more =
+        testDatabaseKind() === 'postgres'
+          ? Array.from({ length: 19 }, () =>
+              api.db.prisma.$transaction(
+                async (tx) => {
+                  await tx.$queryRaw`SELECT 1`;
+                  await sleep(4000);
+                },
+                { maxWait: 20_000, timeout: 30_000 },
+              ),
+            )
+          : [];
       const answers = await Promise.all(creations);
       await Promise.all([held, ...more]);
       const statuses = answers.map((a) => a.status);
-      expect(statuses.filter((s) => s !== 200 && s !== 503), JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).slice(0, 500)).toEqual([]);
+      expect(
+        statuses.filter((s) => s !== 200 && s !== 503),
+        JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.body)).slice(0, 500),
+      ).toEqual([]);
       refused = answers.filter((a) => a.status === 503);
     }
     // On both databases some creation is caught waiting. (On PGlite it once depended on the port's

@@ -100,15 +100,32 @@ describe('npm start', () => {
     expect(tags.status).toBe(200);
     await new Promise((r) => setTimeout(r, 100));
     // Request lines name the organisation, the key and the operation; probes are logged only at debug.
-    const logLine = server.output().split('\n').find((l) => l.includes('"path":"/backend/tags"'));
-    expect(JSON.parse(logLine!)).toMatchObject({ level: 'info', msg: 'request', status: 200, requestId: expect.any(String), tenantId: expect.any(String), keyId: expect.any(String), operation: 'tags' });
+    const logLine = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"path":"/backend/tags"'));
+    expect(JSON.parse(logLine!)).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      status: 200,
+      requestId: expect.any(String),
+      tenantId: expect.any(String),
+      keyId: expect.any(String),
+      operation: 'tags',
+    });
     expect(server.output()).not.toContain('"path":"/health"');
 
     // A request whose body is still arriving when SIGTERM comes in.
     const body = JSON.stringify({ name: 'in-flight', color: '#abcdef' });
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: server.port, path: '/backend/tags', method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/backend/tags',
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           let data = '';
           res.on('data', (d) => (data += d));
@@ -138,7 +155,25 @@ describe('npm start', () => {
 
   it('serves HTTPS with TLS_CERT_FILE/TLS_KEY_FILE', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${dir}/key.pem`,
+        '-out',
+        `${dir}/cert.pem`,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const server = await start({ TLS_CERT_FILE: `${dir}/cert.pem`, TLS_KEY_FILE: `${dir}/key.pem`, BOOTSTRAP_API_KEY: KEY });
     expect(server.output()).toContain('https://127.0.0.1');
     const r = await request({ port: server.port, path: '/backend/tags', secure: true, headers: { authorization: `Bearer ${KEY}` } });
@@ -152,11 +187,20 @@ describe('npm start', () => {
     const plain = await request({ port: server.port, path: '/backend/tags', headers: { authorization: `Bearer ${KEY}` } });
     expect(plain.status).toBe(403);
     expect(JSON.parse(plain.body)).toEqual({ success: false, error: { code: 'FORBIDDEN', message: expect.any(String) } });
-    const proxied = await request({ port: server.port, path: '/backend/tags', headers: { authorization: `Bearer ${KEY}`, 'x-forwarded-proto': 'https' } });
+    const proxied = await request({
+      port: server.port,
+      path: '/backend/tags',
+      headers: { authorization: `Bearer ${KEY}`, 'x-forwarded-proto': 'https' },
+    });
     expect(proxied.status).toBe(200);
     expect((await request({ port: server.port, path: '/health' })).status).toBe(200);
     // An oversized declared body is refused on the socket before it is read.
-    const big = await request({ port: server.port, path: '/backend/pipeline/products', method: 'POST', headers: { 'x-forwarded-proto': 'https', 'content-length': String(50 * 1024 * 1024) } });
+    const big = await request({
+      port: server.port,
+      path: '/backend/pipeline/products',
+      method: 'POST',
+      headers: { 'x-forwarded-proto': 'https', 'content-length': String(50 * 1024 * 1024) },
+    });
     expect(big.status).toBe(413);
     expect(JSON.parse(big.body)).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) });
     server.proc.kill('SIGTERM');
@@ -168,19 +212,22 @@ describe('npm start', () => {
 function stalledUpload(port: number, path: string, headers: Record<string, string>, partial: string, giveUpMs = 10_000) {
   const started = Date.now();
   return new Promise<{ status: number | null; body: string; ms: number; closed: boolean }>((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let data = '';
-      res.on('data', (d) => (data += d));
-      res.on('end', () => {
-        // The server must also hang up: the rest of the body is never read.
-        const closed = new Promise<boolean>((r) => {
-          if (req.socket?.destroyed) return r(true);
-          req.socket?.once('close', () => r(true));
-          setTimeout(() => r(false), 3_000);
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let data = '';
+        res.on('data', (d) => (data += d));
+        res.on('end', () => {
+          // The server must also hang up: the rest of the body is never read.
+          const closed = new Promise<boolean>((r) => {
+            if (req.socket?.destroyed) return r(true);
+            req.socket?.once('close', () => r(true));
+            setTimeout(() => r(false), 3_000);
+          });
+          void closed.then((c) => resolve({ status: res.statusCode!, body: data, ms: Date.now() - started, closed: c }));
         });
-        void closed.then((c) => resolve({ status: res.statusCode!, body: data, ms: Date.now() - started, closed: c }));
-      });
-    });
+      },
+    );
     req.on('error', () => resolve({ status: null, body: '', ms: Date.now() - started, closed: true }));
     req.write(partial);
     setTimeout(() => {
@@ -223,10 +270,19 @@ describe('request bodies that do not arrive', () => {
     // A body that arrives in time, in pieces, is served as usual.
     const slowButWhole = await new Promise<number>((resolve, reject) => {
       const body = JSON.stringify({ name: 'in-time', color: '#abcdef' });
-      const req = http.request({ host: '127.0.0.1', port: server.port, path: '/backend/tags', method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/backend/tags',
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       setTimeout(() => req.end(body.slice(10)), 500);
@@ -241,7 +297,13 @@ describe('request bodies that do not arrive', () => {
     const server = await start({ BOOTSTRAP_API_KEY: KEY });
     const aborted = (path: string, headers: Record<string, string>) =>
       new Promise<void>((resolve) => {
-        const req = http.request({ host: '127.0.0.1', port: server.port, path, method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers } });
+        const req = http.request({
+          host: '127.0.0.1',
+          port: server.port,
+          path,
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...headers },
+        });
         req.on('error', () => resolve());
         req.write('{"name":"ab');
         setTimeout(() => (req.destroy(), resolve()), 300);
@@ -253,7 +315,11 @@ describe('request bodies that do not arrive', () => {
       aborted('/graphql', { 'transfer-encoding': 'chunked' }),
     ]);
     const deadline = Date.now() + 10_000;
-    const requestLines = () => server.output().split('\n').filter((l) => l.includes('"msg":"request"') && l.includes('"method":"POST"'));
+    const requestLines = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"request"') && l.includes('"method":"POST"'));
     while (requestLines().length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(requestLines()).toHaveLength(4);
     for (const line of requestLines()) expect(JSON.parse(line).status).toBe(400);

@@ -54,7 +54,8 @@ describe('settings', () => {
 
   it('finds the settings the code reads', () => {
     // The scan itself must work: these are read today, by config.ts and by the SQL log switch.
-    for (const name of ['PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'MIGRATE_ON_START', 'FUNIL_LOG_SQL']) expect([...read.keys()]).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'MIGRATE_ON_START', 'FUNIL_LOG_SQL'])
+      expect([...read.keys()]).toContain(name);
   });
 
   it('documents every setting in the README configuration table and in .env.example', () => {

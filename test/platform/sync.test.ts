@@ -68,7 +68,8 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
     setup: async (org) => ({
       path: '/backend/leads',
       make: async (i) => (await makeLead(api, org, { name: `Lead ${i}` })).id,
-      edit: async (id) => void expect((await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { company: 'Editada' } })).status).toBe(200),
+      edit: async (id) =>
+        void expect((await api.rest('PUT', `/backend/leads/${id}`, { key: org.key, body: { company: 'Editada' } })).status).toBe(200),
     }),
   },
   {
@@ -80,7 +81,10 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
         path: `/backend/pipelines/${p.id}/deals`,
         make: async () => (await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id })).id,
         // A stage move is an edit.
-        edit: async (id) => void expect((await api.rest('PUT', `/backend/pipeline/deals/${id}/stage`, { key: org.key, body: { stage_id: p.andamento } })).status).toBe(200),
+        edit: async (id) =>
+          void expect(
+            (await api.rest('PUT', `/backend/pipeline/deals/${id}/stage`, { key: org.key, body: { stage_id: p.andamento } })).status,
+          ).toBe(200),
       };
     },
   },
@@ -91,7 +95,10 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
       return {
         path: '/backend/conversations',
         make: async (i) => (await inbound(api, org, channel.id, nextMobile(), `mensagem ${i}`)).conversation.id,
-        edit: async (id) => void expect((await api.rest('PUT', `/backend/conversations/${id}`, { key: org.key, body: { status: 'archived' } })).status).toBe(200),
+        edit: async (id) =>
+          void expect((await api.rest('PUT', `/backend/conversations/${id}`, { key: org.key, body: { status: 'archived' } })).status).toBe(
+            200,
+          ),
       };
     },
   },
@@ -100,7 +107,8 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
     setup: async (org) => ({
       path: '/backend/tags',
       make: async (i) => (await makeTag(api, org, `tag ${i}`)).id,
-      edit: async (id) => void expect((await api.rest('PUT', `/backend/tags/${id}`, { key: org.key, body: { color: '#000000' } })).status).toBe(200),
+      edit: async (id) =>
+        void expect((await api.rest('PUT', `/backend/tags/${id}`, { key: org.key, body: { color: '#000000' } })).status).toBe(200),
     }),
   },
   {
@@ -108,7 +116,11 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
     setup: async (org) => ({
       path: '/backend/pipeline/products',
       make: async (i) => (await makeProduct(api, org, `Produto ${i}`, 10)).id,
-      edit: async (id) => void expect((await api.rest('PUT', `/backend/pipeline/products/${id}`, { key: org.key, body: { name: 'Produto editado', price: 20 } })).status).toBe(200),
+      edit: async (id) =>
+        void expect(
+          (await api.rest('PUT', `/backend/pipeline/products/${id}`, { key: org.key, body: { name: 'Produto editado', price: 20 } }))
+            .status,
+        ).toBe(200),
     }),
   },
   {
@@ -120,7 +132,10 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
         expect(r.status, JSON.stringify(r.body)).toBe(201);
         return r.body.id as string;
       },
-      edit: async (id) => void expect((await api.rest('PUT', `/backend/knowledge/${id}`, { key: org.key, body: { description: 'Editado' } })).status).toBe(200),
+      edit: async (id) =>
+        void expect((await api.rest('PUT', `/backend/knowledge/${id}`, { key: org.key, body: { description: 'Editado' } })).status).toBe(
+          200,
+        ),
     }),
   },
   {
@@ -131,7 +146,15 @@ const lists: { name: string; setup: (org: Org) => Promise<SyncedList> }[] = [
       make: async (i) =>
         (
           await api.db.prisma.template.create({
-            data: { tenant_id: org.tenantId, provider_app_id: 'app', template_name: `modelo_${i}`, template_id: `t${i}`, language: 'pt_BR', status: 'APPROVED', category: 'UTILITY' },
+            data: {
+              tenant_id: org.tenantId,
+              provider_app_id: 'app',
+              template_name: `modelo_${i}`,
+              template_id: `t${i}`,
+              language: 'pt_BR',
+              status: 'APPROVED',
+              category: 'UTILITY',
+            },
           })
         ).id,
       edit: async (id) => void (await api.db.prisma.template.updateMany({ where: { id }, data: { status: 'REJECTED' } })),
@@ -312,10 +335,16 @@ describe('writes that change what a row shows move it in the sync', () => {
     const product = await makeProduct(api, org, 'Plano', 100);
     const tag = await makeTag(api, org, 'vip');
     const lead = await makeLead(api, org);
-    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: [{ product_id: product.id, qty: 1 }] });
+    const deal = await makeDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.entrada,
+      lead_id: lead.id,
+      products: [{ product_id: product.id, qty: 1 }],
+    });
     const dealAt = async () => (await api.rest('GET', `/backend/pipeline/deals/${deal.id}`, { key: org.key })).body.updated_at as string;
     const leadAt = async () => (await api.rest('GET', `/backend/leads/${lead.id}`, { key: org.key })).body.data.updated_at as string;
-    const ok = (status: number) => async (r: Promise<{ status: number; body: unknown }>) => expect((await r).status, JSON.stringify((await r).body)).toBe(status);
+    const ok = (status: number) => async (r: Promise<{ status: number; body: unknown }>) =>
+      expect((await r).status, JSON.stringify((await r).body)).toBe(status);
 
     await movesOn(dealAt, () => ok(200)(api.rest('POST', `/backend/pipeline/deals/${deal.id}/tags/${tag.id}`, { key: org.key })));
     await movesOn(dealAt, () => ok(200)(api.rest('DELETE', `/backend/pipeline/deals/${deal.id}/tags/${tag.id}`, { key: org.key })));
@@ -331,7 +360,9 @@ describe('writes that change what a row shows move it in the sync', () => {
     await movesOn(leadAt, () => ok(200)(api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { tag_ids: [tag.id] } })));
 
     await ok(200)(api.rest('POST', `/backend/pipeline/deals/${deal.id}/tags/${tag.id}`, { key: org.key }));
-    await movesOn(leadAt, () => movesOn(dealAt, () => ok(200)(api.rest('PUT', `/backend/tags/${tag.id}`, { key: org.key, body: { name: 'VIP' } }))));
+    await movesOn(leadAt, () =>
+      movesOn(dealAt, () => ok(200)(api.rest('PUT', `/backend/tags/${tag.id}`, { key: org.key, body: { name: 'VIP' } }))),
+    );
     await movesOn(leadAt, () => movesOn(dealAt, () => api.rest('DELETE', `/backend/tags/${tag.id}`, { key: org.key })));
   });
 
@@ -346,7 +377,11 @@ describe('writes that change what a row shows move it in the sync', () => {
 
 describe('sync over GraphQL', () => {
   async function graphql(key: string, query: string, variables: Record<string, unknown> = {}) {
-    const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+    const r = await api.raw('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+    });
     return (await r.json()) as { data?: any; errors?: any[]; extensions?: any };
   }
 
@@ -356,16 +391,24 @@ describe('sync over GraphQL', () => {
     const leads = [await makeLead(api, org), await makeLead(api, org)].map((l) => l.id);
     await settled();
 
-    const first = await graphql(org.key, `query ($since: String) { tags(updated_since: $since, limit: 2) { id } leads(updated_since: $since, limit: 1) { data { id } pagination { next_cursor has_more } } }`, { since: EPOCH });
+    const first = await graphql(
+      org.key,
+      `query ($since: String) { tags(updated_since: $since, limit: 2) { id } leads(updated_since: $since, limit: 1) { data { id } pagination { next_cursor has_more } } }`,
+      { since: EPOCH },
+    );
     expect(first.errors).toBeUndefined();
     expect(first.data.tags.map((t: Row) => t.id)).toEqual(tags.slice(0, 2));
     expect(first.data.leads.pagination).toEqual({ next_cursor: expect.any(String), has_more: true });
     expect(first.extensions.next_cursor).toEqual({ tags: expect.any(String) });
 
-    const second = await graphql(org.key, `query ($t: String, $l: String) { tags(cursor: $t) { id } leads(cursor: $l) { data { id } pagination { next_cursor } } }`, {
-      t: first.extensions.next_cursor.tags,
-      l: first.data.leads.pagination.next_cursor,
-    });
+    const second = await graphql(
+      org.key,
+      `query ($t: String, $l: String) { tags(cursor: $t) { id } leads(cursor: $l) { data { id } pagination { next_cursor } } }`,
+      {
+        t: first.extensions.next_cursor.tags,
+        l: first.data.leads.pagination.next_cursor,
+      },
+    );
     expect(second.errors).toBeUndefined();
     expect(second.data.tags.map((t: Row) => t.id)).toEqual(tags.slice(2));
     expect(second.extensions.next_cursor).toEqual({ tags: null });
@@ -373,6 +416,9 @@ describe('sync over GraphQL', () => {
     expect(second.data.leads.pagination.next_cursor).toBeNull();
 
     const bad = await graphql(org.key, `{ tags(cursor: "x") { id } }`);
-    expect(bad.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', details: [{ field: 'cursor', message: expect.any(String) }] });
+    expect(bad.errors?.[0].extensions).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: [{ field: 'cursor', message: expect.any(String) }],
+    });
   });
 });

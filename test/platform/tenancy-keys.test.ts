@@ -70,7 +70,8 @@ function violations(catalog: Catalog): string[] {
   const found: string[] = [];
   for (const key of catalog.keys) {
     const column = distributionColumn(catalog, key.table);
-    if (column && key.columns[0] !== column) found.push(`${key.table}: key ${key.name} (${key.columns.join(', ')}) does not start with ${column}`);
+    if (column && key.columns[0] !== column)
+      found.push(`${key.table}: key ${key.name} (${key.columns.join(', ')}) does not start with ${column}`);
   }
   for (const fk of catalog.foreignKeys) {
     const from = distributionColumn(catalog, fk.table);
@@ -94,7 +95,9 @@ function citusStatements(catalog: Catalog): string[] {
   const pending = new Set(tables.filter((t) => distributionColumn(catalog, t)));
   const ordered: string[] = [];
   while (pending.size) {
-    const next = [...pending].find((t) => catalog.foreignKeys.every((fk) => fk.table !== t || fk.references === t || !pending.has(fk.references)));
+    const next = [...pending].find((t) =>
+      catalog.foreignKeys.every((fk) => fk.table !== t || fk.references === t || !pending.has(fk.references)),
+    );
     if (!next) throw new Error(`Foreign keys in a cycle among ${[...pending].join(', ')}`);
     ordered.push(next);
     pending.delete(next);
@@ -102,7 +105,9 @@ function citusStatements(catalog: Catalog): string[] {
   return [
     ...reference.map((t) => `SELECT create_reference_table('${t}');`),
     ...ordered.map((t) =>
-      t === TENANTS ? `SELECT create_distributed_table('${t}', 'id');` : `SELECT create_distributed_table('${t}', 'tenant_id', colocate_with => '${TENANTS}');`,
+      t === TENANTS
+        ? `SELECT create_distributed_table('${t}', 'id');`
+        : `SELECT create_distributed_table('${t}', 'tenant_id', colocate_with => '${TENANTS}');`,
     ),
   ];
 }
@@ -155,10 +160,11 @@ describe('tenant-first keys', () => {
     }
   });
 
-  it('the scoped client names a row by { id } alone: its own organisation\'s key, at the top and in cursors', async () => {
+  it("the scoped client names a row by { id } alone: its own organisation's key, at the top and in cursors", async () => {
     const tenants = new TenantClients(db.prisma);
     const [a, b] = await Promise.all(['A', 'B'].map(async (name) => tenants.for((await db.prisma.tenant.create({ data: { name } })).id)));
-    const tagsOf = (scoped: typeof a, prefix: string) => Promise.all([1, 2, 3].map((n) => scoped.tag.create({ data: { name: `${prefix}${n}`, color: '#000000' } })));
+    const tagsOf = (scoped: typeof a, prefix: string) =>
+      Promise.all([1, 2, 3].map((n) => scoped.tag.create({ data: { name: `${prefix}${n}`, color: '#000000' } })));
     const [aTags, bTags] = [await tagsOf(a, 'a'), await tagsOf(b, 'b')];
 
     expect(await a.tag.findUnique({ where: { id: aTags[0].id } })).toMatchObject({ name: 'a1' });
@@ -171,25 +177,39 @@ describe('tenant-first keys', () => {
     // A page after a cursor, at the top and in an included relation (as Pothos plans connections).
     const byId = { orderBy: { id: 'asc' as const } };
     const sorted = [...aTags].sort((x, y) => x.id.localeCompare(y.id));
-    expect((await a.tag.findMany({ ...byId, cursor: { id: sorted[0].id }, skip: 1 })).map((t) => t.id)).toEqual(sorted.slice(1).map((t) => t.id));
+    expect((await a.tag.findMany({ ...byId, cursor: { id: sorted[0].id }, skip: 1 })).map((t) => t.id)).toEqual(
+      sorted.slice(1).map((t) => t.id),
+    );
     expect(await a.tag.findMany({ ...byId, cursor: { id: bTags[0].id }, skip: 1 })).toEqual([]);
     const lead = await a.lead.create({ data: { name: 'L', phone: '+5511988887777' } });
     await a.leadTag.createMany({ data: sorted.map((t) => ({ lead_id: lead.id, tag_id: t.id })) });
     const withTags = await a.lead.findUniqueOrThrow({
       where: { id: lead.id },
-      include: { lead_tags: { orderBy: { tag_id: 'asc' }, cursor: { tenant_id_lead_id_tag_id: { tenant_id: a.$tenantId, lead_id: lead.id, tag_id: sorted[1].id } } } },
+      include: {
+        lead_tags: {
+          orderBy: { tag_id: 'asc' },
+          cursor: { tenant_id_lead_id_tag_id: { tenant_id: a.$tenantId, lead_id: lead.id, tag_id: sorted[1].id } },
+        },
+      },
     });
     expect(withTags.lead_tags.map((t) => t.tag_id)).toEqual(sorted.slice(1).map((t) => t.id));
     const group = await a.pipelineGroup.create({ data: { name: 'G', position: 0 } });
-    const pipelines = await Promise.all([0, 1, 2].map((position) => a.pipeline.create({ data: { group_id: group.id, name: `P${position}`, position, loss_reasons: [] } })));
+    const pipelines = await Promise.all(
+      [0, 1, 2].map((position) => a.pipeline.create({ data: { group_id: group.id, name: `P${position}`, position, loss_reasons: [] } })),
+    );
     const ordered = [...pipelines].sort((x, y) => x.id.localeCompare(y.id));
-    const page = await a.pipelineGroup.findUniqueOrThrow({ where: { id: group.id }, include: { pipelines: { ...byId, cursor: { id: ordered[0].id }, skip: 1 } } });
+    const page = await a.pipelineGroup.findUniqueOrThrow({
+      where: { id: group.id },
+      include: { pipelines: { ...byId, cursor: { id: ordered[0].id }, skip: 1 } },
+    });
     expect(page.pipelines.map((p) => p.id)).toEqual(ordered.slice(1).map((p) => p.id));
   });
 
   it('an event dispatch queued by the previous version (no organisation in it) still reaches the hooks', async () => {
     const scoped = new TenantClients(db.prisma).for((await db.prisma.tenant.create({ data: { name: 'Hooks' } })).id);
-    const hook = await scoped.webhook.create({ data: { url: 'https://example.com/hook', events: ['deal.created'], active_since: new Date(0), secret: 's' } });
+    const hook = await scoped.webhook.create({
+      data: { url: 'https://example.com/hook', events: ['deal.created'], active_since: new Date(0), secret: 's' },
+    });
     const event = await scoped.event.create({ data: { type: 'deal.created', data: {} } });
     const queue = dispatchQueue({ db, config: { webhookRetrySchedule: [0] } as Config });
     await queue.batch!.handler([{ payload: { event_id: event.id }, job: {} as JobInfo }], new AbortController().signal);
@@ -220,7 +240,10 @@ async function emptyDatabase(): Promise<{ sql: SqlRunner; close(): Promise<void>
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
   return {
-    sql: { script: async (s) => void (await client.query(s)), query: async (s, params) => (await client.query(s, params as unknown[])).rows },
+    sql: {
+      script: async (s) => void (await client.query(s)),
+      query: async (s, params) => (await client.query(s, params as unknown[])).rows,
+    },
     async close() {
       await client.query(`DROP SCHEMA ${schema} CASCADE`);
       await client.end();
@@ -229,20 +252,23 @@ async function emptyDatabase(): Promise<{ sql: SqlRunner; close(): Promise<void>
 }
 
 describe('the tenant-first keys migration on a database in use', () => {
-  it('keeps every row and its id, re-keys the tables, and gives queued event dispatches their organisation', { timeout: 120_000 }, async () => {
-    const older = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-keys-migrations-'));
-    for (const name of fs.readdirSync(MIGRATIONS_DIR)) {
-      if (name < KEYS_MIGRATION) fs.cpSync(path.join(MIGRATIONS_DIR, name), path.join(older, name), { recursive: true });
-    }
-    const db = await emptyDatabase();
-    try {
-      await migrate(db.sql, older);
-      const [a, b] = [randomUUID(), randomUUID()];
-      const ids: Record<string, string> = Object.fromEntries(
-        ['user', 'key', 'lead', 'tag', 'group', 'pipeline', 'stage', 'deal', 'event', 'upload', 'bLead'].map((n) => [n, randomUUID()]),
-      );
-      const id = (name: string) => `'${ids[name]}'`;
-      await db.sql.script(`
+  it(
+    'keeps every row and its id, re-keys the tables, and gives queued event dispatches their organisation',
+    { timeout: 120_000 },
+    async () => {
+      const older = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-keys-migrations-'));
+      for (const name of fs.readdirSync(MIGRATIONS_DIR)) {
+        if (name < KEYS_MIGRATION) fs.cpSync(path.join(MIGRATIONS_DIR, name), path.join(older, name), { recursive: true });
+      }
+      const db = await emptyDatabase();
+      try {
+        await migrate(db.sql, older);
+        const [a, b] = [randomUUID(), randomUUID()];
+        const ids: Record<string, string> = Object.fromEntries(
+          ['user', 'key', 'lead', 'tag', 'group', 'pipeline', 'stage', 'deal', 'event', 'upload', 'bLead'].map((n) => [n, randomUUID()]),
+        );
+        const id = (name: string) => `'${ids[name]}'`;
+        await db.sql.script(`
         INSERT INTO tenants (id, name) VALUES ('${a}', 'A'), ('${b}', 'B');
         INSERT INTO users (id, tenant_id, name, email, role) VALUES (${id('user')}, '${a}', 'Ana', 'ana@example.com', 'owner');
         INSERT INTO api_keys (id, tenant_id, user_id, name, prefix, key_hash, permissions) VALUES (${id('key')}, '${a}', ${id('user')}, 'k', 'fnl_abc', 'hash-a', '{}');
@@ -257,28 +283,31 @@ describe('the tenant-first keys migration on a database in use', () => {
         INSERT INTO events (id, tenant_id, type, data) VALUES (${id('event')}, '${a}', 'deal.created', '{}');
         INSERT INTO jobs (queue, payload) VALUES ('events.dispatch', jsonb_build_object('event_id', ${id('event')}));
         INSERT INTO uploads (id, tenant_id, storage_key, filename, file_type, mime_type, size) VALUES (${id('upload')}, '${a}', 'key-1', 'f', 'media', 'image/png', 1);`);
-      const rows = () =>
-        db.sql.query(`
+        const rows = () =>
+          db.sql.query(`
           SELECT 'deals' AS t, tenant_id::text, id::text FROM deals UNION ALL SELECT 'leads', tenant_id::text, id::text FROM leads
           UNION ALL SELECT 'api_keys', tenant_id::text, id::text FROM api_keys UNION ALL SELECT 'uploads', tenant_id::text, id::text FROM uploads
           UNION ALL SELECT 'lead_tags', tenant_id::text, lead_id::text || '/' || tag_id::text FROM lead_tags
           UNION ALL SELECT 'deal_tags', tenant_id::text, deal_id::text || '/' || tag_id::text FROM deal_tags
           ORDER BY 1, 3`);
-      const before = await rows();
+        const before = await rows();
 
-      expect(await migrate(db.sql)).toContain(KEYS_MIGRATION);
+        expect(await migrate(db.sql)).toContain(KEYS_MIGRATION);
 
-      expect(await rows()).toEqual(before);
-      expect(violations(await readCatalog(db.sql))).toEqual([]);
-      const [job] = await db.sql.query<{ payload: unknown }>(`SELECT payload FROM jobs WHERE queue = 'events.dispatch'`);
-      expect(job.payload).toEqual({ tenant_id: a, event_id: ids.event });
-      // The composite keys still hold: a deal of A cannot point at B's lead.
-      await expect(
-        db.sql.script(`INSERT INTO deals (tenant_id, number, pipeline_id, stage_id, lead_id) VALUES ('${a}', 2, ${id('pipeline')}, ${id('stage')}, ${id('bLead')})`),
-      ).rejects.toThrow(/foreign key/);
-    } finally {
-      await db.close();
-      fs.rmSync(older, { recursive: true });
-    }
-  });
+        expect(await rows()).toEqual(before);
+        expect(violations(await readCatalog(db.sql))).toEqual([]);
+        const [job] = await db.sql.query<{ payload: unknown }>(`SELECT payload FROM jobs WHERE queue = 'events.dispatch'`);
+        expect(job.payload).toEqual({ tenant_id: a, event_id: ids.event });
+        // The composite keys still hold: a deal of A cannot point at B's lead.
+        await expect(
+          db.sql.script(
+            `INSERT INTO deals (tenant_id, number, pipeline_id, stage_id, lead_id) VALUES ('${a}', 2, ${id('pipeline')}, ${id('stage')}, ${id('bLead')})`,
+          ),
+        ).rejects.toThrow(/foreign key/);
+      } finally {
+        await db.close();
+        fs.rmSync(older, { recursive: true });
+      }
+    },
+  );
 });

@@ -8,7 +8,17 @@ import { useTestApp, type Org } from '../helpers/app.js';
 import { getNamedType, isListType, isNonNullType, type GraphQLArgument } from 'graphql';
 import { schema } from '../../src/domains/index.js';
 import { makePipeline, nextPhone } from '../helpers/factories.js';
-import { fillPath, fingerprint, graphqlDocument, graphqlOperations, restBody, restOperations, takesFile, type GraphqlOperation, type RestOperation } from '../helpers/operations.js';
+import {
+  fillPath,
+  fingerprint,
+  graphqlDocument,
+  graphqlOperations,
+  restBody,
+  restOperations,
+  takesFile,
+  type GraphqlOperation,
+  type RestOperation,
+} from '../helpers/operations.js';
 import { providerTemplate } from '../templates/helpers.js';
 import { PNG, uploadForm } from '../uploads/helpers.js';
 
@@ -32,8 +42,14 @@ describe('tenant isolation', () => {
     const a = await api.newOrg('A');
     const b = await api.newOrg('B');
     const bTag = (await api.rest('POST', '/backend/tags', { key: b.key, body: { name: 'b-tag', color: '#111111' } })).body.data;
-    const bStatus = (await api.rest('POST', '/backend/lead-statuses', { key: b.key, body: { name: 'b-status', color: '#222222' } })).body.data;
-    const bLead = (await api.rest('POST', '/backend/leads', { key: b.key, body: { name: 'B lead', phone: '+5511977777777', tag_ids: [bTag.id], status_id: bStatus.id } })).body.data;
+    const bStatus = (await api.rest('POST', '/backend/lead-statuses', { key: b.key, body: { name: 'b-status', color: '#222222' } })).body
+      .data;
+    const bLead = (
+      await api.rest('POST', '/backend/leads', {
+        key: b.key,
+        body: { name: 'B lead', phone: '+5511977777777', tag_ids: [bTag.id], status_id: bStatus.id },
+      })
+    ).body.data;
     const bKey = (await api.rest('POST', '/backend/api-keys', { key: b.key, body: { name: 'b key' } })).body.data;
     const before = await snapshot(b.tenantId);
 
@@ -82,14 +98,48 @@ describe('tenant isolation', () => {
 
 /** Which record an id names: by argument name (`lead_id`, `tag_ids`), or for a path's `:id` by the segment before it. */
 const ENTITY: Record<string, string> = {
-  lead: 'lead', leads: 'lead', tag: 'tag', tags: 'tag', status: 'status', 'lead-statuses': 'status', lead_status: 'status',
-  pipeline: 'pipeline', pipelines: 'pipeline', before_pipeline: 'pipeline2', group: 'group', groups: 'group',
-  stage: 'stage', stages: 'stage', target_stage: 'stage', deal: 'deal', deals: 'deal', activities: 'activity',
-  product: 'product', products: 'product', user: 'user', users: 'user', owner: 'user', 'api-keys': 'apiKey',
-  uploads: 'upload', tenant: 'tenant', channel: 'channel', channels: 'channel', conversations: 'conversation',
-  department: 'department', departments: 'department', webhooks: 'webhook', delivery: 'delivery',
-  assistant: 'assistant', assistants: 'assistant', knowledge: 'knowledge', template: 'template', templates: 'template',
-  cadence: 'cadence', cadences: 'cadence', 'cadence-associations': 'association', message: 'message',
+  lead: 'lead',
+  leads: 'lead',
+  tag: 'tag',
+  tags: 'tag',
+  status: 'status',
+  'lead-statuses': 'status',
+  lead_status: 'status',
+  pipeline: 'pipeline',
+  pipelines: 'pipeline',
+  before_pipeline: 'pipeline2',
+  group: 'group',
+  groups: 'group',
+  stage: 'stage',
+  stages: 'stage',
+  target_stage: 'stage',
+  deal: 'deal',
+  deals: 'deal',
+  activities: 'activity',
+  product: 'product',
+  products: 'product',
+  user: 'user',
+  users: 'user',
+  owner: 'user',
+  'api-keys': 'apiKey',
+  uploads: 'upload',
+  tenant: 'tenant',
+  channel: 'channel',
+  channels: 'channel',
+  conversations: 'conversation',
+  department: 'department',
+  departments: 'department',
+  webhooks: 'webhook',
+  delivery: 'delivery',
+  assistant: 'assistant',
+  assistants: 'assistant',
+  knowledge: 'knowledge',
+  template: 'template',
+  templates: 'template',
+  cadence: 'cadence',
+  cadences: 'cadence',
+  'cadence-associations': 'association',
+  message: 'message',
 };
 
 type World = Record<string, string> & { stages?: unknown };
@@ -120,15 +170,30 @@ async function world(org: Org): Promise<World> {
   Object.assign(w, { conversation: inbound.conversation.id, message: inbound.message.id });
   w.webhook = await post('/backend/webhooks', { url: 'https://93.184.215.14/hook', events: ['lead.created'] });
   const event = await api.db.prisma.event.findFirstOrThrow({ where: { tenant_id: org.tenantId } });
-  w.delivery = (await api.db.prisma.webhookDelivery.create({
-    data: { tenant_id: org.tenantId, webhook_id: w.webhook, event_id: event.id, event_type: event.type, attempt: 1, status: 'failed', duration_ms: 1 },
-  })).id;
+  w.delivery = (
+    await api.db.prisma.webhookDelivery.create({
+      data: {
+        tenant_id: org.tenantId,
+        webhook_id: w.webhook,
+        event_id: event.id,
+        event_type: event.type,
+        attempt: 1,
+        status: 'failed',
+        duration_ms: 1,
+      },
+    })
+  ).id;
   w.assistant = await post('/backend/assistants', { name: 'a' });
   w.knowledge = await post('/backend/knowledge', { name: 'k', content: 'texto' });
   await post('/backend/templates/sync', { app_id: 'app', templates: [providerTemplate('t')] }, () => null);
   w.template = (await api.rest('GET', '/backend/templates', { key: org.key })).body[0].id;
   w.cadence = await post('/backend/cadences', { name: 'c' });
-  w.association = await post('/backend/templates/cadence-associations', { cadence_id: w.cadence, template_id: w.template, step_index: 0, message_index: 0 });
+  w.association = await post('/backend/templates/cadence-associations', {
+    cadence_id: w.cadence,
+    template_id: w.template,
+    step_index: 0,
+    message_index: 0,
+  });
   const upload = await api.rest('POST', '/backend/uploads', { key: org.key, body: uploadForm({ bytes: PNG, name: 'a.png' }) });
   w.upload = upload.body.id;
   return w;
@@ -171,7 +236,8 @@ function restSlots(op: RestOperation): { name: string; inPath: boolean; entity: 
     return { name: p, inPath: true, entity: p === 'id' ? ENTITY[before[at - 1]] : entityOf(p) };
   });
   const inPath = new Set(op.params);
-  for (const a of op.field?.args ?? []) if (isId(a) && !inPath.has(a.name)) slots.push({ name: a.name, inPath: false, entity: entityOf(a.name) });
+  for (const a of op.field?.args ?? [])
+    if (isId(a) && !inPath.has(a.name)) slots.push({ name: a.name, inPath: false, entity: entityOf(a.name) });
   return slots;
 }
 
@@ -196,7 +262,9 @@ describe('cross-organisation ids', () => {
       }
       const documented = withTheirs.status === 404 || withTheirs.code === 'CHANNEL_ERROR' || /não pertence/.test(withTheirs.message ?? '');
       if (withTheirs.status !== withUnknown.status || withTheirs.code !== withUnknown.code || !documented) {
-        problems.push(`${label}: ${withTheirs.status} ${withTheirs.code} ${withTheirs.message}; an unknown id: ${withUnknown.status} ${withUnknown.code}`);
+        problems.push(
+          `${label}: ${withTheirs.status} ${withTheirs.code} ${withTheirs.message}; an unknown id: ${withUnknown.status} ${withUnknown.code}`,
+        );
       }
     };
 
@@ -211,12 +279,16 @@ describe('cross-organisation ids', () => {
         const call = async (value: string) => {
           const idOf = (name: string, entity: string | undefined) => (name === slot.name ? value : mine[entity!]);
           let url = fillPath(op, (p) => idOf(p, slots.find((s) => s.name === p)!.entity));
-          let body = restBody(op, (name) => {
-            const s = slots.find((x) => x.name === name && !x.inPath);
-            if (!s) return valid(op.field?.name ?? '', name, mine);
-            const id = idOf(name, s.entity);
-            return listOf(op.field!.args.find((x) => x.name === name)!) ? [id] : id;
-          }, true);
+          let body = restBody(
+            op,
+            (name) => {
+              const s = slots.find((x) => x.name === name && !x.inPath);
+              if (!s) return valid(op.field?.name ?? '', name, mine);
+              const id = idOf(name, s.entity);
+              return listOf(op.field!.args.find((x) => x.name === name)!) ? [id] : id;
+            },
+            true,
+          );
           if (op.method === 'GET' || op.method === 'DELETE') {
             const query = slots.filter((s) => !s.inPath).map((s) => `${s.name}=${idOf(s.name, s.entity)}`);
             for (const arg of op.field?.args ?? []) {
@@ -228,10 +300,21 @@ describe('cross-organisation ids', () => {
           }
           const r = await api.rest(op.method, url, { key: a.key, body });
           calls++;
-          return { status: r.status, code: r.body?.code ?? r.body?.error?.code, message: r.body?.message ?? r.body?.error?.message, text: JSON.stringify(r.body ?? null) };
+          return {
+            status: r.status,
+            code: r.body?.code ?? r.body?.error?.code,
+            message: r.body?.message ?? r.body?.error?.message,
+            text: JSON.stringify(r.body ?? null),
+          };
         };
         const withTheirs = await call(theirs[slot.entity]);
-        judge(`${op.method} ${op.compiled.fullPath} with B's ${slot.name}`, theirs[slot.entity], withTheirs, await call(crypto.randomUUID()), op.method === 'GET');
+        judge(
+          `${op.method} ${op.compiled.fullPath} with B's ${slot.name}`,
+          theirs[slot.entity],
+          withTheirs,
+          await call(crypto.randomUUID()),
+          op.method === 'GET',
+        );
       }
     }
 
@@ -250,13 +333,28 @@ describe('cross-organisation ids', () => {
             const id = arg === slot.name ? value : mine[(arg === 'id' ? entityOfField(op) : entityOf(arg))!];
             return listOf(x) ? [id] : id;
           };
-          const r = await api.raw('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${a.key}` }, body: JSON.stringify(graphqlDocument([op], named, true)) });
+          const r = await api.raw('/graphql', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${a.key}` },
+            body: JSON.stringify(graphqlDocument([op], named, true)),
+          });
           const json = await r.json();
           calls++;
           const error = json.errors?.[0]?.extensions;
-          return { status: error?.status ?? 200, code: error?.code, message: json.errors?.[0]?.message, text: JSON.stringify(json.data ?? null) };
+          return {
+            status: error?.status ?? 200,
+            code: error?.code,
+            message: json.errors?.[0]?.message,
+            text: JSON.stringify(json.data ?? null),
+          };
         };
-        judge(`GraphQL ${op.key} with B's ${slot.name}`, theirs[entity], await call(theirs[entity]), await call(crypto.randomUUID()), op.root === 'Query');
+        judge(
+          `GraphQL ${op.key} with B's ${slot.name}`,
+          theirs[entity],
+          await call(theirs[entity]),
+          await call(crypto.randomUUID()),
+          op.root === 'Query',
+        );
       }
     }
 

@@ -50,7 +50,12 @@ async function otlpReceiver() {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, paths, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    paths,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 const schemas: string[] = [];
@@ -107,7 +112,9 @@ describe('OpenTelemetry', () => {
         WORKERS: 'false',
       });
       await server.listening;
-      const response = await fetch(`http://127.0.0.1:${server.port}/backend/leads?limit=5`, { headers: { authorization: `Bearer ${KEY}`, 'x-request-id': 'trace-1' } });
+      const response = await fetch(`http://127.0.0.1:${server.port}/backend/leads?limit=5`, {
+        headers: { authorization: `Bearer ${KEY}`, 'x-request-id': 'trace-1' },
+      });
       expect(response.status).toBe(200);
 
       const httpSpan = await vi.waitFor(
@@ -137,7 +144,9 @@ describe('OpenTelemetry', () => {
       await vi.waitFor(() => {
         // PostgreSQL: the pg instrumentation's spans; the embedded database: one span per Prisma statement.
         const statements = trace().filter((s) =>
-          testDatabaseKind() === 'postgres' ? s.scope === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query') : s.name === 'sql',
+          testDatabaseKind() === 'postgres'
+            ? s.scope === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query')
+            : s.name === 'sql',
         );
         const underExecution = statements.filter((s) => ancestors(s).includes(execution));
         expect(underExecution.length).toBeGreaterThan(0);

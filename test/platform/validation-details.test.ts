@@ -25,7 +25,10 @@ describe('validation details on REST', () => {
     const typed = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 42, phone: '+5511987650001' } });
     expect(typed.status).toBe(400);
     expect(typed.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [detail('name')] });
-    const rule = await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Ana', phone: '+5511987650001', email: 'not-an-email' } });
+    const rule = await api.rest('POST', '/backend/leads', {
+      key: org.key,
+      body: { name: 'Ana', phone: '+5511987650001', email: 'not-an-email' },
+    });
     expect(rule.status).toBe(400);
     expect(rule.body.error.details).toEqual([detail('email')]);
   });
@@ -46,7 +49,10 @@ describe('validation details on REST', () => {
     expect(rule.status).toBe(400);
     expect(rule.body.details).toEqual([detail('products[1].price')]);
     // A list given as a single value is refused at its path.
-    const shape = await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, tag_ids: 'x' } });
+    const shape = await api.rest('POST', '/backend/pipeline/deals', {
+      key: org.key,
+      body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, tag_ids: 'x' },
+    });
     expect(shape.body.details).toEqual([detail('tag_ids')]);
     // A query parameter too.
     const query = await api.rest('GET', `/backend/pipelines/${p.id}/deals?limit=abc`, { key: org.key });
@@ -56,7 +62,8 @@ describe('validation details on REST', () => {
 });
 
 describe('validation details on GraphQL', () => {
-  const createLead = 'mutation ($name: String!, $phone: String!, $email: String) { createLead(name: $name, phone: $phone, email: $email) { id } }';
+  const createLead =
+    'mutation ($name: String!, $phone: String!, $email: String) { createLead(name: $name, phone: $phone, email: $email) { id } }';
 
   it('a variable of the wrong type: extensions.details names it, the message is prefixed once', async () => {
     const { org } = await makeOrgWithPipeline(api);
@@ -72,7 +79,12 @@ describe('validation details on GraphQL', () => {
   it('a nested variable value gets its path; a service rule its field', async () => {
     const { org, p, lead } = await makeOrgWithPipeline(api);
     const createDeal = `mutation ($products: [DealProductInput!]) { createDeal(pipeline_id: "${p.id}", stage_id: "${p.entrada}", lead_id: "${lead.id}", products: $products) { id } }`;
-    const typed = await graphql(org.key, createDeal, { products: [{ name: 'a', qty: 1 }, { name: 'b', qty: 1.5 }] });
+    const typed = await graphql(org.key, createDeal, {
+      products: [
+        { name: 'a', qty: 1 },
+        { name: 'b', qty: 1.5 },
+      ],
+    });
     expect(typed.body.errors[0].extensions.details).toEqual([detail('products[1].qty')]);
     const rule = await graphql(org.key, createLead, { name: 'Ana', phone: '+5511987650003', email: 'nope' });
     expect(rule.body.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', details: [detail('email')] });

@@ -12,7 +12,8 @@ export function funilClient(baseUrl: string, key: string, fetch?: (request: Requ
 }
 
 /** The code of an error answer: bare routes answer {code, message}, except a 401, which is always the envelope. */
-export const codeOf = (error: { code: string } | { error: { code: string } } | undefined) => (!error ? undefined : 'code' in error ? error.code : error.error.code);
+export const codeOf = (error: { code: string } | { error: { code: string } } | undefined) =>
+  !error ? undefined : 'code' in error ? error.code : error.error.code;
 
 /** Creates a pipeline, a lead and a deal, moves the deal to the second stage and reads the board. */
 export async function boardAfterAMove(client: FunilClient) {
@@ -30,7 +31,10 @@ export async function boardAfterAMove(client: FunilClient) {
   });
   if (!deal.data) throw new Error(`deal: ${codeOf(deal.error)}`);
 
-  const moved = await client.PUT('/backend/pipeline/deals/{id}/stage', { params: { path: { id: deal.data.id } }, body: { stage_id: second.id } });
+  const moved = await client.PUT('/backend/pipeline/deals/{id}/stage', {
+    params: { path: { id: deal.data.id } },
+    body: { stage_id: second.id },
+  });
   if (!moved.data) throw new Error(`move: ${codeOf(moved.error)}`);
 
   const board = await client.GET('/backend/pipelines/{id}/board', { params: { path: { id: pipeline.data.id }, query: { period: '30d' } } });

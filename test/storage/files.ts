@@ -57,7 +57,9 @@ export function countingSource(total: number, chunk = 64 * 1024) {
 
 /** Byte equality without vitest's element-by-element diff (slow on large arrays). */
 export function sameBytes(actual: Uint8Array, expected: Uint8Array): boolean {
-  return Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength).equals(Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength));
+  return Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength).equals(
+    Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength),
+  );
 }
 
 /**

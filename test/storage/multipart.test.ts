@@ -25,7 +25,10 @@ async function newServer(): Promise<{ server: UploadServer; root: string }> {
   return { server, root };
 }
 
-function form(fields: Record<string, string>, file?: { bytes: Uint8Array<ArrayBuffer>; name: string; type?: string; field?: string }): FormData {
+function form(
+  fields: Record<string, string>,
+  file?: { bytes: Uint8Array<ArrayBuffer>; name: string; type?: string; field?: string },
+): FormData {
   const data = new FormData();
   for (const [name, value] of Object.entries(fields)) data.append(name, value);
   if (file) data.append(file.field ?? 'file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
@@ -97,7 +100,13 @@ describe('readMultipartUpload over HTTP', () => {
       ['JSON instead of a form', '{"type":"media"}', { 'content-type': 'application/json' }],
       ['multipart without a boundary', part('type', 'media'), { 'content-type': 'multipart/form-data; charset=utf-8' }],
       ['a body that is not multipart', 'hello', multipart],
-      ['a form cut off inside the file part', part('type', 'media') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n` + 'x'.repeat(100_000), multipart],
+      [
+        'a form cut off inside the file part',
+        part('type', 'media') +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n` +
+          'x'.repeat(100_000),
+        multipart,
+      ],
       ['a part header that never ends', `--${boundary}\r\nContent-Disposition: form-data; name="type"`, multipart],
       ['two files', form({}, { bytes: new Uint8Array(10), name: 'a.bin' }), undefined],
       ['a file under another field name', form({}, { bytes: new Uint8Array(10), name: 'a.bin', field: 'arquivo' }), undefined],
@@ -136,7 +145,12 @@ describe('large and broken uploads', () => {
     const { server, root } = await newServer();
     const total = 50 * 1024 * 1024;
     const { body, state, contentType } = streamedForm(total);
-    const res = await fetch(`${server.url}/upload`, { method: 'POST', body, headers: { 'content-type': contentType }, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${server.url}/upload`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': contentType },
+      duplex: 'half',
+    } as RequestInit);
     const sentWhenAnswered = state.sent;
     expect(res.status).toBe(413);
     expect((await res.json()).code).toBe('PAYLOAD_TOO_LARGE');
@@ -155,7 +169,13 @@ describe('large and broken uploads', () => {
     const { body, contentType } = streamedForm(8 * 1024 * 1024, { stallAfter: 3 * 1024 * 1024 });
     const controller = new AbortController();
     const handled = server.nextUploadHandled();
-    const response = fetch(`${server.url}/upload`, { method: 'POST', body, headers: { 'content-type': contentType }, duplex: 'half', signal: controller.signal } as RequestInit);
+    const response = fetch(`${server.url}/upload`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': contentType },
+      duplex: 'half',
+      signal: controller.signal,
+    } as RequestInit);
     // The partial file exists while the upload is under way…
     await expect.poll(() => filesUnder(root).filter((f) => f.startsWith('.partial')).length, { timeout: 10_000 }).toBe(1);
     controller.abort();
@@ -178,9 +198,15 @@ describe('large and broken uploads', () => {
     children.push(child);
     const url = await new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve));
     const round = async () => {
-      const exact = await fetch(`${url}/upload`, { method: 'POST', body: form({ type: 'media' }, { bytes: patternBytes(TEN_MB, 2), name: 'a.bin' }) });
+      const exact = await fetch(`${url}/upload`, {
+        method: 'POST',
+        body: form({ type: 'media' }, { bytes: patternBytes(TEN_MB, 2), name: 'a.bin' }),
+      });
       expect(exact.status).toBe(200);
-      const over = await fetch(`${url}/upload`, { method: 'POST', body: form({ type: 'media' }, { bytes: patternBytes(TEN_MB + 1, 3), name: 'b.bin' }) });
+      const over = await fetch(`${url}/upload`, {
+        method: 'POST',
+        body: form({ type: 'media' }, { bytes: patternBytes(TEN_MB + 1, 3), name: 'b.bin' }),
+      });
       expect(over.status).toBe(413);
     };
     // The first round grows the heap once (code paths, V8 spaces); the measured round must not grow it again.

@@ -25,8 +25,24 @@ describe('storage settings', () => {
       secretAccessKey: undefined,
       forcePathStyle: false,
     });
-    const all = { STORAGE: 's3', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000', S3_REGION: 'sa-east-1', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'segredo', S3_FORCE_PATH_STYLE: 'true' };
-    expect(loadConfig({ NODE_ENV: 'test', ...all }).storage).toEqual({ kind: 's3', bucket: 'b', endpoint: 'http://minio:9000', region: 'sa-east-1', accessKeyId: 'id', secretAccessKey: 'segredo', forcePathStyle: true });
+    const all = {
+      STORAGE: 's3',
+      S3_BUCKET: 'b',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_REGION: 'sa-east-1',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'segredo',
+      S3_FORCE_PATH_STYLE: 'true',
+    };
+    expect(loadConfig({ NODE_ENV: 'test', ...all }).storage).toEqual({
+      kind: 's3',
+      bucket: 'b',
+      endpoint: 'http://minio:9000',
+      region: 'sa-east-1',
+      accessKeyId: 'id',
+      secretAccessKey: 'segredo',
+      forcePathStyle: true,
+    });
   });
 
   it('refuses settings that cannot work, naming them', () => {

@@ -55,8 +55,16 @@ describe('sniffContentType', () => {
     ['mp4 video', ftyp('isom'), 'video/mp4'],
     ['3gpp video', ftyp('3gp4'), 'video/3gpp'],
     ['pdf', bytes('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj'), 'application/pdf'],
-    ['docx', zip({ '[Content_Types].xml': contentTypes('application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml') }), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
-    ['xlsx', zip({ '[Content_Types].xml': contentTypes('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml') }), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+    [
+      'docx',
+      zip({ '[Content_Types].xml': contentTypes('application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml') }),
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    ],
+    [
+      'xlsx',
+      zip({ '[Content_Types].xml': contentTypes('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml') }),
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ],
     ['plain zip', zip({ 'leia-me.txt': 'oi' }), 'application/zip'],
     ['xls (compound file)', padded(bytes([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])), 'application/x-cfb'],
     ['plain UTF-8 text', Buffer.from('Orçamento aprovado.\r\nValor: R$ 1.200,00\tOK'), 'text/plain'],

@@ -71,10 +71,13 @@ describe('put, open, delete', () => {
   });
 
   it('stores an async iterable, a small file whole in its head, and an empty file', async () => {
-    const small = await storage.put((async function* () {
-      yield new TextEncoder().encode('olá ');
-      yield new TextEncoder().encode('mundo');
-    })(), { maxBytes: 100 });
+    const small = await storage.put(
+      (async function* () {
+        yield new TextEncoder().encode('olá ');
+        yield new TextEncoder().encode('mundo');
+      })(),
+      { maxBytes: 100 },
+    );
     expect(small.size).toBe(Buffer.byteLength('olá mundo'));
     expect(new TextDecoder().decode(small.head)).toBe('olá mundo');
     expect(await new Response((await storage.open(small.key))!.stream()).text()).toBe('olá mundo');
@@ -100,7 +103,11 @@ describe('put, open, delete', () => {
     const start = 5 * 1024 * 1024 - 3; // across the first part boundary
     const range = await readAll((await storage.open(stored.key))!.stream({ start, end: start + 99 }));
     expect(sameBytes(range, bytes.slice(start, start + 100))).toBe(true);
-    expect(createHash('sha256').update((await store.read(stored.key))!).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(
+      createHash('sha256')
+        .update((await store.read(stored.key))!)
+        .digest('hex'),
+    ).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
 
   it('refuses a stream past maxBytes with 413 as soon as it passes, stops pulling, and leaves no file', async () => {
@@ -208,9 +215,11 @@ describe.runIf(testStorageKind() === 's3')('the bucket', () => {
     expect(state.returned || state.finished).toBe(true); // the sender was not left hanging
     await expect(down.open(key)).rejects.toMatchObject(unavailable);
     await expect(down.delete(key)).rejects.toMatchObject(unavailable);
-    await expect((async () => {
-      for await (const entry of down.list()) void entry;
-    })()).rejects.toMatchObject(unavailable);
+    await expect(
+      (async () => {
+        for await (const entry of down.list()) void entry;
+      })(),
+    ).rejects.toMatchObject(unavailable);
     await expect(down.removeStalePartials(new Date())).rejects.toMatchObject(unavailable);
   });
 });

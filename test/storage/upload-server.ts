@@ -104,7 +104,12 @@ export function memorySampler(): (action: string | null) => Response {
       return Response.json({ baseline: baseline.rss, gc: Boolean(gc) });
     }
     sample();
-    return Response.json({ baseline: baseline.rss, peak: peak.rss, growth: peak.rss - baseline.rss, heldGrowth: peak.held - baseline.held });
+    return Response.json({
+      baseline: baseline.rss,
+      peak: peak.rss,
+      growth: peak.rss - baseline.rss,
+      heldGrowth: peak.held - baseline.held,
+    });
   };
 }
 

@@ -50,9 +50,15 @@ describe('cadences', () => {
 
   it('refuses a missing, empty or too long name (400), and operators (403)', async () => {
     for (const body of [{}, { name: '  ' }, { name: 'x'.repeat(256) }, { name: 5 }]) {
-      expect(await api.rest('POST', '/backend/cadences', { key: org.key, body }), JSON.stringify(body)).toMatchObject({ status: 400, body: { code: 'ERR_INVALID_INPUT' } });
+      expect(await api.rest('POST', '/backend/cadences', { key: org.key, body }), JSON.stringify(body)).toMatchObject({
+        status: 400,
+        body: { code: 'ERR_INVALID_INPUT' },
+      });
     }
-    expect(await api.rest('POST', '/backend/cadences', { key: operator, body: { name: 'Nope' } })).toMatchObject({ status: 403, body: { code: 'ERR_FORBIDDEN' } });
+    expect(await api.rest('POST', '/backend/cadences', { key: operator, body: { name: 'Nope' } })).toMatchObject({
+      status: 403,
+      body: { code: 'ERR_FORBIDDEN' },
+    });
   });
 });
 
@@ -90,7 +96,12 @@ describe('POST /backend/templates/cadence-associations', () => {
       { '1': '{{LEAD_FIELD_cpf}}', '2': '{{LEAD_FIELD_Plano_2}}', '3': 'Sr(a). {{LEAD_FIRSTNAME}} da {{COMPANY_NAME}}' },
     ];
     for (const [i, parameter_mapping] of mappings.entries()) {
-      const a = await makeAssociation(api, org, { cadence_id: cadence.id, template_id: headerAndBody.id, step_index: i, parameter_mapping });
+      const a = await makeAssociation(api, org, {
+        cadence_id: cadence.id,
+        template_id: headerAndBody.id,
+        step_index: i,
+        parameter_mapping,
+      });
       expect(a.parameter_mapping).toEqual(parameter_mapping ?? {});
     }
   });
@@ -100,7 +111,12 @@ describe('POST /backend/templates/cadence-associations', () => {
     ['REJECTED', () => rejected],
   ])('refuses a %s template with 400 ERR_INVALID_INPUT', async (_status, template) => {
     const cadence = await makeCadence(api, org);
-    const r = await createAssociation(api, org.key, { cadence_id: cadence.id, step_index: 0, message_index: 0, template_id: template().id });
+    const r = await createAssociation(api, org.key, {
+      cadence_id: cadence.id,
+      step_index: 0,
+      message_index: 0,
+      template_id: template().id,
+    });
     expect(r).toMatchObject({ status: 400, body: { code: 'ERR_INVALID_INPUT' } });
     expect((await api.rest('GET', `/backend/templates/cadence-associations?cadence_id=${cadence.id}`, { key: org.key })).body).toEqual([]);
   });
@@ -120,7 +136,13 @@ describe('POST /backend/templates/cadence-associations', () => {
     ['a value over 1000 characters', { '1': 'x'.repeat(1001) }],
   ])('refuses %s with 400 ERR_INVALID_INPUT', async (_name, parameter_mapping) => {
     const cadence = await makeCadence(api, org);
-    const r = await createAssociation(api, org.key, { cadence_id: cadence.id, step_index: 0, message_index: 0, template_id: approved.id, parameter_mapping });
+    const r = await createAssociation(api, org.key, {
+      cadence_id: cadence.id,
+      step_index: 0,
+      message_index: 0,
+      template_id: approved.id,
+      parameter_mapping,
+    });
     expect(r, JSON.stringify(r.body)).toMatchObject({ status: 400, body: { code: 'ERR_INVALID_INPUT' } });
     expect((await api.rest('GET', `/backend/templates/cadence-associations?cadence_id=${cadence.id}`, { key: org.key })).body).toEqual([]);
   });
@@ -146,7 +168,10 @@ describe('POST /backend/templates/cadence-associations', () => {
       { ...base, parameter_mapping: '{"1":"x"}' },
     ];
     for (const body of bodies) {
-      expect(await createAssociation(api, org.key, body), JSON.stringify(body)).toMatchObject({ status: 400, body: { code: 'ERR_INVALID_INPUT' } });
+      expect(await createAssociation(api, org.key, body), JSON.stringify(body)).toMatchObject({
+        status: 400,
+        body: { code: 'ERR_INVALID_INPUT' },
+      });
     }
   });
 
@@ -162,7 +187,10 @@ describe('POST /backend/templates/cadence-associations', () => {
       { ...base, cadence_id: otherCadence.id },
       { ...base, template_id: otherTemplate.id },
     ]) {
-      expect(await createAssociation(api, org.key, body), JSON.stringify(body)).toMatchObject({ status: 404, body: { code: 'ERR_NOT_FOUND' } });
+      expect(await createAssociation(api, org.key, body), JSON.stringify(body)).toMatchObject({
+        status: 404,
+        body: { code: 'ERR_NOT_FOUND' },
+      });
     }
     // Nor can the other organisation use this one's ids.
     expect(await createAssociation(api, other.key, { ...base, cadence_id: otherCadence.id })).toMatchObject({ status: 404 });
@@ -173,9 +201,16 @@ describe('POST /backend/templates/cadence-associations', () => {
   it('allows one template per step and message: a second one there is 409 ERR_CONFLICT', async () => {
     const cadence = await makeCadence(api, org);
     await makeAssociation(api, org, { cadence_id: cadence.id, template_id: approved.id, step_index: 1, message_index: 0 });
-    const again = await createAssociation(api, org.key, { cadence_id: cadence.id, template_id: headerAndBody.id, step_index: 1, message_index: 0 });
+    const again = await createAssociation(api, org.key, {
+      cadence_id: cadence.id,
+      template_id: headerAndBody.id,
+      step_index: 1,
+      message_index: 0,
+    });
     expect(again).toMatchObject({ status: 409, body: { code: 'ERR_CONFLICT' } });
-    expect((await createAssociation(api, org.key, { cadence_id: cadence.id, template_id: approved.id, step_index: 1, message_index: 1 })).status).toBe(201);
+    expect(
+      (await createAssociation(api, org.key, { cadence_id: cadence.id, template_id: approved.id, step_index: 1, message_index: 1 })).status,
+    ).toBe(201);
   });
 
   it('is for owners and admins: an operator gets 403 ERR_FORBIDDEN', async () => {
@@ -183,7 +218,9 @@ describe('POST /backend/templates/cadence-associations', () => {
     const r = await createAssociation(api, operator, { cadence_id: cadence.id, step_index: 0, message_index: 0, template_id: approved.id });
     expect(r).toMatchObject({ status: 403, body: { code: 'ERR_FORBIDDEN' } });
     const admin = await api.keyFor(org, 'admin');
-    expect((await createAssociation(api, admin, { cadence_id: cadence.id, step_index: 0, message_index: 0, template_id: approved.id })).status).toBe(201);
+    expect(
+      (await createAssociation(api, admin, { cadence_id: cadence.id, step_index: 0, message_index: 0, template_id: approved.id })).status,
+    ).toBe(201);
   });
 });
 
@@ -193,12 +230,21 @@ describe('GET /backend/templates/cadence-associations', () => {
     const [template] = await syncTemplates(api, own, [providerTemplate('passo')]);
     const c1 = await makeCadence(api, own, 'C1');
     const c2 = await makeCadence(api, own, 'C2');
-    for (const [step, message] of [[1, 1], [0, 0], [1, 0]]) await makeAssociation(api, own, { cadence_id: c1.id, template_id: template.id, step_index: step, message_index: message });
+    for (const [step, message] of [
+      [1, 1],
+      [0, 0],
+      [1, 0],
+    ])
+      await makeAssociation(api, own, { cadence_id: c1.id, template_id: template.id, step_index: step, message_index: message });
     await makeAssociation(api, own, { cadence_id: c2.id, template_id: template.id });
     const reader = await api.keyFor(own, 'operator');
     const r = await api.rest('GET', `/backend/templates/cadence-associations?cadence_id=${c1.id}`, { key: reader });
     expect(r.status).toBe(200);
-    expect(r.body.map((a: any) => [a.step_index, a.message_index])).toEqual([[0, 0], [1, 0], [1, 1]]);
+    expect(r.body.map((a: any) => [a.step_index, a.message_index])).toEqual([
+      [0, 0],
+      [1, 0],
+      [1, 1],
+    ]);
     expect(r.body.every((a: any) => a.cadence_id === c1.id && a.template.template_name === 'passo')).toBe(true);
     expect((await api.rest('GET', '/backend/templates/cadence-associations', { key: own.key })).body).toHaveLength(4);
     expect((await api.rest('GET', `/backend/templates/cadence-associations?cadence_id=${MISSING}`, { key: own.key })).body).toEqual([]);
@@ -211,8 +257,15 @@ describe('GET /backend/templates/cadence-associations', () => {
 describe('PUT /backend/templates/cadence-associations/{id}/params', () => {
   it('replaces the mapping and answers the association', async () => {
     const cadence = await makeCadence(api, org);
-    const a = await makeAssociation(api, org, { cadence_id: cadence.id, template_id: approved.id, parameter_mapping: { '1': 'x', '2': 'y' } });
-    const r = await api.rest('PUT', `/backend/templates/cadence-associations/${a.id}/params`, { key: org.key, body: { parameter_mapping: { '2': '{{COMPANY_NAME}}' } } });
+    const a = await makeAssociation(api, org, {
+      cadence_id: cadence.id,
+      template_id: approved.id,
+      parameter_mapping: { '1': 'x', '2': 'y' },
+    });
+    const r = await api.rest('PUT', `/backend/templates/cadence-associations/${a.id}/params`, {
+      key: org.key,
+      body: { parameter_mapping: { '2': '{{COMPANY_NAME}}' } },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toEqual({ ...a, parameter_mapping: { '2': '{{COMPANY_NAME}}' } });
     const listed = await api.rest('GET', `/backend/templates/cadence-associations?cadence_id=${cadence.id}`, { key: org.key });
@@ -222,8 +275,15 @@ describe('PUT /backend/templates/cadence-associations/{id}/params', () => {
   it('checks the mapping like create (400, unchanged); unknown or another organisation’s id 404; operators 403', async () => {
     const cadence = await makeCadence(api, org);
     const a = await makeAssociation(api, org, { cadence_id: cadence.id, template_id: approved.id, parameter_mapping: { '1': 'x' } });
-    const put = (id: string, body: unknown, key = org.key) => api.rest('PUT', `/backend/templates/cadence-associations/${id}/params`, { key, body });
-    for (const body of [{ parameter_mapping: { '9': 'x' } }, { parameter_mapping: { '1': '{{DESCONHECIDA}}' } }, { parameter_mapping: { '1': 1 } }, {}, { parameter_mapping: null }]) {
+    const put = (id: string, body: unknown, key = org.key) =>
+      api.rest('PUT', `/backend/templates/cadence-associations/${id}/params`, { key, body });
+    for (const body of [
+      { parameter_mapping: { '9': 'x' } },
+      { parameter_mapping: { '1': '{{DESCONHECIDA}}' } },
+      { parameter_mapping: { '1': 1 } },
+      {},
+      { parameter_mapping: null },
+    ]) {
       expect(await put(a.id, body), JSON.stringify(body)).toMatchObject({ status: 400, body: { code: 'ERR_INVALID_INPUT' } });
     }
     expect(await put(MISSING, { parameter_mapping: {} })).toMatchObject({ status: 404, body: { code: 'ERR_NOT_FOUND' } });

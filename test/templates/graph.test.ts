@@ -138,21 +138,33 @@ describe('templates on /graphql', () => {
     const cadence = (await api.gql(CreateCadenceGql, { name: 'Graph' }, org.key)).data!.createCadence;
     const created = await api.gql(
       CreateAssociationGql,
-      { cadence_id: cadence.id, template_id: template.id, step_index: 0, message_index: 0, parameter_mapping: { '1': '{{LEAD_FIRSTNAME}}' } },
+      {
+        cadence_id: cadence.id,
+        template_id: template.id,
+        step_index: 0,
+        message_index: 0,
+        parameter_mapping: { '1': '{{LEAD_FIRSTNAME}}' },
+      },
       org.key,
     );
     const association = created.data!.createCadenceAssociation;
     expect(association.template).toEqual({ id: template.id, template_name: 'g_um', language: 'pt_BR', status: 'APPROVED' });
 
     const lead = await makeLead(api, org, { name: 'Bia Reis', company: 'Acme' });
-    expect((await api.gql(PreviewGql, { id: association.id, lead_id: lead.id }, operator)).data?.previewCadenceAssociation.text).toBe('Oi Bia');
+    expect((await api.gql(PreviewGql, { id: association.id, lead_id: lead.id }, operator)).data?.previewCadenceAssociation.text).toBe(
+      'Oi Bia',
+    );
     const updated = await api.gql(UpdateParamsGql, { id: association.id, parameter_mapping: { '1': '{{COMPANY_NAME}}' } }, org.key);
     expect(updated.data?.updateCadenceAssociationParams.parameter_mapping).toEqual({ '1': '{{COMPANY_NAME}}' });
-    expect((await api.gql(PreviewGql, { id: association.id, lead_id: lead.id }, org.key)).data?.previewCadenceAssociation.text).toBe('Oi Acme');
+    expect((await api.gql(PreviewGql, { id: association.id, lead_id: lead.id }, org.key)).data?.previewCadenceAssociation.text).toBe(
+      'Oi Acme',
+    );
 
     expect((await api.gql(DeleteAssociationGql, { id: association.id }, org.key)).data?.deleteCadenceAssociation.success).toBe(true);
     expect((await api.gql(DeleteTemplateGql, { id: template.id }, org.key)).data?.deleteTemplate.success).toBe(true);
-    expect((await api.gql(TemplatesGql, { provider_app_id: 'app-g' }, org.key)).data?.templates.map((t) => t.template_name)).toEqual(['g_dois']);
+    expect((await api.gql(TemplatesGql, { provider_app_id: 'app-g' }, org.key)).data?.templates.map((t) => t.template_name)).toEqual([
+      'g_dois',
+    ]);
   });
 
   it('gives the same refusals: invalid sync, PENDING template, unknown variable, operator writes', async () => {
@@ -162,7 +174,11 @@ describe('templates on /graphql', () => {
     expect(forbidden.errors?.[0].extensions.code).toBe('FORBIDDEN');
     expect((await api.gql(TemplatesGql, { provider_app_id: 'app-x' }, org.key)).data?.templates).toEqual([]);
 
-    await api.gql(SyncGql, { app_id: 'app-y', templates: [providerTemplate('y_ok'), providerTemplate('y_pend', { status: 'PENDING' })] }, org.key);
+    await api.gql(
+      SyncGql,
+      { app_id: 'app-y', templates: [providerTemplate('y_ok'), providerTemplate('y_pend', { status: 'PENDING' })] },
+      org.key,
+    );
     const listed = (await api.gql(TemplatesGql, { provider_app_id: 'app-y' }, org.key)).data!.templates;
     const [ok, pend] = ['y_ok', 'y_pend'].map((name) => listed.find((t) => t.template_name === name)!);
     const cadence = (await api.gql(CreateCadenceGql, { name: 'Recusas' }, org.key)).data!.createCadence;
@@ -199,8 +215,15 @@ describe('templates on /graphql', () => {
     expect(large).toBeLessThanOrEqual(9);
 
     const cadences = graph.data.cadences;
-    expect(cadences.map((c: any) => [c.name, c.associations.nodes.length])).toEqual([['C1', 2], ['C2', 6], ['C3', 4]]);
-    expect(cadences[0].associations.nodes.map((a: any) => [a.step_index, a.template.template_name, a.cadence.name])).toEqual([[0, 't1', 'C1'], [1, 't0', 'C1']]);
+    expect(cadences.map((c: any) => [c.name, c.associations.nodes.length])).toEqual([
+      ['C1', 2],
+      ['C2', 6],
+      ['C3', 4],
+    ]);
+    expect(cadences[0].associations.nodes.map((a: any) => [a.step_index, a.template.template_name, a.cadence.name])).toEqual([
+      [0, 't1', 'C1'],
+      [1, 't0', 'C1'],
+    ]);
     const t0 = graph.data.templates.find((t: any) => t.template_name === 't0');
     expect(t0.associations.nodes.map((a: any) => a.cadence.name).sort()).toEqual(['C1', 'C2', 'C3']);
   });

@@ -14,7 +14,10 @@ describe('POST /backend/templates/sync', () => {
       { type: 'BODY', text: 'Olá {{1}}, veja {{2}}.' },
       { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Quero' }] },
     ];
-    await syncTemplates(api, org, [providerTemplate('oferta', { id: '9001', category: 'UTILITY', components }), providerTemplate('boas_vindas')]);
+    await syncTemplates(api, org, [
+      providerTemplate('oferta', { id: '9001', category: 'UTILITY', components }),
+      providerTemplate('boas_vindas'),
+    ]);
     const list = await listTemplates(api, org);
     expect(list.map((t) => t.template_name)).toEqual(['boas_vindas', 'oferta']);
     const oferta = list[1];
@@ -37,7 +40,9 @@ describe('POST /backend/templates/sync', () => {
     const org = await api.newOrg();
     const [before] = await syncTemplates(api, org, [providerTemplate('aviso', { id: 'v1', status: 'PENDING' })]);
     const components = [{ type: 'BODY', text: 'Novo texto {{1}}' }];
-    const [after] = await syncTemplates(api, org, [providerTemplate('aviso', { id: 'v2', status: 'APPROVED', category: 'AUTHENTICATION', components })]);
+    const [after] = await syncTemplates(api, org, [
+      providerTemplate('aviso', { id: 'v2', status: 'APPROVED', category: 'AUTHENTICATION', components }),
+    ]);
     expect(after.id).toBe(before.id);
     expect(after).toMatchObject({ template_id: 'v2', status: 'APPROVED', category: 'AUTHENTICATION', components });
     expect(Date.parse(after.last_synced_at)).toBeGreaterThan(Date.parse(before.last_synced_at));
@@ -120,7 +125,12 @@ describe('POST /backend/templates/sync', () => {
 
     it('a missing or empty app_id, or templates that are not a list', async () => {
       const org = await api.newOrg();
-      for (const body of [{ templates: [valid()] }, { app_id: ' ', templates: [valid()] }, { app_id: 'app-1', templates: valid() }, { app_id: 7, templates: [valid()] }]) {
+      for (const body of [
+        { templates: [valid()] },
+        { app_id: ' ', templates: [valid()] },
+        { app_id: 'app-1', templates: valid() },
+        { app_id: 7, templates: [valid()] },
+      ]) {
         const r = await api.rest('POST', '/backend/templates/sync', { key: org.key, body });
         expect(r.status, JSON.stringify(body)).toBe(400);
         expect(r.body.code).toBe('ERR_INVALID_INPUT');
@@ -144,7 +154,8 @@ describe('POST /backend/templates/sync', () => {
 
   it('costs the same bounded number of statements for 10 and for 1,000 templates, creating and updating', async () => {
     const org = await api.newOrg();
-    const many = (n: number, prefix: string, id = 'v1') => Array.from({ length: n }, (_, i) => providerTemplate(`${prefix}_${i}`, { id: `${id}-${i}` }));
+    const many = (n: number, prefix: string, id = 'v1') =>
+      Array.from({ length: n }, (_, i) => providerTemplate(`${prefix}_${i}`, { id: `${id}-${i}` }));
     await syncRequest(api, org.key, []); // the key's last_used_at write happens once
     const sync = async (templates: ReturnType<typeof many>) => {
       const r = await syncRequest(api, org.key, templates);

@@ -71,9 +71,17 @@ describe('GET /backend/templates/{id}', () => {
 
   it('answers 404 for an unknown id or another organisation’s, 400 for a malformed id', async () => {
     const other = await api.newOrg();
-    expect(await api.rest('GET', `/backend/templates/${byName.alpha.id}`, { key: other.key })).toMatchObject({ status: 404, body: { code: 'ERR_NOT_FOUND' } });
-    expect(await api.rest('GET', '/backend/templates/00000000-0000-4000-8000-000000000000', { key: org.key })).toMatchObject({ status: 404 });
-    expect(await api.rest('GET', '/backend/templates/not-a-uuid', { key: org.key })).toMatchObject({ status: 400, body: { code: 'ERR_INVALID_INPUT' } });
+    expect(await api.rest('GET', `/backend/templates/${byName.alpha.id}`, { key: other.key })).toMatchObject({
+      status: 404,
+      body: { code: 'ERR_NOT_FOUND' },
+    });
+    expect(await api.rest('GET', '/backend/templates/00000000-0000-4000-8000-000000000000', { key: org.key })).toMatchObject({
+      status: 404,
+    });
+    expect(await api.rest('GET', '/backend/templates/not-a-uuid', { key: org.key })).toMatchObject({
+      status: 400,
+      body: { code: 'ERR_INVALID_INPUT' },
+    });
   });
 });
 
@@ -102,17 +110,26 @@ describe('DELETE /backend/templates/{id}', () => {
     expect(associations.body.map((a: any) => a.id)).toEqual([kept.id]);
     expect(associations.body.map((a: any) => a.id)).not.toContain(gone.id);
     expect(names(await listTemplates(api, own))).toEqual(['fica']);
-    expect(await api.rest('DELETE', `/backend/templates/${drop.id}`, { key: own.key })).toMatchObject({ status: 404, body: { code: 'ERR_NOT_FOUND' } });
+    expect(await api.rest('DELETE', `/backend/templates/${drop.id}`, { key: own.key })).toMatchObject({
+      status: 404,
+      body: { code: 'ERR_NOT_FOUND' },
+    });
   });
 
   it('answers 404 for another organisation’s template and leaves it', async () => {
     const other = await api.newOrg();
-    expect(await api.rest('DELETE', `/backend/templates/${byName.beta.id}`, { key: other.key })).toMatchObject({ status: 404, body: { code: 'ERR_NOT_FOUND' } });
+    expect(await api.rest('DELETE', `/backend/templates/${byName.beta.id}`, { key: other.key })).toMatchObject({
+      status: 404,
+      body: { code: 'ERR_NOT_FOUND' },
+    });
     expect((await api.rest('GET', `/backend/templates/${byName.beta.id}`, { key: org.key })).status).toBe(200);
   });
 
   it('is for owners and admins: an operator gets 403 ERR_FORBIDDEN and the template stays', async () => {
-    expect(await api.rest('DELETE', `/backend/templates/${byName.gamma.id}`, { key: operator })).toMatchObject({ status: 403, body: { code: 'ERR_FORBIDDEN' } });
+    expect(await api.rest('DELETE', `/backend/templates/${byName.gamma.id}`, { key: operator })).toMatchObject({
+      status: 403,
+      body: { code: 'ERR_FORBIDDEN' },
+    });
     expect((await api.rest('GET', `/backend/templates/${byName.gamma.id}`, { key: org.key })).status).toBe(200);
   });
 });

@@ -25,7 +25,15 @@ const { api_key } = await createOrganisation(db.prisma, { name: 'Memória' });
 // longer than the default 30 s body deadline (408). The deadline is not what this process measures.
 // STORAGE and S3_* come from the environment, when the test runs on a bucket.
 const bucket = Object.fromEntries(Object.entries(process.env).filter(([name]) => name === 'STORAGE' || name.startsWith('S3_')));
-const config = loadConfig({ NODE_ENV: 'test', ...bucket, STORAGE_DIR: storageDir, UPLOAD_TEMP_DIR: `${storageDir}-tmp`, HOST: '127.0.0.1', PORT: '0', REQUEST_BODY_TIMEOUT_MS: '170000' });
+const config = loadConfig({
+  NODE_ENV: 'test',
+  ...bucket,
+  STORAGE_DIR: storageDir,
+  UPLOAD_TEMP_DIR: `${storageDir}-tmp`,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  REQUEST_BODY_TIMEOUT_MS: '170000',
+});
 const app = createApp(config, db);
 const fieldUploads = createRestHandler(
   schema,
@@ -61,4 +69,3 @@ const server = await listen(
   config,
 );
 process.stdout.write(`${server.url} ${api_key}\n`);
-

@@ -47,11 +47,13 @@ describe('the scheduled uploads cleanup', () => {
     await scheduleUploadCleanup(api.db.prisma);
     // The files go right after their records.
     const expiredKeys = [expiredA, expiredB].map((u) => keyOf(u.file_url));
-    await expect.poll(async () => (await store.contents()).filter((f) => expiredKeys.some((key) => f.endsWith(key))).length, { timeout: 30_000 }).toBe(0);
+    await expect
+      .poll(async () => (await store.contents()).filter((f) => expiredKeys.some((key) => f.endsWith(key))).length, { timeout: 30_000 })
+      .toBe(0);
     expect(await api.db.prisma.upload.count({ where: { id: { in: [expiredA.id, expiredB.id] } } })).toBe(0);
     for (const kept of [associated, recent]) {
       expect(await api.db.prisma.upload.count({ where: { id: kept.id } })).toBe(1);
-      expect((await store.has(keyOf(kept.file_url)))).toBe(true);
+      expect(await store.has(keyOf(kept.file_url))).toBe(true);
     }
     // The run is finished (its row deleted) and exactly one successor waits about an hour.
     await expect.poll(async () => (await pendingRuns()).length, { timeout: 10_000 }).toBe(1);
@@ -64,7 +66,7 @@ describe('the scheduled uploads cleanup', () => {
     const orphan = (await api.app.deps.storage.put(new Blob(['órfão']).stream(), { maxBytes: 100 })).key;
     await store.age(orphan, 3600_000);
     await startUploadsUpkeep(api.db.prisma, api.app.deps.storage);
-    expect((await store.has(orphan))).toBe(false);
+    expect(await store.has(orphan)).toBe(false);
     const runs = await pendingRuns();
     expect(runs).toHaveLength(1);
     expect(runs[0].delay_s).toBeLessThan(5);

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import type { Org } from '../helpers/app.js';
 import { testStorageKind } from '../helpers/storage.js';
-import { filesUnder, pathOfKey, patternBytes, sameBytes, startMeasuredApp, storedFiles, streamedForm, uploadForm, useUploadApp } from './helpers.js';
+import {
+  filesUnder,
+  pathOfKey,
+  patternBytes,
+  sameBytes,
+  startMeasuredApp,
+  storedFiles,
+  streamedForm,
+  uploadForm,
+  useUploadApp,
+} from './helpers.js';
 
 const TEN_MB = 10 * 1024 * 1024;
 const { api, root, tempDir, store } = useUploadApp();
@@ -32,7 +42,8 @@ const UPLOAD_TWO = 'mutation($a: File!, $b: File!) { a: uploadFile(file: $a) { s
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 /** The stored bytes behind a file_url (of any PUBLIC_BASE_URL). */
 const storedBytes = async (fileUrl: string) => (await store.read(/\/media\/proxy\/([0-9a-f]{48})$/.exec(fileUrl)![1]))!;
-const storedBytesIn = (storageRoot: string, fileUrl: string) => fs.readFileSync(pathOfKey(storageRoot, /\/media\/proxy\/([0-9a-f]{48})$/.exec(fileUrl)![1]));
+const storedBytesIn = (storageRoot: string, fileUrl: string) =>
+  fs.readFileSync(pathOfKey(storageRoot, /\/media\/proxy\/([0-9a-f]{48})$/.exec(fileUrl)![1]));
 
 /** What is left in the app's UPLOAD_TEMP_DIR (files and spool directories). */
 const leftInTemp = (dir = tempDir) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
@@ -49,7 +60,10 @@ function graphqlForm(operations: unknown, map: unknown, files: [string, Uint8Arr
 /** A multipart body written by hand, for what FormData cannot send (order, names, garbage). */
 function rawForm(parts: { name: string; filename?: string; value: string }[], boundary = 'b0undary') {
   const body = parts
-    .map((p) => `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}\r\n\r\n${p.value}\r\n`)
+    .map(
+      (p) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}\r\n\r\n${p.value}\r\n`,
+    )
     .join('');
   return { body: `${body}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}` };
 }
@@ -59,10 +73,10 @@ const post = (path: string, body: BodyInit, headers: Record<string, string> = {}
 
 /** Checks that `fn` left no stored file, no upload record and nothing in the temporary directory. */
 async function leavesNothing(fn: () => Promise<unknown>) {
-  const files = (await store.contents());
+  const files = await store.contents();
   const records = await api.db.prisma.upload.count();
   await fn();
-  expect((await store.contents())).toEqual(files);
+  expect(await store.contents()).toEqual(files);
   expect(await api.db.prisma.upload.count()).toBe(records);
   expect(leftInTemp()).toEqual([]);
 }
@@ -70,32 +84,48 @@ async function leavesNothing(fn: () => Promise<unknown>) {
 describe('files on /graphql (GraphQL multipart request)', () => {
   it('stores a file of exactly 10 MB byte for byte and removes its temporary file', async () => {
     const exact = patternBytes(TEN_MB, 11);
-    const res = await post('/graphql', graphqlForm({ query: UPLOAD, variables: { file: null } }, { 0: ['variables.file'] }, [['0', exact, 'exato.bin']]));
+    const res = await post(
+      '/graphql',
+      graphqlForm({ query: UPLOAD, variables: { file: null } }, { 0: ['variables.file'] }, [['0', exact, 'exato.bin']]),
+    );
     expect(res.status).toBe(200);
     const { data, errors } = await res.json();
     expect(errors).toBeUndefined();
     expect(data.uploadFile.size).toBe(TEN_MB);
-    expect(sha256((await storedBytes(data.uploadFile.file_url)))).toBe(sha256(exact));
+    expect(sha256(await storedBytes(data.uploadFile.file_url))).toBe(sha256(exact));
     expect(leftInTemp()).toEqual([]);
   });
 
   it('puts one file at every path the map gives, and several files each at its own', async () => {
     const a = patternBytes(300_000, 1);
     const b = patternBytes(200_000, 2);
-    const twice = await post('/graphql', graphqlForm({ query: UPLOAD_TWO, variables: { a: null, b: null } }, { 0: ['variables.a', 'variables.b'] }, [['0', a, 'a.bin']]));
+    const twice = await post(
+      '/graphql',
+      graphqlForm({ query: UPLOAD_TWO, variables: { a: null, b: null } }, { 0: ['variables.a', 'variables.b'] }, [['0', a, 'a.bin']]),
+    );
     const one = await twice.json();
     expect(one.errors).toBeUndefined();
-    for (const upload of [one.data.a, one.data.b]) expect(sameBytes((await storedBytes(upload.file_url)), a)).toBe(true);
-    const two = await (await post('/graphql', graphqlForm({ query: UPLOAD_TWO, variables: { a: null, b: null } }, { x: ['variables.a'], y: ['variables.b'] }, [['x', a, 'a.bin'], ['y', b, 'b.bin']]))).json();
+    for (const upload of [one.data.a, one.data.b]) expect(sameBytes(await storedBytes(upload.file_url), a)).toBe(true);
+    const two = await (
+      await post(
+        '/graphql',
+        graphqlForm({ query: UPLOAD_TWO, variables: { a: null, b: null } }, { x: ['variables.a'], y: ['variables.b'] }, [
+          ['x', a, 'a.bin'],
+          ['y', b, 'b.bin'],
+        ]),
+      )
+    ).json();
     expect(two.errors).toBeUndefined();
-    expect(sameBytes((await storedBytes(two.data.a.file_url)), a)).toBe(true);
-    expect(sameBytes((await storedBytes(two.data.b.file_url)), b)).toBe(true);
+    expect(sameBytes(await storedBytes(two.data.a.file_url), a)).toBe(true);
+    expect(sameBytes(await storedBytes(two.data.b.file_url), b)).toBe(true);
     expect(leftInTemp()).toEqual([]);
   });
 
   it('refuses 10 MB + 1 byte with PAYLOAD_TOO_LARGE, leaving nothing behind', async () => {
     await leavesNothing(async () => {
-      const form = graphqlForm({ query: UPLOAD, variables: { file: null } }, { 0: ['variables.file'] }, [['0', patternBytes(TEN_MB + 1, 12), 'grande.bin']]);
+      const form = graphqlForm({ query: UPLOAD, variables: { file: null } }, { 0: ['variables.file'] }, [
+        ['0', patternBytes(TEN_MB + 1, 12), 'grande.bin'],
+      ]);
       const { errors } = await (await post('/graphql', form)).json();
       expect(errors[0].extensions).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
     });
@@ -114,7 +144,9 @@ describe('files on /graphql (GraphQL multipart request)', () => {
       const res = await post('/graphql', body, { 'content-type': contentType }, { duplex: 'half' } as RequestInit);
       const sentWhenAnswered = state.sent;
       expect(res.status).toBe(413);
-      expect(await res.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'PAYLOAD_TOO_LARGE', status: 413 } }] });
+      expect(await res.json()).toEqual({
+        errors: [{ message: expect.any(String), extensions: { code: 'PAYLOAD_TOO_LARGE', status: 413 } }],
+      });
       expect(state.finished).toBe(false);
       expect(sentWhenAnswered).toBeLessThan(total / 2);
     });
@@ -129,23 +161,72 @@ describe('files on /graphql (GraphQL multipart request)', () => {
       'map not JSON': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '{"0": [' }, file]),
       'map not an object': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '[["variables.file"]]' }, file]),
       'map entry not a list': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '{"0": "variables.file"}' }, file]),
-      'map path outside the variables': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '{"0": ["query"]}' }, file]),
-      'map path to no variable': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '{"0": ["variables.nope"]}' }, file]),
-      'map path to a value that is not null': rawForm([{ name: 'operations', value: withFolder }, { name: 'map', value: '{"0": ["variables.folder"]}' }, file]),
-      'map path past the end of a list': rawForm([{ name: 'operations', value: withFolder }, { name: 'map', value: '{"0": ["variables.list.1"]}' }, file]),
-      'map path into the prototype': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '{"0": ["variables.__proto__.file"]}' }, file]),
-      'one path twice': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: '{"0": ["variables.file"], "1": ["variables.file"]}' }, file, { ...file, name: '1' }]),
-      'more files than mapped': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }, file, { ...file, name: '1' }]),
-      'a mapped file missing': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }]),
+      'map path outside the variables': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: '{"0": ["query"]}' },
+        file,
+      ]),
+      'map path to no variable': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: '{"0": ["variables.nope"]}' },
+        file,
+      ]),
+      'map path to a value that is not null': rawForm([
+        { name: 'operations', value: withFolder },
+        { name: 'map', value: '{"0": ["variables.folder"]}' },
+        file,
+      ]),
+      'map path past the end of a list': rawForm([
+        { name: 'operations', value: withFolder },
+        { name: 'map', value: '{"0": ["variables.list.1"]}' },
+        file,
+      ]),
+      'map path into the prototype': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: '{"0": ["variables.__proto__.file"]}' },
+        file,
+      ]),
+      'one path twice': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: '{"0": ["variables.file"], "1": ["variables.file"]}' },
+        file,
+        { ...file, name: '1' },
+      ]),
+      'more files than mapped': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: map },
+        file,
+        { ...file, name: '1' },
+      ]),
+      'a mapped file missing': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: map },
+      ]),
       'the same file twice': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }, file, file]),
       'a file before the map': rawForm([{ name: 'operations', value: operations }, file, { name: 'map', value: map }]),
       'map before operations': rawForm([{ name: 'map', value: map }, { name: 'operations', value: operations }, file]),
       'no map': rawForm([{ name: 'operations', value: operations }, file]),
-      'another text field': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }, { name: 'extra', value: 'x' }, file]),
-      'a batch of operations': rawForm([{ name: 'operations', value: JSON.stringify([{ query: UPLOAD, variables: { file: null } }]) }, { name: 'map', value: '{"0": ["0.variables.file"]}' }, file]),
-      'a NUL in a file name': rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }, { ...file, filename: 'a\u0000.bin' }]),
+      'another text field': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: map },
+        { name: 'extra', value: 'x' },
+        file,
+      ]),
+      'a batch of operations': rawForm([
+        { name: 'operations', value: JSON.stringify([{ query: UPLOAD, variables: { file: null } }]) },
+        { name: 'map', value: '{"0": ["0.variables.file"]}' },
+        file,
+      ]),
+      'a NUL in a file name': rawForm([
+        { name: 'operations', value: operations },
+        { name: 'map', value: map },
+        { ...file, filename: 'a\u0000.bin' },
+      ]),
       'a body that is not a form': { body: 'nada de multipart aqui', contentType: 'multipart/form-data; boundary=b0undary' },
-      'a form cut before its end': { body: rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }, file]).body.slice(0, -20), contentType: 'multipart/form-data; boundary=b0undary' },
+      'a form cut before its end': {
+        body: rawForm([{ name: 'operations', value: operations }, { name: 'map', value: map }, file]).body.slice(0, -20),
+        contentType: 'multipart/form-data; boundary=b0undary',
+      },
       'no boundary': { body: 'x', contentType: 'multipart/form-data' },
     };
     await leavesNothing(async () => {
@@ -154,8 +235,13 @@ describe('files on /graphql (GraphQL multipart request)', () => {
         expect(res.status, name).toBe(400);
         // Errors about one form field (map, operations) also name it in `details`.
         const answer = await res.json();
-        expect(answer, name).toEqual({ errors: [{ message: expect.any(String), extensions: expect.objectContaining({ code: 'INVALID_INPUT', status: 400 }) }] });
-        expect(Object.keys(answer.errors[0].extensions).filter((k) => !['code', 'status', 'details'].includes(k)), name).toEqual([]);
+        expect(answer, name).toEqual({
+          errors: [{ message: expect.any(String), extensions: expect.objectContaining({ code: 'INVALID_INPUT', status: 400 }) }],
+        });
+        expect(
+          Object.keys(answer.errors[0].extensions).filter((k) => !['code', 'status', 'details'].includes(k)),
+          name,
+        ).toEqual([]);
       }
     });
   });
@@ -204,7 +290,10 @@ describe('files on REST field routes (multipart)', () => {
       expect(sentWhenAnswered).toBeLessThan(total / 2);
 
       for (const broken of [
-        rawForm([{ name: 'name', value: 'x' }, { name: 'file', filename: 'a\u0000.txt', value: 'texto' }]),
+        rawForm([
+          { name: 'name', value: 'x' },
+          { name: 'file', filename: 'a\u0000.txt', value: 'texto' },
+        ]),
         rawForm([{ name: 'na\u0000me', value: 'x' }]),
         { body: 'nada de multipart aqui', contentType: 'multipart/form-data; boundary=b0undary' },
       ]) {
@@ -251,7 +340,9 @@ describe('the body deadline', () => {
           post(path, form.body, { 'content-type': form.contentType }, { duplex: 'half' } as RequestInit, impatient.url);
         const [onGraphql, onRest] = await Promise.all([send('/graphql', graphqlForm), send('/backend/knowledge', restForm)]);
         expect(onGraphql.status).toBe(408);
-        expect(await onGraphql.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'REQUEST_TIMEOUT', status: 408 } }] });
+        expect(await onGraphql.json()).toEqual({
+          errors: [{ message: expect.any(String), extensions: { code: 'REQUEST_TIMEOUT', status: 408 } }],
+        });
         expect(onRest.status).toBe(408);
         expect(await onRest.json()).toEqual({ code: 'ERR_REQUEST_TIMEOUT', message: expect.any(String) });
         expect(graphqlForm.state.finished).toBe(false);
@@ -285,7 +376,11 @@ describe.runIf(testStorageKind() === 'disk')('memory', () => {
         if (accepted) stored.push(answer.data.uploadFile.file_url);
         else expect(answer.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
 
-        const rest = await fetch(`${app.url}/backend/field-uploads`, { method: 'POST', headers: auth, body: uploadForm({ bytes, name: 'a.bin' }) });
+        const rest = await fetch(`${app.url}/backend/field-uploads`, {
+          method: 'POST',
+          headers: auth,
+          body: uploadForm({ bytes, name: 'a.bin' }),
+        });
         expect(rest.status).toBe(accepted ? 200 : 413);
         const body = await rest.json();
         if (accepted) stored.push(body.file_url);

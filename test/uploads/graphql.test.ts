@@ -78,7 +78,11 @@ const CleanupGql = graphql(`
 `);
 
 /** A GraphQL multipart request (operations, map, the file as part "0"). */
-async function uploadFile(key: string, file: { bytes: Uint8Array<ArrayBuffer>; name: string; type?: string }, variables: { type?: string; folder?: string } = {}) {
+async function uploadFile(
+  key: string,
+  file: { bytes: Uint8Array<ArrayBuffer>; name: string; type?: string },
+  variables: { type?: string; folder?: string } = {},
+) {
   const form = new FormData();
   form.append('operations', JSON.stringify({ query: print(UploadFileGql), variables: { ...variables, file: null } }));
   form.append('map', JSON.stringify({ 0: ['variables.file'] }));
@@ -89,12 +93,24 @@ async function uploadFile(key: string, file: { bytes: Uint8Array<ArrayBuffer>; n
 
 describe('uploads on /graphql', () => {
   it('uploadFile stores the file like the REST route does', async () => {
-    const r = await uploadFile(operator, { bytes: wav(), name: 'recado.de.voz.wav', type: 'audio/wav' }, { type: 'audio', folder: 'atendimento' });
+    const r = await uploadFile(
+      operator,
+      { bytes: wav(), name: 'recado.de.voz.wav', type: 'audio/wav' },
+      { type: 'audio', folder: 'atendimento' },
+    );
     expect(r.errors).toBeUndefined();
     const created = r.data.uploadFile;
-    expect(created).toMatchObject({ tenant_id: org.tenantId, filename: 'recado.de.voz', file_type: 'audio', mime_type: 'audio/wav', size: wav().byteLength, status: 'PENDING', folder: 'atendimento' });
+    expect(created).toMatchObject({
+      tenant_id: org.tenantId,
+      filename: 'recado.de.voz',
+      file_type: 'audio',
+      mime_type: 'audio/wav',
+      size: wav().byteLength,
+      status: 'PENDING',
+      folder: 'atendimento',
+    });
     expect(created.file_url).toMatch(KEY_URL);
-    expect((await store.has(keyOf(created.file_url)))).toBe(true);
+    expect(await store.has(keyOf(created.file_url))).toBe(true);
     // The REST read answers the same object.
     expect((await api.rest('GET', `/backend/uploads/${created.id}`, { key: operator })).body).toEqual(created);
   });
@@ -108,7 +124,7 @@ describe('uploads on /graphql', () => {
   });
 
   it('refuses what REST refuses, with the same codes, leaving nothing behind', async () => {
-    const files = (await store.contents());
+    const files = await store.contents();
     const badFolder = await uploadFile(operator, { bytes: PNG, name: 'a.png' }, { folder: '../x' });
     expect(badFolder.errors[0].extensions).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
     const notAudio = await uploadFile(operator, { bytes: PNG, name: 'a.png' }, { type: 'audio' });
@@ -117,7 +133,7 @@ describe('uploads on /graphql', () => {
     expect(badType.errors[0].extensions.code).toBe('INVALID_INPUT');
     const tooLarge = await uploadFile(operator, { bytes: patternBytes(10 * 1024 * 1024 + 1), name: 'grande.bin' });
     expect(tooLarge.errors[0].extensions).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
-    expect((await store.contents())).toEqual(files);
+    expect(await store.contents()).toEqual(files);
   });
 
   it('reads, re-labels, deletes and cleans up; another organisation is not found; cleanup is for owner and admin', async () => {
@@ -140,7 +156,7 @@ describe('uploads on /graphql', () => {
     expect((await api.gql(UploadsGql, { id: u.id }, org.key)).data?.upload.status).toBe('ASSOCIATED'); // kept
 
     expect((await api.gql(DeleteGql, { id: u.id }, operator)).data?.deleteUpload.success).toBe(true);
-    expect((await store.has(keyOf(u.file_url)))).toBe(false);
+    expect(await store.has(keyOf(u.file_url))).toBe(false);
     expect((await api.gql(DeleteGql, { id: u.id }, operator)).errors?.[0].extensions.code).toBe('NOT_FOUND');
   });
 });

@@ -12,7 +12,9 @@ import { filesUnder } from '../storage/files.js';
 export { filesUnder, patternBytes, sameBytes, streamedForm } from '../storage/files.js';
 
 /** A 1×1 PNG. */
-export const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'));
+export const PNG = Uint8Array.from(
+  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
+);
 
 /** The header of a WAV file followed by `samples` bytes of silence. */
 export function wav(samples = 1000): Uint8Array<ArrayBuffer> {
@@ -52,7 +54,10 @@ export function useUploadApp(): UploadApp {
   return { api: useTestApp(() => store.env), store, root, tempDir: `${root}-tmp` };
 }
 
-export function uploadForm(file: { bytes: Uint8Array<ArrayBuffer>; name?: string; type?: string } | null, fields: Record<string, string> = {}): FormData {
+export function uploadForm(
+  file: { bytes: Uint8Array<ArrayBuffer>; name?: string; type?: string } | null,
+  fields: Record<string, string> = {},
+): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name ?? 'arquivo.bin');
@@ -60,7 +65,12 @@ export function uploadForm(file: { bytes: Uint8Array<ArrayBuffer>; name?: string
 }
 
 /** Uploads a file over REST and returns the upload (fails the test on anything but 200). */
-export async function upload(api: TestClient, key: string, file: { bytes: Uint8Array<ArrayBuffer>; name?: string; type?: string } = { bytes: PNG, name: 'foto.png' }, fields: Record<string, string> = {}) {
+export async function upload(
+  api: TestClient,
+  key: string,
+  file: { bytes: Uint8Array<ArrayBuffer>; name?: string; type?: string } = { bytes: PNG, name: 'foto.png' },
+  fields: Record<string, string> = {},
+) {
   const r = await api.rest('POST', '/backend/uploads', { key, body: uploadForm(file, fields) });
   if (r.status !== 200) throw new Error(`upload failed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body as { id: string; file_url: string; [field: string]: any };

@@ -28,7 +28,11 @@ afterAll(async () => {
 });
 
 /** A GET (or HEAD) with the request target sent exactly as written. */
-function rawGet(target: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  target: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: new URL(server.url).port, path: target, method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -93,8 +97,15 @@ describe('GET /media/proxy/{path}', () => {
   });
 
   it('serves content a browser would run (HTML, SVG) as an opaque attachment', async () => {
-    const html = await upload(api, org.key, { bytes: new TextEncoder().encode('<html><script>alert(document.cookie)</script></html>'), name: 'x.png', type: 'image/png' });
-    const svg = await upload(api, org.key, { bytes: new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'), name: 'icone.svg' });
+    const html = await upload(api, org.key, {
+      bytes: new TextEncoder().encode('<html><script>alert(document.cookie)</script></html>'),
+      name: 'x.png',
+      type: 'image/png',
+    });
+    const svg = await upload(api, org.key, {
+      bytes: new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'),
+      name: 'icone.svg',
+    });
     expect([html.mime_type, svg.mime_type]).toEqual(['text/html', 'image/svg+xml']);
     for (const u of [html, svg]) {
       const res = await rawGet(proxyPath(u.file_url));
@@ -126,7 +137,9 @@ describe('GET /media/proxy/{path}', () => {
     }
     // (On a bucket these two are records whose file is missing.)
     for (const storage_key of [linked, viaDir]) {
-      await api.db.prisma.upload.create({ data: { tenant_id: org.tenantId, storage_key, filename: 'plantado', file_type: 'media', mime_type: 'text/plain', size: 7 } });
+      await api.db.prisma.upload.create({
+        data: { tenant_id: org.tenantId, storage_key, filename: 'plantado', file_type: 'media', mime_type: 'text/plain', size: 7 },
+      });
     }
 
     // Another organisation's file after it was deleted, and one removed by cleanup.

@@ -29,7 +29,17 @@ function closedPort(): Promise<number> {
 // Filled before useTestApp's beforeAll reads it: hooks run in the order they were registered, and this
 // module's top level runs first.
 const port = await closedPort();
-Object.assign(env, s3Env({ bucket: 'funil', endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', accessKeyId: 'x', secretAccessKey: 'y', forcePathStyle: true }));
+Object.assign(
+  env,
+  s3Env({
+    bucket: 'funil',
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'us-east-1',
+    accessKeyId: 'x',
+    secretAccessKey: 'y',
+    forcePathStyle: true,
+  }),
+);
 
 const UPLOAD = 'mutation ($file: File!) { uploadFile(file: $file) { id } }';
 
@@ -38,7 +48,10 @@ describe.runIf(testStorageKind() === 's3')('a bucket that cannot be reached', ()
     const before = await api.db.prisma.upload.count();
     const r = await api.rest('POST', '/backend/uploads', { key: org.key, body: uploadForm({ bytes: PNG, name: 'foto.png' }) });
     expect(r.status).toBe(503);
-    expect(r.body).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: 'O armazenamento de arquivos está indisponível; tente novamente em instantes' });
+    expect(r.body).toEqual({
+      code: 'ERR_SERVICE_UNAVAILABLE',
+      message: 'O armazenamento de arquivos está indisponível; tente novamente em instantes',
+    });
     expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(JSON.stringify(r.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|S3/);
 
@@ -53,7 +66,9 @@ describe.runIf(testStorageKind() === 's3')('a bucket that cannot be reached', ()
 
   it('answers the media proxy of a recorded key with 503, not 404 or 500', async () => {
     const storage_key = 'c'.repeat(48);
-    await api.db.prisma.upload.create({ data: { tenant_id: org.tenantId, storage_key, filename: 'foto', file_type: 'media', mime_type: 'image/png', size: PNG.byteLength } });
+    await api.db.prisma.upload.create({
+      data: { tenant_id: org.tenantId, storage_key, filename: 'foto', file_type: 'media', mime_type: 'image/png', size: PNG.byteLength },
+    });
     const res = await api.raw(`/media/proxy/${storage_key}`);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ code: 'ERR_SERVICE_UNAVAILABLE' });

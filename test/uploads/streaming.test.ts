@@ -31,10 +31,10 @@ const post = (body: BodyInit, headers: Record<string, string> = {}, init: Reques
 
 /** Checks that `fn` left storage and the uploads table as they were. */
 async function leavesNothing(fn: () => Promise<unknown>) {
-  const files = (await store.contents());
+  const files = await store.contents();
   const records = await api.db.prisma.upload.count();
   await fn();
-  expect((await store.contents())).toEqual(files);
+  expect(await store.contents()).toEqual(files);
   expect(await api.db.prisma.upload.count()).toBe(records);
 }
 
@@ -56,7 +56,7 @@ describe('uploads over the real server', () => {
   });
 
   it('takes several uploads at once, each under its own limit: three of exactly 10 MB stored whole, 10 MB + 1 byte refused', async () => {
-    const files = (await store.contents());
+    const files = await store.contents();
     const records = await api.db.prisma.upload.count();
     const exact = [5, 6, 7].map((seed) => patternBytes(TEN_MB, seed));
     const [a, b, c, over] = await Promise.all([
@@ -95,7 +95,11 @@ describe('uploads over the real server', () => {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = http.request(`${server.url}/backend/uploads`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${org.key}`, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(50 * 1024 * 1024) },
+          headers: {
+            authorization: `Bearer ${org.key}`,
+            'content-type': 'multipart/form-data; boundary=x',
+            'content-length': String(50 * 1024 * 1024),
+          },
         });
         req.on('response', (res) => {
           let body = '';
@@ -115,11 +119,13 @@ describe('uploads over the real server', () => {
       const { body, contentType, state } = streamedForm(8 * 1024 * 1024, { stallAfter: 6 * 1024 * 1024 });
       const controller = new AbortController();
       const response = post(body, { 'content-type': contentType }, { duplex: 'half', signal: controller.signal } as RequestInit);
-      if (store.kind === 'disk') await expect.poll(async () => (await store.contents()).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(1);
+      if (store.kind === 'disk')
+        await expect.poll(async () => (await store.contents()).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(1);
       else await expect.poll(() => state.sent, { timeout: 15_000 }).toBeGreaterThanOrEqual(6 * 1024 * 1024);
       controller.abort();
       await expect(response).rejects.toThrow();
-      if (store.kind === 'disk') await expect.poll(async () => (await store.contents()).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(0);
+      if (store.kind === 'disk')
+        await expect.poll(async () => (await store.contents()).filter((f) => f.startsWith('.partial')).length, { timeout: 15_000 }).toBe(0);
     });
   });
 
@@ -128,7 +134,12 @@ describe('uploads over the real server', () => {
     try {
       await leavesNothing(async () => {
         const { body, state, contentType } = streamedForm(8 * 1024 * 1024, { stallAfter: 1024 * 1024 });
-        const res = await fetch(`${impatient.url}/backend/uploads`, { method: 'POST', body, headers: { authorization: `Bearer ${org.key}`, 'content-type': contentType }, duplex: 'half' } as RequestInit);
+        const res = await fetch(`${impatient.url}/backend/uploads`, {
+          method: 'POST',
+          body,
+          headers: { authorization: `Bearer ${org.key}`, 'content-type': contentType },
+          duplex: 'half',
+        } as RequestInit);
         expect(res.status).toBe(408);
         expect(await res.json()).toEqual({ code: 'ERR_REQUEST_TIMEOUT', message: expect.any(String) });
         expect(state.finished).toBe(false);
@@ -146,7 +157,11 @@ describe('uploads over the real server', () => {
     stops.push(app.stop);
     const filesBefore = await store.contents();
     const send = async (target: string, size: number, expected: number) => {
-      const res = await fetch(`${app.url}${target}`, { method: 'POST', headers: { authorization: `Bearer ${app.key}` }, body: uploadForm({ bytes: patternBytes(size, size & 7), name: 'a.bin' }) });
+      const res = await fetch(`${app.url}${target}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app.key}` },
+        body: uploadForm({ bytes: patternBytes(size, size & 7), name: 'a.bin' }),
+      });
       expect(res.status).toBe(expected);
       await res.arrayBuffer();
     };

@@ -27,16 +27,19 @@ const recordCount = () => api.db.prisma.upload.count();
 
 /** Runs `fn` and checks it left storage and the uploads table exactly as they were. */
 async function leavesNothing(fn: () => Promise<unknown>) {
-  const files = (await store.contents());
+  const files = await store.contents();
   const records = await recordCount();
   await fn();
-  expect((await store.contents())).toEqual(files);
+  expect(await store.contents()).toEqual(files);
   expect(await recordCount()).toBe(records);
 }
 
 describe('POST /backend/uploads', () => {
   it('stores the file and answers 200 with the PENDING upload; the record and the read agree', async () => {
-    const r = await api.rest('POST', '/backend/uploads', { key: operator, body: uploadForm({ bytes: PNG, name: 'foto da loja.png', type: 'image/png' }, { folder: 'produtos/vitrine' }) });
+    const r = await api.rest('POST', '/backend/uploads', {
+      key: operator,
+      body: uploadForm({ bytes: PNG, name: 'foto da loja.png', type: 'image/png' }, { folder: 'produtos/vitrine' }),
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       id: expect.any(String),
@@ -64,16 +67,29 @@ describe('POST /backend/uploads', () => {
   it('judges the type by the content, not by the name or the declared type', async () => {
     const disguised = await upload(api, operator, { bytes: PNG, name: 'documento.pdf', type: 'application/pdf' });
     expect(disguised).toMatchObject({ filename: 'documento', mime_type: 'image/png' });
-    const html = await upload(api, operator, { bytes: new TextEncoder().encode('<!DOCTYPE html><script>alert(1)</script>'), name: 'foto.jpg', type: 'image/jpeg' });
+    const html = await upload(api, operator, {
+      bytes: new TextEncoder().encode('<!DOCTYPE html><script>alert(1)</script>'),
+      name: 'foto.jpg',
+      type: 'image/jpeg',
+    });
     expect(html.mime_type).toBe('text/html');
     // Bytes that say nothing: the declaration counts, unless it names a type a browser would run.
     const opaque = new Uint8Array([0, 1, 2, 3, 250, 251, 252]);
-    expect((await upload(api, operator, { bytes: opaque, name: 'dados.xyz', type: 'application/x-funil-dados' })).mime_type).toBe('application/x-funil-dados');
-    expect((await upload(api, operator, { bytes: opaque, name: 'pagina.html', type: 'text/html' })).mime_type).toBe('application/octet-stream');
-    expect((await upload(api, operator, { bytes: opaque, name: 'x.svg', type: 'image/svg+xml' })).mime_type).toBe('application/octet-stream');
+    expect((await upload(api, operator, { bytes: opaque, name: 'dados.xyz', type: 'application/x-funil-dados' })).mime_type).toBe(
+      'application/x-funil-dados',
+    );
+    expect((await upload(api, operator, { bytes: opaque, name: 'pagina.html', type: 'text/html' })).mime_type).toBe(
+      'application/octet-stream',
+    );
+    expect((await upload(api, operator, { bytes: opaque, name: 'x.svg', type: 'image/svg+xml' })).mime_type).toBe(
+      'application/octet-stream',
+    );
     expect((await upload(api, operator, { bytes: opaque, name: 'x.bin', type: 'not a type' })).mime_type).toBe('application/octet-stream');
     expect((await upload(api, operator, { bytes: opaque, name: 'x.txt', type: 'text/plain' })).mime_type).toBe('application/octet-stream');
-    expect((await upload(api, operator, { bytes: new TextEncoder().encode('olá, mundo'), name: 'x.bin', type: 'application/x-funil-dados' })).mime_type).toBe('text/plain');
+    expect(
+      (await upload(api, operator, { bytes: new TextEncoder().encode('olá, mundo'), name: 'x.bin', type: 'application/x-funil-dados' }))
+        .mime_type,
+    ).toBe('text/plain');
   });
 
   it('stores the name without its extension and without any path', async () => {
@@ -87,7 +103,10 @@ describe('POST /backend/uploads', () => {
     const audio = await upload(api, operator, { bytes: wav(), name: 'recado.wav', type: 'audio/wav' }, { type: 'audio' });
     expect(audio).toMatchObject({ file_type: 'audio', mime_type: 'audio/wav', filename: 'recado' });
     await leavesNothing(async () => {
-      const r = await api.rest('POST', '/backend/uploads', { key: operator, body: uploadForm({ bytes: PNG, name: 'recado.wav', type: 'audio/wav' }, { type: 'audio' }) });
+      const r = await api.rest('POST', '/backend/uploads', {
+        key: operator,
+        body: uploadForm({ bytes: PNG, name: 'recado.wav', type: 'audio/wav' }, { type: 'audio' }),
+      });
       expect(r.status).toBe(400);
       expect(r.body.code).toBe('ERR_INVALID_INPUT');
     });
@@ -96,7 +115,14 @@ describe('POST /backend/uploads', () => {
   it('refuses a missing file, an invalid type or folder and a form that is not multipart with 400, leaving nothing behind', async () => {
     const cases: [string, FormData | Record<string, unknown>][] = [
       ['no file', uploadForm(null, { type: 'media' })],
-      ['an empty file input', (() => { const f = new FormData(); f.append('file', new Blob([]), ''); return f; })()],
+      [
+        'an empty file input',
+        (() => {
+          const f = new FormData();
+          f.append('file', new Blob([]), '');
+          return f;
+        })(),
+      ],
       ['type video', uploadForm({ bytes: PNG, name: 'a.png' }, { type: 'video' })],
       ['type empty', uploadForm({ bytes: PNG, name: 'a.png' }, { type: '' })],
       ['type MEDIA', uploadForm({ bytes: PNG, name: 'a.png' }, { type: 'MEDIA' })],
@@ -125,8 +151,12 @@ describe('POST /backend/uploads', () => {
 
   it('removes the stored file when the record cannot be written', async () => {
     // A trigger makes the insert fail after the file is in storage.
-    await api.db.prisma.$executeRawUnsafe(`CREATE FUNCTION uploads_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`);
-    await api.db.prisma.$executeRawUnsafe(`CREATE TRIGGER uploads_test_refuse BEFORE INSERT ON uploads FOR EACH ROW WHEN (NEW.filename = 'recusar') EXECUTE FUNCTION uploads_test_refuse()`);
+    await api.db.prisma.$executeRawUnsafe(
+      `CREATE FUNCTION uploads_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
+    );
+    await api.db.prisma.$executeRawUnsafe(
+      `CREATE TRIGGER uploads_test_refuse BEFORE INSERT ON uploads FOR EACH ROW WHEN (NEW.filename = 'recusar') EXECUTE FUNCTION uploads_test_refuse()`,
+    );
     try {
       await leavesNothing(async () => {
         const r = await api.rest('POST', '/backend/uploads', { key: operator, body: uploadForm({ bytes: PNG, name: 'recusar.png' }) });
@@ -178,13 +208,17 @@ describe('reading, status and delete', () => {
     expect(associated.status).toBe(200);
     expect(associated.body).toMatchObject({ id: u.id, status: 'ASSOCIATED', file_url: u.file_url });
     expect(Date.parse(associated.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(u.updated_at));
-    expect((await api.rest('PUT', `/backend/uploads/${u.id}/status`, { key: operator, body: { status: 'PENDING' } })).body.status).toBe('PENDING');
+    expect((await api.rest('PUT', `/backend/uploads/${u.id}/status`, { key: operator, body: { status: 'PENDING' } })).body.status).toBe(
+      'PENDING',
+    );
     for (const body of [{ status: 'DELETED' }, { status: 'associated' }, {}, { status: 1 }]) {
       const r = await api.rest('PUT', `/backend/uploads/${u.id}/status`, { key: operator, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.code).toBe('ERR_INVALID_INPUT');
     }
-    expect((await api.rest('PUT', `/backend/uploads/${randomUUID()}/status`, { key: operator, body: { status: 'PENDING' } })).status).toBe(404);
+    expect((await api.rest('PUT', `/backend/uploads/${randomUUID()}/status`, { key: operator, body: { status: 'PENDING' } })).status).toBe(
+      404,
+    );
   });
 
   it('deletes the record and the file; the file_url answers 404 from then on', async () => {
@@ -219,12 +253,12 @@ describe('cleanup', () => {
 
     const r = await api.rest('POST', '/backend/uploads/cleanup', { key: admin });
     expect(r).toMatchObject({ status: 200, body: { deleted_count: 1 } });
-    expect((await store.has(keyOf(oldPending.file_url)))).toBe(false);
+    expect(await store.has(keyOf(oldPending.file_url))).toBe(false);
     expect((await api.rest('GET', `/backend/uploads/${oldPending.id}`, { key: shop.key })).status).toBe(404);
     expect(await proxyStatus(oldPending.file_url)).toBe(404);
     for (const kept of [oldAssociated, recentPending, twoHours]) {
       expect((await api.rest('GET', `/backend/uploads/${kept.id}`, { key: shop.key })).status).toBe(200);
-      expect((await store.has(keyOf(kept.file_url)))).toBe(true);
+      expect(await store.has(keyOf(kept.file_url))).toBe(true);
     }
     expect((await api.rest('GET', `/backend/uploads/${elsewhere.id}`, { key: operator })).status).toBe(200);
 
@@ -253,9 +287,11 @@ describe('cleanup', () => {
     const keptB = await upload(api, b.key);
     await ageUpload(api, oldA.id, 30);
     await ageUpload(api, oldB.id, 30);
-    const before = await api.db.prisma.upload.count({ where: { status: 'PENDING', created_at: { lt: new Date(Date.now() - 24 * 3600_000) } } });
+    const before = await api.db.prisma.upload.count({
+      where: { status: 'PENDING', created_at: { lt: new Date(Date.now() - 24 * 3600_000) } },
+    });
     expect(await cleanupExpiredUploads(api.db.prisma, api.app.deps.storage)).toBe(before);
-    for (const gone of [oldA, oldB]) expect((await store.has(keyOf(gone.file_url)))).toBe(false);
+    for (const gone of [oldA, oldB]) expect(await store.has(keyOf(gone.file_url))).toBe(false);
     expect((await api.rest('GET', `/backend/uploads/${keptB.id}`, { key: b.key })).status).toBe(200);
     expect(await cleanupExpiredUploads(api.db.prisma, api.app.deps.storage)).toBe(0);
   });
@@ -274,7 +310,7 @@ describe('tenant isolation and permissions', () => {
     expect((await api.rest('GET', `/backend/uploads/tenant/${other.tenantId}`, { key: other.key })).body).toEqual([]);
     const still = await api.rest('GET', `/backend/uploads/${mine.id}`, { key: org.key });
     expect(still.body).toMatchObject({ status: 'PENDING' });
-    expect((await store.has(keyOf(mine.file_url)))).toBe(true);
+    expect(await store.has(keyOf(mine.file_url))).toBe(true);
   });
 
   it('every role, and a key narrowed to one permission, may upload, read, re-label and delete; cleanup and the listing need uploads.manage', async () => {
@@ -289,7 +325,9 @@ describe('tenant isolation and permissions', () => {
       expect((await api.rest('DELETE', `/backend/uploads/${u.id}`, { key })).status).toBe(200);
     }
     expect((await api.rest('POST', '/backend/uploads/cleanup', { key: narrowed })).status).toBe(403);
-    expect((await api.rest('POST', '/backend/uploads/cleanup', { key: await api.keyFor(org, 'admin', ['uploads.manage']) })).status).toBe(200);
+    expect((await api.rest('POST', '/backend/uploads/cleanup', { key: await api.keyFor(org, 'admin', ['uploads.manage']) })).status).toBe(
+      200,
+    );
     expect((await api.rest('POST', '/backend/uploads/cleanup', { key: admin })).status).toBe(200);
     expect((await api.rest('POST', '/backend/uploads/cleanup', { key: org.key })).status).toBe(200);
   });

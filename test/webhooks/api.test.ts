@@ -20,11 +20,21 @@ async function gql(org: Org, query: string, variables: Record<string, unknown> =
 describe('REST', () => {
   it('creates (201, secret once), lists, reads, updates and deletes (204)', async () => {
     const org = await api.newOrg();
-    const created = await api.rest('POST', '/backend/webhooks', { key: org.key, body: { url: URL_A, events: ['lead.created', 'deal.won', 'lead.created'] } });
+    const created = await api.rest('POST', '/backend/webhooks', {
+      key: org.key,
+      body: { url: URL_A, events: ['lead.created', 'deal.won', 'lead.created'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       success: true,
-      data: { id: expect.any(String), url: URL_A, events: ['lead.created', 'deal.won'], active: true, created_at: expect.any(String), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) },
+      data: {
+        id: expect.any(String),
+        url: URL_A,
+        events: ['lead.created', 'deal.won'],
+        active: true,
+        created_at: expect.any(String),
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      },
     });
     const { secret, ...hook } = created.body.data;
 
@@ -80,7 +90,10 @@ describe('REST', () => {
     for (const [name, body, field] of bad) {
       const r = await api.rest('POST', '/backend/webhooks', { key: org.key, body });
       expect(r.status, name).toBe(400);
-      expect(r.body, name).toEqual({ success: false, error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field, message: expect.any(String) }] } });
+      expect(r.body, name).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: [{ field, message: expect.any(String) }] },
+      });
     }
     for (const body of [{ events: ['nope'] }, { url: 'gopher://x' }, { active: null }, { events: null }, { url: null }]) {
       const r = await api.rest('PUT', `/backend/webhooks/${hook.id}`, { key: org.key, body });
@@ -134,7 +147,9 @@ describe('REST', () => {
       expect(r.body.error.code).toBe('NOT_FOUND');
     }
     expect((await api.rest('GET', '/backend/webhooks', { key: other.key })).body.data).toEqual([]);
-    const [row] = await api.db.sql.query<{ secret: string; active: boolean }>('SELECT secret, active FROM webhooks WHERE id = $1', [hook.id]);
+    const [row] = await api.db.sql.query<{ secret: string; active: boolean }>('SELECT secret, active FROM webhooks WHERE id = $1', [
+      hook.id,
+    ]);
     expect(row).toEqual({ secret: hook.secret, active: true });
   });
 });
@@ -142,12 +157,20 @@ describe('REST', () => {
 describe('GraphQL', () => {
   it('has the same operations, and Webhook.deliveries as a connection', async () => {
     const org = await api.newOrg();
-    const created = await gql(org, 'mutation($url: String!) { createWebhook(url: $url, events: ["deal.won"]) { id url events active secret } }', { url: URL_A });
+    const created = await gql(
+      org,
+      'mutation($url: String!) { createWebhook(url: $url, events: ["deal.won"]) { id url events active secret } }',
+      { url: URL_A },
+    );
     expect(created.errors).toBeUndefined();
     const { id, secret } = created.data.createWebhook;
     expect(secret).toMatch(/^whsec_/);
 
-    const updated = await gql(org, 'mutation($id: UUID!) { updateWebhook(id: $id, events: ["deal.won", "deal.lost"], active: false) { events active } }', { id });
+    const updated = await gql(
+      org,
+      'mutation($id: UUID!) { updateWebhook(id: $id, events: ["deal.won", "deal.lost"], active: false) { events active } }',
+      { id },
+    );
     expect(updated.data.updateWebhook).toEqual({ events: ['deal.won', 'deal.lost'], active: false });
     const regenerated = await gql(org, 'mutation($id: UUID!) { regenerateWebhookSecret(id: $id) { secret } }', { id });
     expect(regenerated.data.regenerateWebhookSecret.secret).not.toBe(secret);
@@ -170,7 +193,10 @@ describe('GraphQL', () => {
 
     const unknown = await gql(org, 'mutation { createWebhook(url: "http://127.0.0.1:9/x", events: ["nope"]) { id } }');
     expect(unknown.errors?.[0].extensions).toMatchObject({ code: 'INVALID_INPUT', status: 400 });
-    const redeliver = await gql(org, 'mutation($id: UUID!, $d: UUID!) { redeliverWebhookDelivery(id: $id, delivery_id: $d) { success } }', { id, d: randomUUID() });
+    const redeliver = await gql(org, 'mutation($id: UUID!, $d: UUID!) { redeliverWebhookDelivery(id: $id, delivery_id: $d) { success } }', {
+      id,
+      d: randomUUID(),
+    });
     expect(redeliver.errors?.[0].extensions).toMatchObject({ code: 'NOT_FOUND' });
     expect((await gql(org, 'mutation($id: UUID!) { deleteWebhook(id: $id) }', { id })).data).toEqual({ deleteWebhook: true });
     expect((await gql(org, 'query { webhooks { id } }')).data).toEqual({ webhooks: [] });

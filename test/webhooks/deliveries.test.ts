@@ -5,7 +5,19 @@
 import { describe, expect, it } from 'vitest';
 import type { Org } from '../helpers/app.js';
 import { nextPhone } from '../helpers/factories.js';
-import { deliveries, makeWebhook, ok204, plainSignature, receiver, signaturesOf, sleep, useWebhookApp, verifyStandard, waitFor, type Hit } from './helpers.js';
+import {
+  deliveries,
+  makeWebhook,
+  ok204,
+  plainSignature,
+  receiver,
+  signaturesOf,
+  sleep,
+  useWebhookApp,
+  verifyStandard,
+  waitFor,
+  type Hit,
+} from './helpers.js';
 
 const api = useWebhookApp();
 
@@ -15,7 +27,10 @@ async function newLead(org: Org, name = 'Ana') {
   return r.body.data as { id: string; name: string };
 }
 
-const status = (code: number, headers: Record<string, string> = {}) => (_hit: Hit, res: import('node:http').ServerResponse) => res.writeHead(code, headers).end('x');
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  (_hit: Hit, res: import('node:http').ServerResponse) =>
+    res.writeHead(code, headers).end('x');
 
 describe('a delivery', () => {
   it('is signed over the exact bytes: the Standard Webhooks library and a plain HMAC both verify it', async () => {
@@ -30,7 +45,11 @@ describe('a delivery', () => {
     expect(Math.abs(Number(hit.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
     expect(verifyStandard(webhook.secret, hit)).toEqual(hit.json);
     expect(signaturesOf(hit)).toEqual([plainSignature(webhook.secret, hit)]);
-    expect(hit.json).toEqual({ type: 'lead.created', timestamp: expect.any(String), data: expect.objectContaining({ id: lead.id, name: 'João Ação' }) });
+    expect(hit.json).toEqual({
+      type: 'lead.created',
+      timestamp: expect.any(String),
+      data: expect.objectContaining({ id: lead.id, name: 'João Ação' }),
+    });
     expect(() => verifyStandard(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, hit)).toThrow();
 
     // The row is written once the receiver has answered.
@@ -86,7 +105,9 @@ describe('retries', () => {
     for (const hit of hook.hits) verifyStandard(webhook.secret, hit);
     expect(hook.hits[1].at - hook.hits[0].at).toBeGreaterThanOrEqual(150);
 
-    const log = await waitFor(async () => (expect(await deliveries(api, org, webhook.id)).toHaveLength(3), deliveries(api, org, webhook.id)));
+    const log = await waitFor(
+      async () => (expect(await deliveries(api, org, webhook.id)).toHaveLength(3), deliveries(api, org, webhook.id)),
+    );
     expect(log.map((d) => [d.attempt, d.status, d.response_status])).toEqual([
       [3, 'succeeded', 200],
       [2, 'retrying', 500],
@@ -102,19 +123,28 @@ describe('retries', () => {
     const hook = await receiver(status(503));
     const webhook = await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
     await newLead(org);
-    await waitFor(async () => expect((await deliveries(api, org, webhook.id)).map((d) => d.status)).toEqual(['failed', 'retrying', 'retrying']));
+    await waitFor(async () =>
+      expect((await deliveries(api, org, webhook.id)).map((d) => d.status)).toEqual(['failed', 'retrying', 'retrying']),
+    );
     await sleep(600);
     expect(hook.hits).toHaveLength(3);
   });
 
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
     const org = await api.newOrg();
-    const hook = await receiver((hit, res) => (hit.path === '/hook' ? res.writeHead(302, { location: '/elsewhere' }).end() : res.writeHead(204).end()));
+    const hook = await receiver((hit, res) =>
+      hit.path === '/hook' ? res.writeHead(302, { location: '/elsewhere' }).end() : res.writeHead(204).end(),
+    );
     const webhook = await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
     await newLead(org);
-    await waitFor(async () => expect((await deliveries(api, org, webhook.id)).map((d) => d.status)).toEqual(['failed', 'retrying', 'retrying']));
+    await waitFor(async () =>
+      expect((await deliveries(api, org, webhook.id)).map((d) => d.status)).toEqual(['failed', 'retrying', 'retrying']),
+    );
     expect(hook.hits.map((h) => h.path)).toEqual(['/hook', '/hook', '/hook']);
-    expect((await deliveries(api, org, webhook.id))[0]).toMatchObject({ response_status: 302, error: 'Redirecionamento não seguido (HTTP 302)' });
+    expect((await deliveries(api, org, webhook.id))[0]).toMatchObject({
+      response_status: 302,
+      error: 'Redirecionamento não seguido (HTTP 302)',
+    });
   });
 
   it('410 Gone disables the hook: no retry, and no later event is sent', async () => {
@@ -122,7 +152,9 @@ describe('retries', () => {
     const hook = await receiver(status(410));
     const webhook = await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
     await newLead(org);
-    await waitFor(async () => expect((await api.rest('GET', `/backend/webhooks/${webhook.id}`, { key: org.key })).body.data.active).toBe(false));
+    await waitFor(async () =>
+      expect((await api.rest('GET', `/backend/webhooks/${webhook.id}`, { key: org.key })).body.data.active).toBe(false),
+    );
     const log = await deliveries(api, org, webhook.id);
     expect(log).toMatchObject([{ attempt: 1, status: 'failed', response_status: 410, next_attempt_at: null }]);
     await newLead(org);
@@ -133,7 +165,9 @@ describe('retries', () => {
   it('honours Retry-After on 429 over the shorter schedule', async () => {
     const org = await api.newOrg();
     let calls = 0;
-    const hook = await receiver((_hit, res) => (++calls === 1 ? res.writeHead(429, { 'retry-after': '1' }).end() : res.writeHead(200).end()));
+    const hook = await receiver((_hit, res) =>
+      ++calls === 1 ? res.writeHead(429, { 'retry-after': '1' }).end() : res.writeHead(200).end(),
+    );
     const webhook = await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
     await newLead(org);
     await waitFor(() => expect(hook.hits).toHaveLength(2));
@@ -207,7 +241,9 @@ describe('hooks and secrets', () => {
     await waitFor(() => expect(hook.hits).toHaveLength(2));
     expect(hook.hits[1].headers['webhook-id']).toBe(hook.hits[0].headers['webhook-id']);
     expect(hook.hits[1].body.equals(hook.hits[0].body)).toBe(true);
-    const log = await waitFor(async () => (expect(await deliveries(api, org, webhook.id)).toHaveLength(2), deliveries(api, org, webhook.id)));
+    const log = await waitFor(
+      async () => (expect(await deliveries(api, org, webhook.id)).toHaveLength(2), deliveries(api, org, webhook.id)),
+    );
     expect(log.map((d) => [d.attempt, d.event_id])).toEqual([
       [2, first.event_id],
       [1, first.event_id],
@@ -237,13 +273,19 @@ describe('delivery log', () => {
     expect(page.body.data).toEqual(all.slice(1, 3));
     const times = all.map((d) => Date.parse(d.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
-    expect((await api.rest('GET', `/backend/webhooks/${webhook.id}/deliveries?limit=500`, { key: org.key })).body.pagination.limit).toBe(20);
+    expect((await api.rest('GET', `/backend/webhooks/${webhook.id}/deliveries?limit=500`, { key: org.key })).body.pagination.limit).toBe(
+      20,
+    );
 
     // The same log as a GraphQL connection on the webhook.
     const graph = await api.raw('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
-      body: JSON.stringify({ query: 'query($id: UUID!) { webhook(id: $id) { deliveries(first: 2) { edges { node { id attempt status } } pageInfo { hasNextPage } } } }', variables: { id: webhook.id } }),
+      body: JSON.stringify({
+        query:
+          'query($id: UUID!) { webhook(id: $id) { deliveries(first: 2) { edges { node { id attempt status } } pageInfo { hasNextPage } } } }',
+        variables: { id: webhook.id },
+      }),
     });
     const { deliveries: connection } = ((await graph.json()) as any).data.webhook;
     expect(connection.edges.map((e: any) => e.node)).toEqual(all.slice(0, 2).map((d) => ({ id: d.id, attempt: 1, status: 'succeeded' })));

@@ -66,7 +66,6 @@ function delivery(url: string, overrides: Partial<DeliveryRequest> = {}): Delive
   };
 }
 
-
 function verifyWith(secret: string, hit: Hit): unknown {
   return new Webhook(secret).verify(hit.body, {
     'webhook-id': String(hit.headers['webhook-id']),
@@ -272,7 +271,12 @@ describe('attemptDelivery', () => {
 
     it('refuses literal private addresses over http and https before connecting', async () => {
       const hook = await receiver();
-      for (const url of [hook.url, `https://127.0.0.1:${hook.port}/hook`, `https://localhost:${hook.port}/hook`, `http://[::ffff:127.0.0.1]:${hook.port}/hook`]) {
+      for (const url of [
+        hook.url,
+        `https://127.0.0.1:${hook.port}/hook`,
+        `https://localhost:${hook.port}/hook`,
+        `http://[::ffff:127.0.0.1]:${hook.port}/hook`,
+      ]) {
         const result = await attemptDelivery(delivery(url, { allowPrivate: false }));
         expect(result, url).toMatchObject({ ok: false, error: expect.stringMatching(/^Conexão bloqueada/) });
       }
@@ -350,7 +354,9 @@ describe('validateWebhookUrl', () => {
     const { asked, resolve } = recordingResolver(['93.184.215.14']);
     expect((await refusal('ftp://files.example.com/hook', resolve)).message).toBe('O campo url deve usar https');
     expect((await refusal('http://hooks.example.com/x', resolve)).message).toBe('O campo url deve usar https');
-    expect((await refusal('https://user:secret@hooks.example.com/x', resolve)).message).toBe('O campo url não pode conter usuário ou senha');
+    expect((await refusal('https://user:secret@hooks.example.com/x', resolve)).message).toBe(
+      'O campo url não pode conter usuário ou senha',
+    );
     expect((await refusal('https://user@hooks.example.com/x', resolve)).message).toBe('O campo url não pode conter usuário ou senha');
     expect((await refusal('not a url', resolve)).message).toMatch(/URL válida/);
     expect((await refusal('   ', resolve)).message).toBe('O campo url é obrigatório');
@@ -368,15 +374,23 @@ describe('validateWebhookUrl', () => {
 
   it('accepts public addresses and names, normalised', async () => {
     const { resolve } = recordingResolver(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
-    expect(await validateWebhookUrl('  https://Hooks.Example.com/in?x=1 ', { allowPrivate: false, resolve })).toBe('https://hooks.example.com/in?x=1');
-    expect(await validateWebhookUrl('https://93.184.215.14:8443/hook', { allowPrivate: false, resolve })).toBe('https://93.184.215.14:8443/hook');
-    expect(await validateWebhookUrl('https://[2606:4700::1111]/hook', { allowPrivate: false, resolve })).toBe('https://[2606:4700::1111]/hook');
+    expect(await validateWebhookUrl('  https://Hooks.Example.com/in?x=1 ', { allowPrivate: false, resolve })).toBe(
+      'https://hooks.example.com/in?x=1',
+    );
+    expect(await validateWebhookUrl('https://93.184.215.14:8443/hook', { allowPrivate: false, resolve })).toBe(
+      'https://93.184.215.14:8443/hook',
+    );
+    expect(await validateWebhookUrl('https://[2606:4700::1111]/hook', { allowPrivate: false, resolve })).toBe(
+      'https://[2606:4700::1111]/hook',
+    );
   });
 
   it('accepts a name that does not resolve now: the connect-time guard still decides', async () => {
     const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     const { asked, resolve } = recordingResolver(notFound);
-    expect(await validateWebhookUrl('https://not-yet.example.com/hook', { allowPrivate: false, resolve })).toBe('https://not-yet.example.com/hook');
+    expect(await validateWebhookUrl('https://not-yet.example.com/hook', { allowPrivate: false, resolve })).toBe(
+      'https://not-yet.example.com/hook',
+    );
     expect(asked).toEqual(['not-yet.example.com']);
   });
 

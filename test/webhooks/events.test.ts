@@ -58,7 +58,10 @@ function everything() {
       await sleep(300); // and nothing more
       const hits = state.hook.hits.slice(state.seen);
       state.seen = state.hook.hits.length;
-      expect(hits.map((h) => h.json.type), 'delivered more than expected').toHaveLength(n);
+      expect(
+        hits.map((h) => h.json.type),
+        'delivered more than expected',
+      ).toHaveLength(n);
       return hits.map((h) => h.json).sort((a, b) => a.type.localeCompare(b.type));
     },
   };
@@ -89,7 +92,10 @@ describe('lead events', () => {
     const [changed, updated] = await next(2);
     const lead = await getLead(id);
     expect(updated).toMatchObject({ type: 'lead.updated', data: lead });
-    expect(changed).toMatchObject({ type: 'lead.status_changed', data: { ...lead, from_status_id: novo.id, to_status_id: qualificado.id } });
+    expect(changed).toMatchObject({
+      type: 'lead.status_changed',
+      data: { ...lead, from_status_id: novo.id, to_status_id: qualificado.id },
+    });
   });
 });
 
@@ -103,17 +109,33 @@ describe('deal events', () => {
     const tag = await makeTag(api, org, 'Quente');
     const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Bia', phone: nextPhone() } })).body.data;
     await next(1); // lead.created
-    const deal = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, value: 10, tag_ids: [tag.id], products: [{ name: 'Setup', price: 5, qty: 3 }] });
+    const deal = await makeDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.entrada,
+      lead_id: lead.id,
+      value: 10,
+      tag_ids: [tag.id],
+      products: [{ name: 'Setup', price: 5, qty: 3 }],
+    });
     const [created] = await next(1);
     expect(created).toEqual({ type: 'deal.created', timestamp: expect.any(String), data: await getDeal(deal.id) });
-    expect(created.data).toMatchObject({ total: 15, lead_name: 'Bia', products: [{ name: 'Setup', total: 15 }], tags: [{ name: 'Quente' }] });
+    expect(created.data).toMatchObject({
+      total: 15,
+      lead_name: 'Bia',
+      products: [{ name: 'Setup', total: 15 }],
+      tags: [{ name: 'Quente' }],
+    });
 
     await api.rest('PUT', `/backend/pipeline/deals/${deal.id}`, { key: org.key, body: { note: 'ligar', value: 20 } });
     expect(await next(1)).toEqual([{ type: 'deal.updated', timestamp: expect.any(String), data: await getDeal(deal.id) }]);
 
     await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.andamento } });
     expect(await next(1)).toEqual([
-      { type: 'deal.stage_changed', timestamp: expect.any(String), data: { ...(await getDeal(deal.id)), from_stage_id: p.entrada, to_stage_id: p.andamento } },
+      {
+        type: 'deal.stage_changed',
+        timestamp: expect.any(String),
+        data: { ...(await getDeal(deal.id)), from_stage_id: p.entrada, to_stage_id: p.andamento },
+      },
     ]);
 
     await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.ganho } });
@@ -124,7 +146,10 @@ describe('deal events', () => {
     expect(won[1].data).toEqual(afterWin);
     expect(afterWin.won_at).toEqual(expect.any(String));
 
-    await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.perdido, loss_reason: 'Preço' } });
+    await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, {
+      key: org.key,
+      body: { stage_id: p.perdido, loss_reason: 'Preço' },
+    });
     const lost = await next(2);
     expect(types(lost)).toEqual(['deal.lost', 'deal.stage_changed']);
     expect(lost[0].data).toEqual(await getDeal(deal.id));
@@ -140,7 +165,9 @@ describe('deal events', () => {
     expect(tagged.data.tags.map((t: any) => t.name)).toEqual(['Frio', 'Quente']);
 
     // Refused changes send nothing.
-    expect((await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.perdido } })).status).toBe(400);
+    expect(
+      (await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.perdido } })).status,
+    ).toBe(400);
 
     expect((await api.rest('DELETE', `/backend/pipeline/deals/${deal.id}`, { key: org.key })).status).toBe(200);
     expect(await next(1)).toEqual([{ type: 'deal.deleted', timestamp: expect.any(String), data: { id: deal.id } }]);
@@ -149,12 +176,22 @@ describe('deal events', () => {
   it('a deal created with a new lead and a lead status sends the lead’s events too', async () => {
     const { org, p } = state;
     const status = await makeStatus(api, org, 'Cliente');
-    const withNew = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.ganho, new_lead: { name: 'Caio', phone: nextPhone() }, lead_status_id: status.id });
+    const withNew = await makeDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.ganho,
+      new_lead: { name: 'Caio', phone: nextPhone() },
+      lead_status_id: status.id,
+    });
     const events = await next(3);
     expect(types(events)).toEqual(['deal.created', 'deal.won', 'lead.created']);
     expect(events[2].data).toMatchObject({ id: withNew.lead_id, name: 'Caio', status: { id: status.id } });
 
-    const existing = await makeDeal(api, org, { pipeline_id: p.id, stage_id: p.entrada, lead_id: withNew.lead_id, lead_status_id: (await makeStatus(api, org, 'Outro')).id });
+    const existing = await makeDeal(api, org, {
+      pipeline_id: p.id,
+      stage_id: p.entrada,
+      lead_id: withNew.lead_id,
+      lead_status_id: (await makeStatus(api, org, 'Outro')).id,
+    });
     const more = await next(3);
     expect(types(more)).toEqual(['deal.created', 'lead.status_changed', 'lead.updated']);
     expect(more[1].data).toMatchObject({ id: existing.lead_id, from_status_id: status.id, to_status_id: existing.lead_status_id });
@@ -173,18 +210,22 @@ describe('deal events', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const moves = await next(3);
     expect(types(moves)).toEqual(['deal.stage_changed', 'deal.stage_changed', 'deal.stage_changed']);
-    for (const move of moves) expect(move.data).toEqual({ ...(await getDeal(move.data.id)), from_stage_id: q.entrada, to_stage_id: q.andamento });
+    for (const move of moves)
+      expect(move.data).toEqual({ ...(await getDeal(move.data.id)), from_stage_id: q.entrada, to_stage_id: q.andamento });
 
     // Saving a pipeline without "Em andamento", its deals going to the won stage: a move and a win
     // each, in as many statements for three deals as for one.
     const saveToWon = async (pipeline: PipelineFixture, count: number) => {
-      for (let i = 0; i < count; i++) await makeDeal(api, org, { pipeline_id: pipeline.id, stage_id: pipeline.andamento, lead_id: lead.id });
+      for (let i = 0; i < count; i++)
+        await makeDeal(api, org, { pipeline_id: pipeline.id, stage_id: pipeline.andamento, lead_id: lead.id });
       await next(count);
       const stages = pipeline.stages.filter((s) => s.id !== pipeline.andamento).map((s) => ({ id: s.id, name: s.name }));
       const body = { name: pipeline.name, stages, reallocation_targets: { [pipeline.andamento]: pipeline.ganho } };
       // The runner pauses meanwhile: its handlers' statements would be counted too.
       await pauseRunner();
-      const statements = await api.countStatements(async () => expect((await api.rest('PUT', `/backend/pipelines/${pipeline.id}`, { key: org.key, body })).status).toBe(200));
+      const statements = await api.countStatements(async () =>
+        expect((await api.rest('PUT', `/backend/pipelines/${pipeline.id}`, { key: org.key, body })).status).toBe(200),
+      );
       await startRunner();
       const events = await next(2 * count);
       expect(types(events)).toEqual([...Array(count).fill('deal.stage_changed'), ...Array(count).fill('deal.won')]);
@@ -195,7 +236,9 @@ describe('deal events', () => {
 
     expect((await api.rest('DELETE', `/backend/pipelines/${q.id}`, { key: org.key })).status).toBe(200);
     const deleted = await next(3);
-    expect(deleted.map((e) => e.data).sort((a, b) => a.id.localeCompare(b.id))).toEqual(deals.map((d) => ({ id: d.id })).sort((a, b) => a.id.localeCompare(b.id)));
+    expect(deleted.map((e) => e.data).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      deals.map((d) => ({ id: d.id })).sort((a, b) => a.id.localeCompare(b.id)),
+    );
   });
 });
 

@@ -48,7 +48,9 @@ describe('SSRF guard', () => {
     const hook = await makeWebhook(api, org, { url: 'https://93.184.216.34/hook', events: ['lead.created'] });
     const moved = await api.rest('PUT', `/backend/webhooks/${hook.id}`, { key: org.key, body: { url: 'https://169.254.169.254/' } });
     expect(moved.status).toBe(400);
-    expect((await api.rest('GET', '/backend/webhooks', { key: org.key })).body.data.map((h: any) => h.url)).toEqual(['https://93.184.216.34/hook']);
+    expect((await api.rest('GET', '/backend/webhooks', { key: org.key })).body.data.map((h: any) => h.url)).toEqual([
+      'https://93.184.216.34/hook',
+    ]);
   });
 
   it('refuses to connect to a private address at delivery time', async () => {
@@ -63,7 +65,12 @@ describe('SSRF guard', () => {
       expect(log.length).toBeGreaterThan(0);
       return log.reverse();
     });
-    expect(first).toMatchObject({ attempt: 1, status: 'retrying', response_status: null, error: expect.stringMatching(/^Conexão bloqueada/) });
+    expect(first).toMatchObject({
+      attempt: 1,
+      status: 'retrying',
+      response_status: null,
+      error: expect.stringMatching(/^Conexão bloqueada/),
+    });
     await sleep(500);
     expect(target.hits).toEqual([]);
   });

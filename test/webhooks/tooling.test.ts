@@ -47,7 +47,9 @@ describe('GET /backend/webhooks/event-types', () => {
     }
     // Derived from the reads: a field added to Deal (stage_entered_at) is there without a line here.
     const moved = types.find((t) => t.type === 'deal.stage_changed')!.schema as any;
-    expect(moved.properties.data.required).toEqual(expect.arrayContaining(['stage_entered_at', 'lead_name', 'from_stage_id', 'to_stage_id']));
+    expect(moved.properties.data.required).toEqual(
+      expect.arrayContaining(['stage_entered_at', 'lead_name', 'from_stage_id', 'to_stage_id']),
+    );
     // Owner/admin only, like the rest of webhooks.
     const operator = await api.keyFor(org, 'operator');
     expect((await api.rest('GET', '/backend/webhooks/event-types', { key: operator })).status).toBe(403);
@@ -56,11 +58,21 @@ describe('GET /backend/webhooks/event-types', () => {
   it('real deliveries are valid against their type’s schema', async () => {
     const org = await api.newOrg();
     const hook = await receiver();
-    await makeWebhook(api, org, { url: hook.url, events: ['lead.created', 'lead.updated', 'deal.created', 'deal.stage_changed', 'deal.won', 'deal.deleted'] });
-    const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Ana', phone: nextPhone(), custom_fields: { plano: 'pro' } } })).body.data;
+    await makeWebhook(api, org, {
+      url: hook.url,
+      events: ['lead.created', 'lead.updated', 'deal.created', 'deal.stage_changed', 'deal.won', 'deal.deleted'],
+    });
+    const lead = (
+      await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Ana', phone: nextPhone(), custom_fields: { plano: 'pro' } } })
+    ).body.data;
     await api.rest('PUT', `/backend/leads/${lead.id}`, { key: org.key, body: { company: 'Acme' } });
     const p = await makePipeline(api, org);
-    const deal = (await api.rest('POST', '/backend/pipeline/deals', { key: org.key, body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: [{ name: 'X', price: 2, qty: 3 }] } })).body;
+    const deal = (
+      await api.rest('POST', '/backend/pipeline/deals', {
+        key: org.key,
+        body: { pipeline_id: p.id, stage_id: p.entrada, lead_id: lead.id, products: [{ name: 'X', price: 2, qty: 3 }] },
+      })
+    ).body;
     await api.rest('PUT', `/backend/pipeline/deals/${deal.id}/stage`, { key: org.key, body: { stage_id: p.ganho } });
     await api.rest('DELETE', `/backend/pipeline/deals/${deal.id}`, { key: org.key });
     const seen = ['lead.created', 'lead.updated', 'deal.created', 'deal.stage_changed', 'deal.won', 'deal.deleted'];
@@ -90,11 +102,23 @@ describe('POST /backend/webhooks/{id}/test', () => {
     const webhook = await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
     const r = await api.rest('POST', `/backend/webhooks/${webhook.id}/test`, { key: org.key });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ id: expect.any(String), event_type: 'webhook.test', attempt: 1, status: 'succeeded', response_status: 200, error: null, next_attempt_at: null });
+    expect(r.body.data).toMatchObject({
+      id: expect.any(String),
+      event_type: 'webhook.test',
+      attempt: 1,
+      status: 'succeeded',
+      response_status: 200,
+      error: null,
+      next_attempt_at: null,
+    });
 
     expect(hook.hits).toHaveLength(1);
     const payload = verifyStandard(webhook.secret, hook.hits[0]);
-    expect(payload).toEqual({ type: 'webhook.test', timestamp: expect.any(String), data: { webhook_id: webhook.id, message: expect.any(String) } });
+    expect(payload).toEqual({
+      type: 'webhook.test',
+      timestamp: expect.any(String),
+      data: { webhook_id: webhook.id, message: expect.any(String) },
+    });
     const ajv = addFormats(new Ajv2020({ strict: false }));
     const schema = (await eventTypes(org.key)).find((t) => t.type === 'webhook.test')!.schema;
     expect(ajv.validate(schema, payload)).toBe(true);

@@ -26,7 +26,11 @@ builder.mutationField('createUser', (t) =>
   t.field({
     type: User,
     description: 'Adds a user (Owner/Admin). Email is unique per organisation.',
-    args: { name: t.arg.string({ required: true }), email: t.arg.string({ required: true }), role: t.arg({ type: RoleEnum, required: true }) },
+    args: {
+      name: t.arg.string({ required: true }),
+      email: t.arg.string({ required: true }),
+      role: t.arg({ type: RoleEnum, required: true }),
+    },
     resolve: (_, args, ctx) => accounts.createUser(ctx, args),
   }),
 );
@@ -42,7 +46,8 @@ builder.queryField('viewer', (t) =>
 builder.mutationField('updateUser', (t) =>
   t.prismaField({
     type: User,
-    description: 'Changes a user’s name, e-mail or role (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).',
+    description:
+      'Changes a user’s name, e-mail or role (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).',
     args: {
       ...idArg('The user.'),
       name: t.arg.string(),
@@ -55,7 +60,8 @@ builder.mutationField('updateUser', (t) =>
 
 builder.mutationField('deleteUser', (t) =>
   t.boolean({
-    description: 'Deletes a user and revokes its API keys; its deals keep it as owner (Owner/Admin with a full key). Only an owner deletes an owner; the last owner cannot be deleted (409).',
+    description:
+      'Deletes a user and revokes its API keys; its deals keep it as owner (Owner/Admin with a full key). Only an owner deletes an owner; the last owner cannot be deleted (409).',
     args: idArg('The user.'),
     resolve: (_, args, ctx) => accounts.deleteUser(ctx, args.id),
   }),

@@ -35,7 +35,14 @@ async function insertOrganisation(tx: Prisma.TransactionClient, input: NewOrgani
   const tenant = await tx.tenant.create({ data: { name } });
   const user = await tx.user.create({ data: { tenant_id: tenant.id, name: ownerName, email: ownerEmail, role: 'owner' } });
   await tx.apiKey.create({
-    data: { tenant_id: tenant.id, user_id: user.id, name: 'Owner key', prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions: [] },
+    data: {
+      tenant_id: tenant.id,
+      user_id: user.id,
+      name: 'Owner key',
+      prefix: displayPrefix(key),
+      key_hash: hashApiKey(key),
+      permissions: [],
+    },
   });
   return { tenant, user, api_key: key };
 }
@@ -80,7 +87,8 @@ export async function createUser(ctx: Context, input: { name: string; email: str
  */
 async function lockOwners(tx: TenantTx): Promise<string[]> {
   const rows = await tx.$tenantQuery<{ id: string }[]>(
-    (tenant) => Prisma.sql`SELECT id::text AS id FROM users WHERE tenant_id = ${tenant} AND role = 'owner' AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
+    (tenant) =>
+      Prisma.sql`SELECT id::text AS id FROM users WHERE tenant_id = ${tenant} AND role = 'owner' AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
   );
   return rows.map((r) => r.id);
 }
@@ -96,7 +104,12 @@ async function managedUser(tx: TenantTx, viewer: Viewer, id: string) {
 
 const lastOwner = () => conflict('A organização precisa de ao menos um proprietário');
 
-export async function updateUser(ctx: Context, id: string, input: { name?: string | null; email?: string | null; role?: string | null }, query: Selection = {}) {
+export async function updateUser(
+  ctx: Context,
+  id: string,
+  input: { name?: string | null; email?: string | null; role?: string | null },
+  query: Selection = {},
+) {
   const viewer = requireAccountManager(ctx.viewer);
   const name = input.name == null ? undefined : requiredText('name', input.name, 200);
   const email = input.email == null ? undefined : emailOf(input.email);
@@ -170,7 +183,14 @@ export async function createApiKey(
   const permissions = keyPermissions(user.role, input.permissions ?? []);
   const key = generateApiKey();
   const row = await ctx.db.apiKey.create({
-    data: { user_id: user.id, name, prefix: displayPrefix(key), key_hash: hashApiKey(key), permissions, expires_at: input.expires_at ?? null },
+    data: {
+      user_id: user.id,
+      name,
+      prefix: displayPrefix(key),
+      key_hash: hashApiKey(key),
+      permissions,
+      expires_at: input.expires_at ?? null,
+    },
   });
   return { ...row, key };
 }
@@ -210,4 +230,3 @@ export async function bootstrapOrganisation(prisma: PrismaClient, bootstrapKey?:
   );
   return created && { ...created, generated: !bootstrapKey };
 }
-

@@ -32,7 +32,9 @@ export const ApiKey = builder.prismaObject('ApiKey', {
     name: t.exposeString('name'),
     prefix: t.exposeString('prefix', { description: 'First characters of the key, to tell keys apart.' }),
     user_id: t.expose('user_id', { type: 'UUID' }),
-    permissions: t.exposeStringList('permissions', { description: 'Narrows the user’s role to these permissions; empty means the role’s own.' }),
+    permissions: t.exposeStringList('permissions', {
+      description: 'Narrows the user’s role to these permissions; empty means the role’s own.',
+    }),
     expires_at: t.expose('expires_at', { type: 'DateTime', nullable: true }),
     last_used_at: t.expose('last_used_at', { type: 'DateTime', nullable: true, description: 'Updated at most every five minutes.' }),
     revoked_at: t.expose('revoked_at', { type: 'DateTime', nullable: true }),
@@ -40,7 +42,16 @@ export const ApiKey = builder.prismaObject('ApiKey', {
   }),
 });
 
-type CreatedKey = { id: string; name: string; key: string; prefix: string; user_id: string; permissions: string[]; expires_at: Date | null; created_at: Date };
+type CreatedKey = {
+  id: string;
+  name: string;
+  key: string;
+  prefix: string;
+  user_id: string;
+  permissions: string[];
+  expires_at: Date | null;
+  created_at: Date;
+};
 
 export const CreatedApiKey = builder.objectRef<CreatedKey>('CreatedApiKey').implement({
   description: 'A new API key. `key` is shown only here, once.',
@@ -57,7 +68,11 @@ export const CreatedApiKey = builder.objectRef<CreatedKey>('CreatedApiKey').impl
 });
 
 export const CreatedTenant = builder
-  .objectRef<{ tenant: { id: string; name: string; created_at: Date }; user: { id: string; name: string; email: string; role: string }; api_key: string }>('CreatedTenant')
+  .objectRef<{
+    tenant: { id: string; name: string; created_at: Date };
+    user: { id: string; name: string; email: string; role: string };
+    api_key: string;
+  }>('CreatedTenant')
   .implement({
     description: 'A new organisation with its Owner and the Owner’s first API key.',
     fields: (t) => ({
@@ -90,13 +105,19 @@ export const ViewerApiKey = builder.objectRef<ViewerKeyShape>('ViewerApiKey').im
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
     prefix: t.exposeString('prefix'),
-    permissions: t.exposeStringList('permissions', { description: 'What this key may do: its own list, or its user’s role’s permissions for a full key.' }),
+    permissions: t.exposeStringList('permissions', {
+      description: 'What this key may do: its own list, or its user’s role’s permissions for a full key.',
+    }),
     expires_at: t.expose('expires_at', { type: 'DateTime', nullable: true }),
   }),
 });
 
 export const ViewerInfo = builder
-  .objectRef<{ user: { id: string; name: string; email: string; role: string }; tenant: { id: string; name: string }; api_key: ViewerKeyShape }>('Viewer')
+  .objectRef<{
+    user: { id: string; name: string; email: string; role: string };
+    tenant: { id: string; name: string };
+    api_key: ViewerKeyShape;
+  }>('Viewer')
   .implement({
     description: 'Who is calling: the key’s user, organisation and the key itself.',
     fields: (t) => ({

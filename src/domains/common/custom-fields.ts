@@ -23,9 +23,16 @@ export function customFields(value: unknown): Prisma.InputJsonObject | undefined
   const entries = Object.entries(value);
   if (entries.length > MAX_KEYS) throw invalidField('custom_fields', `aceita no máximo ${MAX_KEYS} chaves`);
   for (const [key, v] of entries) {
-    if (!KEY.test(key)) throw invalidField('custom_fields', `tem a chave "${key.slice(0, 64)}": uma chave deve ter de 1 a 64 letras sem acento, dígitos ou _`);
+    if (!KEY.test(key))
+      throw invalidField(
+        'custom_fields',
+        `tem a chave "${key.slice(0, 64)}": uma chave deve ter de 1 a 64 letras sem acento, dígitos ou _`,
+      );
     if (!isFlatValue(v))
-      throw invalidField(`custom_fields.${key}`, `deve ser texto (até ${MAX_TEXT} caracteres, sem caractere nulo), número, booleano ou null`);
+      throw invalidField(
+        `custom_fields.${key}`,
+        `deve ser texto (até ${MAX_TEXT} caracteres, sem caractere nulo), número, booleano ou null`,
+      );
   }
   return value as Prisma.InputJsonObject;
 }

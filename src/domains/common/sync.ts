@@ -44,7 +44,10 @@ export const syncArgs = builder.args(syncArgStrings);
 /** The arguments of a list answered whole (a plain array): the sync ones and the sync page's size. */
 export const syncArrayArgs = builder.args((t) => ({
   ...syncArgStrings(t),
-  limit: t.int({ description: 'Sync page size: 1 to 100, default 100 (out of range: 100). Only with `updated_since` or `cursor`; the next page’s cursor is the X-Next-Cursor header.' }),
+  limit: t.int({
+    description:
+      'Sync page size: 1 to 100, default 100 (out of range: 100). Only with `updated_since` or `cursor`; the next page’s cursor is the X-Next-Cursor header.',
+  }),
 }));
 
 /** A Prisma selection that also reads what a cursor is made of. */
@@ -115,7 +118,8 @@ export function syncPage<T extends { updated_at: Date; id: string }>(w: SyncWind
 }
 
 /** The cursor of the page that ends with this row (raw statements that find the row themselves). */
-export const cursorAfter = (w: SyncWindow, row: { updated_at: Date; id: string }) => encodeCursor(w.list, w.tenantId, { at: row.updated_at, id: row.id });
+export const cursorAfter = (w: SyncWindow, row: { updated_at: Date; id: string }) =>
+  encodeCursor(w.list, w.tenantId, { at: row.updated_at, id: row.id });
 
 /**
  * A list answered whole (a plain array): `whole()` without sync arguments; with them, the sync page that
@@ -159,7 +163,8 @@ function parseSince(text: string): SyncWindow['since'] {
   const m = RFC3339.exec(text.trim());
   const fraction = m?.[2] ?? '';
   const ms = m ? Date.parse(`${m[1]}.${fraction.slice(0, 3).padEnd(3, '0')}${m[3]}`) : NaN;
-  if (!Number.isFinite(ms)) throw invalidParameter('updated_since', 'deve ser uma data e hora RFC 3339, por exemplo 2026-11-25T10:00:00.000Z');
+  if (!Number.isFinite(ms))
+    throw invalidParameter('updated_since', 'deve ser uma data e hora RFC 3339, por exemplo 2026-11-25T10:00:00.000Z');
   return /[1-9]/.test(fraction.slice(3)) ? { gte: new Date(ms + 1) } : { gt: new Date(ms) };
 }
 

@@ -1,9 +1,10 @@
 // Small shapes shared by several domains.
 import { builder } from '../../schema/builder.js';
 
-export const Success = builder
-  .objectRef<{ success: true }>('Success')
-  .implement({ description: 'Acknowledges an operation that returns no resource.', fields: (t) => ({ success: t.exposeBoolean('success') }) });
+export const Success = builder.objectRef<{ success: true }>('Success').implement({
+  description: 'Acknowledges an operation that returns no resource.',
+  fields: (t) => ({ success: t.exposeBoolean('success') }),
+});
 
 export const OffsetPagination = builder
   .objectRef<{ total: number; limit: number; offset: number; has_more: boolean }>('OffsetPagination')
@@ -20,13 +21,17 @@ export const OffsetPagination = builder
 export const SyncPagination = builder
   .objectRef<{ total: number; limit: number; offset: number; has_more: boolean; next_cursor: string | null }>('SyncPagination')
   .implement({
-    description: 'Offset pagination of a list that also syncs: with `updated_since` or `cursor`, the counts cover the rows from this page on and `next_cursor` leads to the next page.',
+    description:
+      'Offset pagination of a list that also syncs: with `updated_since` or `cursor`, the counts cover the rows from this page on and `next_cursor` leads to the next page.',
     fields: (t) => ({
       total: t.exposeInt('total', { description: 'Items matching the filters (in a sync: from this page on).' }),
       limit: t.exposeInt('limit'),
       offset: t.exposeInt('offset', { description: '0 in a sync.' }),
       has_more: t.exposeBoolean('has_more'),
-      next_cursor: t.exposeString('next_cursor', { nullable: true, description: 'Sync: the `cursor` of the next page; null on the last page and outside a sync.' }),
+      next_cursor: t.exposeString('next_cursor', {
+        nullable: true,
+        description: 'Sync: the `cursor` of the next page; null on the last page and outside a sync.',
+      }),
     }),
   });
 

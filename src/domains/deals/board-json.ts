@@ -180,7 +180,8 @@ async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs,
       if (deals.card) columns.push(Prisma.sql`${dealCardsSql(deals.card, page, orderText)} AS nodes`);
       if (info.has('startCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY ${order} LIMIT 1) AS start_key`);
       if (info.has('endCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY d.created_at, d.id LIMIT 1) AS end_key`);
-      if (info.has('hasNextPage')) columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${deals.first} LIMIT 1) AS more`);
+      if (info.has('hasNextPage'))
+        columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${deals.first} LIMIT 1) AS more`);
       if (ownCount) columns.push(Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int AS total_count`);
     }
     return boardSql(tenant, pipelineId, f, columns);
@@ -224,7 +225,8 @@ async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs,
     plan.parts.map(({ key, kind, sub }) => {
       if (kind === 'stages') return [key, `[${rows.map((r) => summaryJson(r, sub!)).join(',')}]`];
       if (kind === 'total_deals') return [key, String(rows.reduce((n, r) => n + Number(r.deal_count), 0))];
-      if (kind === 'total_amount') return [key, JSON.stringify(toNumber(rows.reduce((sum, r) => sum.plus(r.total), new Prisma.Decimal(0))))];
+      if (kind === 'total_amount')
+        return [key, JSON.stringify(toNumber(rows.reduce((sum, r) => sum.plus(r.total), new Prisma.Decimal(0))))];
       return [key, '"PipelineBoard"'];
     }),
   );

@@ -102,12 +102,23 @@ function checkHead(head: ListHead | undefined): void {
 function pageInfo(q: ListQuery, totalCount: number | null): PageInfoSource {
   const total = Number(totalCount ?? 0);
   const totalPages = Math.ceil(total / q.limit);
-  return { current_page: q.page, total_pages: totalPages, total_count: total, has_next: q.page < totalPages, has_prev: q.page > 1, next_cursor: null };
+  return {
+    current_page: q.page,
+    total_pages: totalPages,
+    total_count: total,
+    has_next: q.page < totalPages,
+    has_prev: q.page > 1,
+    next_cursor: null,
+  };
 }
 
 type PageRow = DealRow & ListHead;
 
-export async function pipelineDeals(ctx: Context, pipelineId: string, args: DealListArgs): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
+export async function pipelineDeals(
+  ctx: Context,
+  pipelineId: string,
+  args: DealListArgs,
+): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
   const q = listQuery(ctx, pipelineId, args);
   const sync = await openSync(ctx, 'deals', args, q.limit);
   if (sync) return syncedDeals(ctx, q, sync);
@@ -121,9 +132,7 @@ export async function pipelineDeals(ctx: Context, pipelineId: string, args: Deal
     ) p ON true`;
   });
   checkHead(rows[0]);
-  const data = rows
-    .filter((r) => r.id != null)
-    .map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
+  const data = rows.filter((r) => r.id != null).map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
   return { data, pagination: pageInfo(q, rows[0].total_count) };
 }
 
@@ -148,7 +157,14 @@ async function syncedDeals(ctx: Context, q: ListQuery, w: SyncWindow): Promise<{
 /** A sync page's pagination: its counts cover the rows from this page on. */
 function syncPageInfo(q: ListQuery, w: SyncWindow, totalCount: number | null, next: string | null): PageInfoSource {
   const total = Number(totalCount ?? 0);
-  return { current_page: 1, total_pages: Math.ceil(total / q.limit), total_count: total, has_next: next != null, has_prev: w.after != null, next_cursor: next };
+  return {
+    current_page: 1,
+    total_pages: Math.ceil(total / q.limit),
+    total_count: total,
+    has_next: next != null,
+    has_prev: w.after != null,
+    next_cursor: next,
+  };
 }
 
 /** DealPage on the JSON path (jsonField of Query.pipelineDeals). */
@@ -165,11 +181,18 @@ const DEAL_PAGE: PageType<DealCardSql> = {
  * A page of the deals list as JSON text in ONE statement (the key lookup aside): PostgreSQL counts, checks
  * the pipeline and stage, and writes the page's cards (card-json.ts); the text is spliced as it comes.
  */
-export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: DealListArgs, plan: PagePlan<DealCardSql>): Promise<string> {
+export async function pipelineDealsJson(
+  ctx: Context,
+  pipelineId: string,
+  args: DealListArgs,
+  plan: PagePlan<DealCardSql>,
+): Promise<string> {
   const q = listQuery(ctx, pipelineId, args);
   const sync = await openSync(ctx, 'deals', args, q.limit);
   const card = plan.card;
-  const [head] = await ctx.db.$tenantQueryDirect<ListHead & { data: string | null; last_at: Date | null; last_id: string | null; more: boolean }>((tenant) => {
+  const [head] = await ctx.db.$tenantQueryDirect<
+    ListHead & { data: string | null; last_at: Date | null; last_id: string | null; more: boolean }
+  >((tenant) => {
     const filter = dealConditions(tenant, q.filter);
     const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'd')}` : filter;
     const orderText = sync ? 'd.updated_at ASC, d.id ASC' : dealOrder(q.filter);
@@ -185,7 +208,14 @@ export async function pipelineDealsJson(ctx: Context, pipelineId: string, args: 
     return Prisma.sql`SELECT ${headColumns(tenant, q, where, plan.counted)}, ${data} AS data ${next}`;
   });
   checkHead(head);
-  const info = (sync ? syncPageInfo(q, sync, head.total_count, head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null) : pageInfo(q, head.total_count)) as unknown as Record<string, unknown>;
+  const info = (sync
+    ? syncPageInfo(
+        q,
+        sync,
+        head.total_count,
+        head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null,
+      )
+    : pageInfo(q, head.total_count)) as unknown as Record<string, unknown>;
   return pageJson(DEAL_PAGE, plan, head.data, info);
 }
 

@@ -41,9 +41,25 @@ export interface DealList {
   order: string;
 }
 
-const column = (name: keyof DealRow, type: SqlField<DealRow>['type'], sql: string, options: Partial<DealField> = {}): DealField => ({ type, column: name, sql, ...options });
-const amount = (name: 'value' | 'total', description: string): DealField => ({ type: 'Float', description, sql: `d.${name}::float8`, resolve: (d) => toNumber(d[name]) });
-const lead = (name: LeadColumn, type: 'String' | 'UUID', sql: string, description: string): DealField => ({ type, nullable: true, description, lead: name, sql });
+const column = (name: keyof DealRow, type: SqlField<DealRow>['type'], sql: string, options: Partial<DealField> = {}): DealField => ({
+  type,
+  column: name,
+  sql,
+  ...options,
+});
+const amount = (name: 'value' | 'total', description: string): DealField => ({
+  type: 'Float',
+  description,
+  sql: `d.${name}::float8`,
+  resolve: (d) => toNumber(d[name]),
+});
+const lead = (name: LeadColumn, type: 'String' | 'UUID', sql: string, description: string): DealField => ({
+  type,
+  nullable: true,
+  description,
+  lead: name,
+  sql,
+});
 
 /** DealProduct fields over `p` (deal_products). */
 export const LINE_FIELDS: SqlFields<LineRow> = {
@@ -53,7 +69,12 @@ export const LINE_FIELDS: SqlFields<LineRow> = {
   price: { type: 'Float', description: 'Unit price.', resolve: (l) => toNumber(l.price), sql: 'p.price::float8' },
   qty: { type: 'Int', column: 'qty', description: 'Quantity, at least 1.', sql: 'p.qty' },
   custom: { type: 'Boolean', column: 'custom', description: 'True for a one-off line that never enters the catalog.', sql: 'p.custom' },
-  total: { type: 'Float', description: 'price × qty.', resolve: (l) => toNumber(new Decimal(l.price).times(l.qty)), sql: '(p.price * p.qty)::float8' },
+  total: {
+    type: 'Float',
+    description: 'price × qty.',
+    resolve: (l) => toNumber(new Decimal(l.price).times(l.qty)),
+    sql: '(p.price * p.qty)::float8',
+  },
 };
 
 /** Every field of a REST deal card, in the order of the Deal type (its graph-only edges follow, in types.ts). */

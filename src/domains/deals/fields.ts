@@ -14,9 +14,9 @@ import * as deals from './service.js';
 import { dealChangesFor, resolveDealChange } from './live.js';
 import { Activity, Board, Deal, DealChange, DealDateMode, DealEvent, DealPage, DealSort } from './types.js';
 
-
 export const DealProductInput = builder.inputType('DealProductInput', {
-  description: 'A product line. With product_id, name and price are copied from the catalog now; otherwise (or with custom) it is a one-off line.',
+  description:
+    'A product line. With product_id, name and price are copied from the catalog now; otherwise (or with custom) it is a one-off line.',
   fields: (t) => ({
     id: t.field({ type: 'UUID', description: 'On edits: an existing line of this deal, which keeps its copied name and price.' }),
     product_id: t.field({ type: 'UUID', description: 'A catalog product.' }),
@@ -79,7 +79,12 @@ builder.queryField('pipelineDeals', (t) =>
 );
 
 builder.queryField('deal', (t) =>
-  t.field({ type: Deal, args: idArg('The deal.'), description: 'One deal with its lines, tags and lead fields.', resolve: (_, args, ctx) => deals.getDeal(ctx, args.id) }),
+  t.field({
+    type: Deal,
+    args: idArg('The deal.'),
+    description: 'One deal with its lines, tags and lead fields.',
+    resolve: (_, args, ctx) => deals.getDeal(ctx, args.id),
+  }),
 );
 
 builder.mutationField('createDeal', (t) =>
@@ -142,7 +147,8 @@ builder.mutationField('deleteDeal', (t) =>
   }),
 );
 
-const tagArgs = () => builder.args((t) => ({ ...idArg('The deal.'), tag_id: t.field({ type: 'UUID', required: true, description: 'The tag.' }) }));
+const tagArgs = () =>
+  builder.args((t) => ({ ...idArg('The deal.'), tag_id: t.field({ type: 'UUID', required: true, description: 'The tag.' }) }));
 
 builder.mutationField('addDealTag', (t) =>
   t.field({
@@ -166,7 +172,7 @@ builder.queryField('dealActivities', (t) =>
   t.prismaField({
     type: [Activity],
     extensions: listCount('activities', (args) => ({ deal_id: args.id })),
-    
+
     args: idArg('The deal.'),
     description: 'A deal’s todos: pending first, by due date.',
     resolve: (query, _, args, ctx) => activities.listActivities(ctx, args.id, query),
@@ -209,7 +215,7 @@ builder.queryField('dealHistory', (t) =>
   t.prismaField({
     type: [DealEvent],
     extensions: listCount('deal_events', (args) => ({ deal_id: args.id })),
-    
+
     args: idArg('The deal.'),
     description: 'A deal’s timeline, oldest first: creation, stage moves, won/lost, value and product changes, with actor and time.',
     resolve: (query, _, args, ctx) => dealHistory(ctx, args.id, query),
@@ -221,7 +227,8 @@ builder.queryField('dealHistory', (t) =>
 builder.subscriptionField('dealChanged', (t) =>
   t.field({
     type: DealChange,
-    description: 'Each deal created, edited, moved or deleted in the pipeline, once its change commits: a kanban stays live. An unknown pipeline (or another organisation’s) is NOT_FOUND.',
+    description:
+      'Each deal created, edited, moved or deleted in the pipeline, once its change commits: a kanban stays live. An unknown pipeline (or another organisation’s) is NOT_FOUND.',
     args: { pipeline_id: t.arg({ type: 'UUID', required: true, description: 'The pipeline.' }) },
     subscribe: (_, args, ctx) => dealChangesFor(ctx, args.pipeline_id),
     resolve: (change, _, ctx) => resolveDealChange(ctx, change),

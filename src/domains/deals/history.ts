@@ -46,7 +46,11 @@ export async function recordDealChange(
     created_at: new Date(at + i),
   }));
   // The history rows are written by the statement that reads the deals after the change.
-  const snapshots = await dealSnapshots(db, rows.map((r) => r.deal_id), rows);
+  const snapshots = await dealSnapshots(
+    db,
+    rows.map((r) => r.deal_id),
+    rows,
+  );
   const deals = new Map([...snapshots].map(([id, s]) => [id, s.payload]));
   await emitMany(db, dealEvents(rows, deals));
   announceDealChanges(db, ctx.config, liveChanges(rows, snapshots));
@@ -55,7 +59,10 @@ export async function recordDealChange(
 
 /** Deals were deleted (their history goes with them): `deal.deleted` with `{id}` for each, and the live `deleted`. */
 export async function recordDealsDeleted(db: TenantTx, ctx: Pick<Context, 'config'>, deals: { id: string; pipeline_id: string }[]) {
-  await emitMany(db, deals.map(({ id }) => ({ type: 'deal.deleted', data: { id } })));
+  await emitMany(
+    db,
+    deals.map(({ id }) => ({ type: 'deal.deleted', data: { id } })),
+  );
   announceDealChanges(
     db,
     ctx.config,
@@ -64,13 +71,22 @@ export async function recordDealsDeleted(db: TenantTx, ctx: Pick<Context, 'confi
 }
 
 /** The live changes of the history rows: `created`; `moved` (with from/to) per stage move; one `updated` per deal for edits. */
-function liveChanges(rows: { deal_id: string; type: string; from_stage_id: string | null; to_stage_id: string | null }[], snapshots: Map<string, DealSnapshot>): DealChange[] {
+function liveChanges(
+  rows: { deal_id: string; type: string; from_stage_id: string | null; to_stage_id: string | null }[],
+  snapshots: Map<string, DealSnapshot>,
+): DealChange[] {
   const changes: DealChange[] = [];
   const updated = new Set<string>();
   for (const row of rows) {
     const snapshot = snapshots.get(row.deal_id);
     if (!snapshot) continue;
-    const change = { deal_id: row.deal_id, pipeline_id: snapshot.deal.pipeline_id, from_stage_id: null, to_stage_id: null, deal: { deal: snapshot.deal, extras: snapshot.extras } };
+    const change = {
+      deal_id: row.deal_id,
+      pipeline_id: snapshot.deal.pipeline_id,
+      from_stage_id: null,
+      to_stage_id: null,
+      deal: { deal: snapshot.deal, extras: snapshot.extras },
+    };
     switch (row.type as DealEventType) {
       case 'created':
         changes.push({ ...change, kind: 'created', to_stage_id: row.to_stage_id });
@@ -93,7 +109,10 @@ function liveChanges(rows: { deal_id: string; type: string; from_stage_id: strin
  * `deal.won` / `deal.lost` when it entered such a stage; edits send one `deal.updated` per deal. A deal
  * created straight into the won or lost stage sends `deal.created`, then `deal.won` / `deal.lost`.
  */
-function dealEvents(rows: { deal_id: string; type: string; from_stage_id: string | null; to_stage_id: string | null }[], deals: Map<string, DealPayload>): EventInput[] {
+function dealEvents(
+  rows: { deal_id: string; type: string; from_stage_id: string | null; to_stage_id: string | null }[],
+  deals: Map<string, DealPayload>,
+): EventInput[] {
   const events: EventInput[] = [];
   const updated = new Set<string>();
   for (const row of rows) {

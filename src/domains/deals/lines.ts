@@ -57,7 +57,10 @@ export async function buildLines(db: TenantTx, inputs: DealProductInput[], exist
 }
 
 export function linesTotal(lines: Pick<LineData, 'price' | 'qty'>[]): Money {
-  return assertStorable('total', lines.reduce((sum, l) => sum.plus(new Decimal(l.price).times(l.qty)), new Decimal(0)));
+  return assertStorable(
+    'total',
+    lines.reduce((sum, l) => sum.plus(new Decimal(l.price).times(l.qty)), new Decimal(0)),
+  );
 }
 
 export function dealTotal(lines: Pick<LineData, 'price' | 'qty'>[], value: Money): Money {

@@ -84,7 +84,10 @@ const SETTLED = {};
 const settled = (ctx: Context) => perRequest(ctx, SETTLED, () => new Map<string, DealExtras>());
 
 /** The extras of some deals in one statement, on any scoped client (a request's, or a transaction's). */
-export async function queryDealExtras(db: Pick<TenantTx, '$tenantQuery'>, ids: readonly string[]): Promise<(DealExtras & { deal_id: string })[]> {
+export async function queryDealExtras(
+  db: Pick<TenantTx, '$tenantQuery'>,
+  ids: readonly string[],
+): Promise<(DealExtras & { deal_id: string })[]> {
   const rows = await db.$tenantQuery<{ deal_id: string; extras: ExtrasJson }[]>(
     (tenant) => Prisma.sql`
     SELECT d.id AS deal_id, ${Prisma.raw(EXTRAS_SQL)} AS extras

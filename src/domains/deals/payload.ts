@@ -21,7 +21,9 @@ const whole = (name: string, sub: string[] | null): SelectedField => ({
 });
 
 /** The REST read's selection of Deal: every field of the card (the graph-only edges are not in REST). */
-export const REST_DEAL_SELECTION: readonly SelectedField[] = Object.entries(DEAL_CARD).map(([name, f]) => whole(name, isList(f) ? Object.keys(f.items) : null));
+export const REST_DEAL_SELECTION: readonly SelectedField[] = Object.entries(DEAL_CARD).map(([name, f]) =>
+  whole(name, isList(f) ? Object.keys(f.items) : null),
+);
 
 const REST_CARD = dealCardSql(REST_DEAL_SELECTION)!;
 
@@ -53,7 +55,11 @@ const writeHistory = (tenant: Prisma.Sql, rows: readonly HistoryRow[]) => Prisma
  * The deals (of those ids that exist) by id, each with its extras and payload, after writing `history`
  * (none by default): one statement for any number of deals.
  */
-export async function dealSnapshots(db: Pick<TenantTx, '$tenantQuery'>, ids: readonly string[], history: readonly HistoryRow[] = []): Promise<Map<string, DealSnapshot>> {
+export async function dealSnapshots(
+  db: Pick<TenantTx, '$tenantQuery'>,
+  ids: readonly string[],
+  history: readonly HistoryRow[] = [],
+): Promise<Map<string, DealSnapshot>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
   const rows = await db.$tenantQuery<(DealRow & { card_extras: ExtrasJson; card_payload: string })[]>(
@@ -63,6 +69,9 @@ export async function dealSnapshots(db: Pick<TenantTx, '$tenantQuery'>, ids: rea
     WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(unique.map((id) => Prisma.sql`${id}::uuid`))})`,
   );
   return new Map(
-    rows.map(({ card_extras, card_payload, ...deal }) => [deal.id, { deal: deal as DealRow, extras: decodeExtras(card_extras), payload: JSON.parse(card_payload) as DealPayload }]),
+    rows.map(({ card_extras, card_payload, ...deal }) => [
+      deal.id,
+      { deal: deal as DealRow, extras: decodeExtras(card_extras), payload: JSON.parse(card_payload) as DealPayload },
+    ]),
   );
 }

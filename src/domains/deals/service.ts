@@ -177,7 +177,16 @@ export async function createDeal(ctx: Context, input: CreateDealInput): Promise<
     const total = dealTotal(lines, value);
     const deal = await insertDeal(
       db,
-      { pipeline_id: input.pipeline_id, stage_id: stage.id, lead_id: leadId, owner_id: input.owner_id ?? null, value, total, ...fields, ...state },
+      {
+        pipeline_id: input.pipeline_id,
+        stage_id: stage.id,
+        lead_id: leadId,
+        owner_id: input.owner_id ?? null,
+        value,
+        total,
+        ...fields,
+        ...state,
+      },
       lines,
       tagIds,
     );
@@ -255,7 +264,10 @@ export async function updateDeal(ctx: Context, id: string, input: UpdateDealInpu
     }
     if (!total.equals(deal.total)) data.total = total;
     if (changed.length) events.push({ type: 'updated', data: { fields: changed } });
-    const written = Object.keys(data).length || input.products != null ? await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } }) : deal;
+    const written =
+      Object.keys(data).length || input.products != null
+        ? await db.deal.update({ where: { id }, data: { ...data, updated_at: new Date() } })
+        : deal;
     await settleAnswer(ctx, db, id, await recordDealChange(db, ctx, id, events));
     return written;
   }, LOCKING_TX);
@@ -280,7 +292,11 @@ export async function moveDeal(ctx: Context, id: string, input: { stage_id: stri
         type: transitionEvent(to.kind),
         from_stage_id: deal.stage_id,
         to_stage_id: to.id,
-        data: { from_stage_name: from?.name ?? null, to_stage_name: to.name, ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}) },
+        data: {
+          from_stage_name: from?.name ?? null,
+          to_stage_name: to.name,
+          ...(state.loss_reason ? { loss_reason: state.loss_reason } : {}),
+        },
       },
     ]);
     await settleAnswer(ctx, db, id, snapshots);
@@ -298,7 +314,8 @@ export async function getDeal(ctx: Context, id: string): Promise<DealRow> {
 export async function deleteDeal(ctx: Context, id: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
     const deleted = await tx.$tenantQuery<{ id: string; pipeline_id: string }[]>(
-      (tenant) => Prisma.sql`DELETE FROM deals WHERE tenant_id = ${tenant} AND id = ${id}::uuid RETURNING id::text AS id, pipeline_id::text AS pipeline_id`,
+      (tenant) =>
+        Prisma.sql`DELETE FROM deals WHERE tenant_id = ${tenant} AND id = ${id}::uuid RETURNING id::text AS id, pipeline_id::text AS pipeline_id`,
     );
     if (deleted.length === 0) throw notFound('Negócio');
     await recordDealsDeleted(tx, ctx, deleted);
@@ -329,7 +346,8 @@ export async function addDealTag(ctx: Context, id: string, tagId: string): Promi
     await lockRow(tx, 'deals', id);
     await dealAndTag(tx, id, tagId);
     const tags = await tx.dealTag.findMany({ where: { deal_id: id }, select: { tag_id: true } });
-    if (tags.length >= MAX_TAGS && !tags.some((t) => t.tag_id === tagId)) throw invalidInput(`Um negócio aceita no máximo ${MAX_TAGS} tags`);
+    if (tags.length >= MAX_TAGS && !tags.some((t) => t.tag_id === tagId))
+      throw invalidInput(`Um negócio aceita no máximo ${MAX_TAGS} tags`);
     const { count } = await tx.dealTag.createMany({ data: [{ deal_id: id, tag_id: tagId }], skipDuplicates: true });
     if (count) {
       await touchDeal(tx, id);
@@ -349,4 +367,3 @@ export async function removeDealTag(ctx: Context, id: string, tagId: string): Pr
     }
   });
 }
-

@@ -41,7 +41,11 @@ export const stageDeals = defineLoader(
         }
         const rows: (Deal & { _stage: string })[] = [];
         for (const group of groups.values()) rows.push(...(await loadGroup(ctx, group)));
-        return groupByKey(keys.map((k) => `${k.stageId}|${keyOf(k)}`), rows, (r) => r._stage);
+        return groupByKey(
+          keys.map((k) => `${k.stageId}|${keyOf(k)}`),
+          rows,
+          (r) => r._stage,
+        );
       },
       { cacheKeyFn: (k) => `${k.stageId}|${keyOf(k)}` },
     ),
@@ -55,12 +59,19 @@ async function loadGroup(ctx: Context, group: StageDealsKey[]) {
   // The newest-first order of `recent`, or its reverse; `inverted` (last/before) reads backwards.
   const descending = (filter.sort === 'recent') !== first.inverted;
   const conds: Prisma.Sql[] = [Prisma.sql`d.stage_id = s.id`];
-  for (const [cursor, isAfter] of [[first.after, true], [first.before, false]] as const) {
+  for (const [cursor, isAfter] of [
+    [first.after, true],
+    [first.before, false],
+  ] as const) {
     if (!cursor) continue;
     const c = decodeCursor(cursor);
     // "after" in the connection's order is "further along" the read direction.
     const forward = isAfter ? filter.sort === 'recent' : filter.sort !== 'recent';
-    conds.push(forward ? Prisma.sql`(d.created_at, d.id) < (${c.at}::timestamptz, ${c.id}::uuid)` : Prisma.sql`(d.created_at, d.id) > (${c.at}::timestamptz, ${c.id}::uuid)`);
+    conds.push(
+      forward
+        ? Prisma.sql`(d.created_at, d.id) < (${c.at}::timestamptz, ${c.id}::uuid)`
+        : Prisma.sql`(d.created_at, d.id) > (${c.at}::timestamptz, ${c.id}::uuid)`,
+    );
   }
   const order = descending ? Prisma.sql`d.created_at DESC, d.id DESC` : Prisma.sql`d.created_at ASC, d.id ASC`;
   const stageIds = Prisma.join(group.map((k) => Prisma.sql`${k.stageId}::uuid`));
@@ -119,10 +130,9 @@ export const stageDealCounts = defineLoader(
 export type CountedConnection = { totalCount: () => Promise<number> };
 
 /** A page with its total (counted only when asked for) and, when it is empty, null cursors. */
-export function withTotalCount<C extends { edges: readonly unknown[]; pageInfo: { startCursor?: string | null; endCursor?: string | null } }>(
-  connection: C,
-  totalCount: () => Promise<number>,
-): C & CountedConnection {
+export function withTotalCount<
+  C extends { edges: readonly unknown[]; pageInfo: { startCursor?: string | null; endCursor?: string | null } },
+>(connection: C, totalCount: () => Promise<number>): C & CountedConnection {
   const pageInfo = connection.edges.length ? connection.pageInfo : { ...connection.pageInfo, startCursor: null, endCursor: null };
   return { ...connection, pageInfo: pageInfo as C['pageInfo'], totalCount };
 }

@@ -79,20 +79,25 @@ export const Deal = builder.prismaObject('Deal', {
     ) as Record<string, never>;
     return {
       ...card,
-    lead: t.field({
-      type: Lead,
-      extensions: GRAPH_ONLY,
-      description: 'The linked lead.',
-      resolve: async (d, _, ctx) => (await leadById(ctx).load(d.lead_id))!,
-    }),
-    stage: t.field({ type: Stage, extensions: GRAPH_ONLY, description: 'The current stage.', resolve: async (d, _, ctx) => (await stageById(ctx).load(d.stage_id))! }),
-    owner: t.field({
-      type: User,
-      nullable: true,
-      extensions: GRAPH_ONLY,
-      description: 'The responsible user.',
-      resolve: (d, _, ctx) => (d.owner_id ? userById(ctx).load(d.owner_id) : null),
-    }),
+      lead: t.field({
+        type: Lead,
+        extensions: GRAPH_ONLY,
+        description: 'The linked lead.',
+        resolve: async (d, _, ctx) => (await leadById(ctx).load(d.lead_id))!,
+      }),
+      stage: t.field({
+        type: Stage,
+        extensions: GRAPH_ONLY,
+        description: 'The current stage.',
+        resolve: async (d, _, ctx) => (await stageById(ctx).load(d.stage_id))!,
+      }),
+      owner: t.field({
+        type: User,
+        nullable: true,
+        extensions: GRAPH_ONLY,
+        description: 'The responsible user.',
+        resolve: (d, _, ctx) => (d.owner_id ? userById(ctx).load(d.owner_id) : null),
+      }),
     };
   },
 });
@@ -100,38 +105,50 @@ export const Deal = builder.prismaObject('Deal', {
 // Graph edges added to other domains' types.
 
 builder.prismaObjectField('Stage', 'deals', (t) =>
-  t.connection({
-    type: Deal,
-    extensions: GRAPH_ONLY,
-    description: 'Deals in this column, filtered like the board; at most 100 per page (default 20).',
-    args: {
-      search: t.arg.string({ description: 'Deal number, or text in the lead’s name or company.' }),
-      sort: t.arg({ type: DealSort, description: 'Default recent.' }),
-      mode: t.arg({ type: DealDateMode, description: 'Date the period filter uses. Default created.' }),
-      period: t.arg.string({ description: '7d, 30d, 1y or custom.' }),
-      from: t.arg.string({ description: 'Start (inclusive, ISO 8601) with period=custom.' }),
-      to: t.arg.string({ description: 'End (inclusive, ISO 8601) with period=custom.' }),
+  t.connection(
+    {
+      type: Deal,
+      extensions: GRAPH_ONLY,
+      description: 'Deals in this column, filtered like the board; at most 100 per page (default 20).',
+      args: {
+        search: t.arg.string({ description: 'Deal number, or text in the lead’s name or company.' }),
+        sort: t.arg({ type: DealSort, description: 'Default recent.' }),
+        mode: t.arg({ type: DealDateMode, description: 'Date the period filter uses. Default created.' }),
+        period: t.arg.string({ description: '7d, 30d, 1y or custom.' }),
+        from: t.arg.string({ description: 'Start (inclusive, ISO 8601) with period=custom.' }),
+        to: t.arg.string({ description: 'End (inclusive, ISO 8601) with period=custom.' }),
+      },
+      resolve: async (stage: StageRow, args, ctx, info) => {
+        const filters = { search: args.search, sort: args.sort, mode: args.mode, period: args.period, from: args.from, to: args.to };
+        const connection = await resolveCursorConnection<Promise<DealRow[]>>(
+          { args, toCursor: (d) => dealCursor(d), defaultSize: 20, maxSize: 100 },
+          async ({ after, before, limit, inverted }) => {
+            const deals = await stageDeals(ctx).load({
+              stageId: stage.id,
+              pipelineId: stage.pipeline_id,
+              args: filters,
+              after,
+              before,
+              limit,
+              inverted,
+            });
+            return primeExtras(ctx, info, deals, true);
+          },
+        );
+        return withTotalCount(connection, () =>
+          stageDealCounts(ctx).load({ stageId: stage.id, pipelineId: stage.pipeline_id, args: filters }),
+        );
+      },
     },
-    resolve: async (stage: StageRow, args, ctx, info) => {
-      const filters = { search: args.search, sort: args.sort, mode: args.mode, period: args.period, from: args.from, to: args.to };
-      const connection = await resolveCursorConnection<Promise<DealRow[]>>(
-        { args, toCursor: (d) => dealCursor(d), defaultSize: 20, maxSize: 100 },
-        async ({ after, before, limit, inverted }) => {
-          const deals = await stageDeals(ctx).load({ stageId: stage.id, pipelineId: stage.pipeline_id, args: filters, after, before, limit, inverted });
-          return primeExtras(ctx, info, deals, true);
-        },
-      );
-      return withTotalCount(connection, () => stageDealCounts(ctx).load({ stageId: stage.id, pipelineId: stage.pipeline_id, args: filters }));
-    },
-  },
-  {
-    fields: (c) => ({
-      totalCount: c.int({
-        description: 'Deals in this column under the filters, across all pages.',
-        resolve: (connection) => (connection as unknown as CountedConnection).totalCount(),
+    {
+      fields: (c) => ({
+        totalCount: c.int({
+          description: 'Deals in this column under the filters, across all pages.',
+          resolve: (connection) => (connection as unknown as CountedConnection).totalCount(),
+        }),
       }),
-    }),
-  }),
+    },
+  ),
 );
 
 builder.prismaObjectField('Lead', 'deals', (t) =>
@@ -161,7 +178,8 @@ export const BoardStage = builder.objectRef<StageSummarySource>('BoardStageSumma
     total: t.exposeFloat('total', { description: 'Σ of the deals’ totals.' }),
     avg_days_in_stage: t.exposeFloat('avg_days_in_stage', {
       nullable: true,
-      description: 'Average days the open deals (neither won nor lost) matching the filters have been in this stage (since `stage_entered_at`), to 2 decimals; null without open deals.',
+      description:
+        'Average days the open deals (neither won nor lost) matching the filters have been in this stage (since `stage_entered_at`), to 2 decimals; null without open deals.',
     }),
   }),
 });
@@ -181,7 +199,12 @@ export const Board = builder.objectRef<BoardSource>('PipelineBoard').implement({
       description: 'The pipeline with its stages and loss reasons.',
       resolve: (query, board, _args, ctx) => ctx.db.pipeline.findUniqueOrThrow({ ...query, where: { id: board.pipelineId } }),
     }),
-    stages: t.field({ type: [BoardStage], extensions: listCap(STAGES_MAX), description: 'Columns in board order.', resolve: (b) => b.stages }),
+    stages: t.field({
+      type: [BoardStage],
+      extensions: listCap(STAGES_MAX),
+      description: 'Columns in board order.',
+      resolve: (b) => b.stages,
+    }),
     total_deals: t.exposeInt('total_deals', { description: 'Deals matching the filters.' }),
     total_amount: t.exposeFloat('total_amount', { description: 'Σ of their totals.' }),
   }),
@@ -204,7 +227,10 @@ export const DealPagination = builder.objectRef<PageInfoSource>('DealPagination'
     total_count: t.exposeInt('total_count', { description: 'Deals matching the filters.' }),
     has_next: t.exposeBoolean('has_next'),
     has_prev: t.exposeBoolean('has_prev'),
-    next_cursor: t.exposeString('next_cursor', { nullable: true, description: 'Sync: the `cursor` of the next page; null on the last page and outside a sync.' }),
+    next_cursor: t.exposeString('next_cursor', {
+      nullable: true,
+      description: 'Sync: the `cursor` of the next page; null on the last page and outside a sync.',
+    }),
   }),
 });
 
@@ -258,8 +284,14 @@ export const DealEvent = builder.prismaObject('DealEvent', {
 });
 
 export const DealChangeKindEnum = builder.enumType('DealChangeKind', {
-  description: 'What happened to a deal: `created`, `updated` (fields, lines or tags), `moved` (to another stage, or re-applied to its own) or `deleted`.',
-  values: { created: { value: 'created' }, updated: { value: 'updated' }, moved: { value: 'moved' }, deleted: { value: 'deleted' } } as const,
+  description:
+    'What happened to a deal: `created`, `updated` (fields, lines or tags), `moved` (to another stage, or re-applied to its own) or `deleted`.',
+  values: {
+    created: { value: 'created' },
+    updated: { value: 'updated' },
+    moved: { value: 'moved' },
+    deleted: { value: 'deleted' },
+  } as const,
 });
 
 export const DealChange = builder.objectRef<DealChangeSource>('DealChange').implement({
@@ -269,7 +301,17 @@ export const DealChange = builder.objectRef<DealChangeSource>('DealChange').impl
     deal_id: t.field({ type: 'UUID', resolve: (c) => c.deal_id }),
     pipeline_id: t.field({ type: 'UUID', resolve: (c) => c.pipeline_id }),
     from_stage_id: t.field({ type: 'UUID', nullable: true, description: '`moved`: the stage it left.', resolve: (c) => c.from_stage_id }),
-    to_stage_id: t.field({ type: 'UUID', nullable: true, description: '`moved`: the stage it entered; `created`: its stage.', resolve: (c) => c.to_stage_id }),
-    deal: t.field({ type: Deal, nullable: true, description: 'The deal after the change (its card fields come with the event); null when `deleted`.', resolve: (c) => c.deal }),
+    to_stage_id: t.field({
+      type: 'UUID',
+      nullable: true,
+      description: '`moved`: the stage it entered; `created`: its stage.',
+      resolve: (c) => c.to_stage_id,
+    }),
+    deal: t.field({
+      type: Deal,
+      nullable: true,
+      description: 'The deal after the change (its card fields come with the event); null when `deleted`.',
+      resolve: (c) => c.deal,
+    }),
   }),
 });

@@ -31,7 +31,10 @@ export const visibleItemCounts = defineLoader(
  * (the count field itself resolves later, after each assistant's own page was read).
  */
 export function countIfSelected(ctx: Context, assistantId: string, info: GraphQLResolveInfo): void {
-  if (info.fieldNodes.some((node) => selects(node.selectionSet, 'totalCount', info))) void visibleItemCounts(ctx).load(assistantId).catch(() => undefined);
+  if (info.fieldNodes.some((node) => selects(node.selectionSet, 'totalCount', info)))
+    void visibleItemCounts(ctx)
+      .load(assistantId)
+      .catch(() => undefined);
 }
 
 function selects(set: SelectionSetNode | undefined, name: string, info: GraphQLResolveInfo): boolean {

@@ -17,7 +17,7 @@ builder.queryField('assistants', (t) =>
   t.prismaField({
     type: [Assistant],
     extensions: listCount('assistants'),
-    
+
     description: 'The organisation’s assistants, oldest first (knowledge.view).',
     resolve: (query, _root, _args, ctx) => assistants.listAssistants(ctx, query),
   }),
@@ -47,7 +47,8 @@ builder.mutationField('createAssistant', (t) =>
 builder.mutationField('updateAssistant', (t) =>
   t.prismaField({
     type: Assistant,
-    description: 'Renames an assistant or changes its instructions; omitted fields are unchanged, null instructions clears them (assistants.manage).',
+    description:
+      'Renames an assistant or changes its instructions; omitted fields are unchanged, null instructions clears them (assistants.manage).',
     args: {
       ...idArg('The assistant.'),
       name: t.arg.string({ description: '1 to 255 characters.' }),
@@ -60,7 +61,8 @@ builder.mutationField('updateAssistant', (t) =>
 builder.mutationField('deleteAssistant', (t) =>
   t.field({
     type: Success,
-    description: 'Deletes an assistant and its exclusions (assistants.manage). An assistant that still has exclusive items is a conflict (409, item_count).',
+    description:
+      'Deletes an assistant and its exclusions (assistants.manage). An assistant that still has exclusive items is a conflict (409, item_count).',
     args: idArg('The assistant.'),
     resolve: async (_root, args, ctx) => (await assistants.deleteAssistant(ctx, args.id), SUCCESS),
   }),
@@ -70,7 +72,7 @@ builder.queryField('assistantKnowledge', (t) =>
   t.prismaField({
     type: [KnowledgeItem],
     extensions: listCount('knowledge_items'),
-    
+
     description: 'Items an assistant sees: global items minus its exclusions, plus its exclusive items; newest first (knowledge.view).',
     args: idArg('The assistant.'),
     resolve: (query, _root, args, ctx) => items.assistantItems(ctx, args.id, query),
@@ -83,8 +85,9 @@ builder.queryField('knowledgeItems', (t) =>
   t.prismaField({
     type: [KnowledgeItem],
     extensions: listCount('knowledge_items'),
-    
-    description: 'Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
+
+    description:
+      'Every knowledge item of the organisation, global and exclusive, newest first (knowledge.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
     args: syncArrayArgs,
     resolve: (query, _root, args, ctx) => items.listItems(ctx, args, query),
   }),
@@ -176,7 +179,8 @@ builder.mutationField('removeKnowledgeExclusion', (t) =>
 builder.mutationField('setKnowledgeExclusions', (t) =>
   t.prismaField({
     type: KnowledgeItem,
-    description: 'Replaces the exclusions of a global item; [] shows it to every assistant. An exclusive item is a conflict (409) (knowledge.manage).',
+    description:
+      'Replaces the exclusions of a global item; [] shows it to every assistant. An exclusive item is a conflict (409) (knowledge.manage).',
     args: {
       ...idArg('The item (must be global).'),
       assistant_ids: t.arg({ type: ['UUID'], required: true, description: 'Assistants of the organisation that must not see the item.' }),
@@ -190,7 +194,8 @@ builder.mutationField('setKnowledgeExclusions', (t) =>
 builder.queryField('searchKnowledge', (t) =>
   t.field({
     type: [KnowledgeSearchHit],
-    description: 'Ranked full-text search over name, description and content of the items an assistant sees, or of every item without assistant_id (knowledge.view).',
+    description:
+      'Ranked full-text search over name, description and content of the items an assistant sees, or of every item without assistant_id (knowledge.view).',
     args: {
       ...searchArgs,
       assistant_id: t.arg({ type: 'UUID', description: 'Search only what this assistant sees.' }),

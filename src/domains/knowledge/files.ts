@@ -22,13 +22,26 @@ export async function readKnowledgeFile(ctx: Context, tenantId: string, file: Fi
   if (!name) throw invalidInput('O arquivo deve ter um nome com extensão');
   if (name.length > NAME_MAX) throw invalidInput(`O nome do arquivo aceita no máximo ${NAME_MAX} caracteres`);
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const turn = { slots: extractionSlots(ctx.config), org: tenantId, signal: ctx.signal, queued: () => uploadAdmission(ctx.config).waitingOf(tenantId) };
+  const turn = {
+    slots: extractionSlots(ctx.config),
+    org: tenantId,
+    signal: ctx.signal,
+    queued: () => uploadAdmission(ctx.config).waitingOf(tenantId),
+  };
   const { text, mimeType } = await extractText({ filename: name, bytes }, DEFAULT_EXTRACTION_LIMITS, turn);
   return { file_name: name, file_type: mimeType, file_size: bytes.byteLength, text };
 }
 
 /** The knowledge write routes' admission: one organisation's file uploads one at a time, before their body is read. */
-export async function admitKnowledgeUpload({ tenantId, config, signal }: { tenantId: string; config: { extractWaitMs: number }; signal: AbortSignal }): Promise<() => void> {
+export async function admitKnowledgeUpload({
+  tenantId,
+  config,
+  signal,
+}: {
+  tenantId: string;
+  config: { extractWaitMs: number };
+  signal: AbortSignal;
+}): Promise<() => void> {
   try {
     return await uploadAdmission(config).acquire(tenantId, signal);
   } catch (e) {

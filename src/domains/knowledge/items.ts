@@ -43,10 +43,12 @@ function textChanges(input: ItemInput): ItemChanges {
   if (input.name !== undefined) changes.name = requiredText('name', input.name, LIMITS.name);
   if (input.description !== undefined) changes.description = optionalText('description', input.description, LIMITS.description) ?? '';
   if (input.content !== undefined) {
-    if (input.content && input.content.length > LIMITS.content) throw invalidField('content', `aceita no máximo ${LIMITS.content} caracteres`);
+    if (input.content && input.content.length > LIMITS.content)
+      throw invalidField('content', `aceita no máximo ${LIMITS.content} caracteres`);
     changes.typed_text = input.content ?? '';
   }
-  if (input.usage_instruction !== undefined) changes.usage_instruction = optionalText('usage_instruction', input.usage_instruction, LIMITS.usage_instruction) || null;
+  if (input.usage_instruction !== undefined)
+    changes.usage_instruction = optionalText('usage_instruction', input.usage_instruction, LIMITS.usage_instruction) || null;
   if (input.source_url !== undefined) changes.source_url = sourceUrl(input.source_url);
   const scope = scopeArg(input.assistant_id);
   if (scope !== undefined) changes.assistant_id = scope;

@@ -64,7 +64,10 @@ export function addExclusion(ctx: Context, id: string, assistantId: string, quer
     id,
     async (tx) => {
       await assertAssistantsExist(tx, [assistantId]);
-      const { count } = await tx.knowledgeExclusion.createMany({ data: [{ item_id: id, assistant_id: assistantId }], skipDuplicates: true });
+      const { count } = await tx.knowledgeExclusion.createMany({
+        data: [{ item_id: id, assistant_id: assistantId }],
+        skipDuplicates: true,
+      });
       return count > 0;
     },
     query,

@@ -44,7 +44,9 @@ function parseQuery(q: string): { text: string; prefixes: string[] } {
 function tsquery({ text, prefixes }: { text: string; prefixes: string[] }): Prisma.Sql {
   const parts = [
     ...(text
-      ? [Prisma.sql`(websearch_to_tsquery('knowledge_simple', ${text}) || websearch_to_tsquery('knowledge_portuguese', ${text}) || websearch_to_tsquery('knowledge_english', ${text}))`]
+      ? [
+          Prisma.sql`(websearch_to_tsquery('knowledge_simple', ${text}) || websearch_to_tsquery('knowledge_portuguese', ${text}) || websearch_to_tsquery('knowledge_english', ${text}))`,
+        ]
       : []),
     // Prefixes match the unstemmed (simple) lexemes: "orcam*" finds "orçamento" and "orçamentos".
     ...prefixes.map((p) => Prisma.sql`to_tsquery('knowledge_simple', ${p + ':*'})`),
@@ -103,7 +105,9 @@ export async function searchKnowledge(ctx: Context, args: SearchArgs, query: Sel
   if (assistantId && !(await ctx.db.assistant.findUnique({ where: { id: assistantId }, select: { id: true } }))) throw assistantNotFound();
   // Nothing searchable (only punctuation): no hits, and no empty-query notice from PostgreSQL.
   if (!/[\p{L}\p{N}]/u.test(q)) return [];
-  const rows = await ctx.db.$tenantQuery<{ id: string; score: number; snippet: string }[]>((tenant) => searchStatement(tenant, { q, assistantId, limit }));
+  const rows = await ctx.db.$tenantQuery<{ id: string; score: number; snippet: string }[]>((tenant) =>
+    searchStatement(tenant, { q, assistantId, limit }),
+  );
   if (!rows.length) return [];
   const items = await ctx.db.knowledgeItem.findMany({ ...query, where: { id: { in: rows.map((r) => r.id) } } });
   const byId = new Map(items.map((i) => [i.id, i]));

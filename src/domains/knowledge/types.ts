@@ -13,7 +13,10 @@ export const Assistant = builder.prismaObject('Assistant', {
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name', { description: '1 to 255 characters.' }),
-    instructions: t.exposeString('instructions', { nullable: true, description: 'How the assistant should behave; up to 20,000 characters.' }),
+    instructions: t.exposeString('instructions', {
+      nullable: true,
+      description: 'How the assistant should behave; up to 20,000 characters.',
+    }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),
   }),
@@ -32,8 +35,15 @@ export const KnowledgeItem = builder.prismaObject('KnowledgeItem', {
       resolve: (item) => composeContent(item),
     }),
     source_url: t.exposeString('source_url', { nullable: true, description: 'Where the content comes from (http or https URL).' }),
-    usage_instruction: t.exposeString('usage_instruction', { nullable: true, description: 'Tells the assistant when to use the item; up to 2000 characters.' }),
-    assistant_id: t.expose('assistant_id', { type: 'UUID', nullable: true, description: 'Null: global. Otherwise the only assistant that sees the item.' }),
+    usage_instruction: t.exposeString('usage_instruction', {
+      nullable: true,
+      description: 'Tells the assistant when to use the item; up to 2000 characters.',
+    }),
+    assistant_id: t.expose('assistant_id', {
+      type: 'UUID',
+      nullable: true,
+      description: 'Null: global. Otherwise the only assistant that sees the item.',
+    }),
     excluded_assistant_ids: t.field({
       type: ['UUID'],
       description: 'Assistants that do not see this global item, by id.',
@@ -53,9 +63,12 @@ export const KnowledgeSearchHit = builder.objectRef<SearchHit<KnowledgeItemRow>>
   description: 'A search result: the item, its relevance and the passage that matched.',
   fields: (t) => ({
     item: t.field({ type: KnowledgeItem, resolve: (hit) => hit.item }),
-    score: t.exposeFloat('score', { description: 'Relevance from 0 to 1 (ts_rank_cd; name weighs more than description, description more than content).' }),
+    score: t.exposeFloat('score', {
+      description: 'Relevance from 0 to 1 (ts_rank_cd; name weighs more than description, description more than content).',
+    }),
     snippet: t.exposeString('snippet', {
-      description: 'Passages of description and content around the matches, as HTML: the text escaped, the matched words in <mark>…</mark>.',
+      description:
+        'Passages of description and content around the matches, as HTML: the text escaped, the matched words in <mark>…</mark>.',
     }),
   }),
 });
@@ -64,13 +77,15 @@ export const KnowledgeSearchHit = builder.objectRef<SearchHit<KnowledgeItemRow>>
 export const searchArgs = builder.args((t) => ({
   // Not String! in the schema: a caller without knowledge.view is refused (403) before its input is read.
   q: t.string({
-    description: 'Required. Words to find (accents and case ignored, inflections matched); "a phrase" in quotes, OR, -word to exclude, prefix* for a prefix.',
+    description:
+      'Required. Words to find (accents and case ignored, inflections matched); "a phrase" in quotes, OR, -word to exclude, prefix* for a prefix.',
   }),
   limit: t.int({ description: '1 to 50, default 10; out of range falls back to 10.' }),
 }));
 
 /** The selection of the hits' `item`, for the one query that loads them. */
-export const hitItemQuery = (ctx: object, info: Parameters<typeof queryFromInfo>[0]['info']) => queryFromInfo({ context: ctx, info, path: ['item'] });
+export const hitItemQuery = (ctx: object, info: Parameters<typeof queryFromInfo>[0]['info']) =>
+  queryFromInfo({ context: ctx, info, path: ['item'] });
 
 builder.prismaObjectFields('Assistant', (t) => ({
   knowledge: t.prismaConnection({

@@ -6,7 +6,11 @@ const LEAD = { field: 'Query.lead' } as const;
 const nullableUuid = (description: string) => ({ type: ['string', 'null'], format: 'uuid', description });
 
 export const LEAD_EVENT_TYPES = defineEventTypes([
-  { type: 'lead.created', description: 'A lead was created (through the API, a deal with a new lead, or an inbound message from a new phone).', read: LEAD },
+  {
+    type: 'lead.created',
+    description: 'A lead was created (through the API, a deal with a new lead, or an inbound message from a new phone).',
+    read: LEAD,
+  },
   { type: 'lead.updated', description: 'A lead’s fields, tags or status changed.', read: LEAD },
   {
     type: 'lead.status_changed',

@@ -12,7 +12,11 @@ async function leadPayload(db: TenantTx, id: string) {
     where: { id },
     include: { status: true, lead_tags: { select: { tag: true }, orderBy: [{ tag: { name: 'asc' } }, { tag_id: 'asc' }] } },
   });
-  return leadData(lead, lead.status, lead.lead_tags.map(({ tag }) => tag));
+  return leadData(
+    lead,
+    lead.status,
+    lead.lead_tags.map(({ tag }) => tag),
+  );
 }
 
 type Stamped = { created_at: Date; updated_at: Date };
@@ -31,8 +35,20 @@ export function leadData(
     email: lead.email,
     company: lead.company,
     avatar_url: lead.avatar_url,
-    status: status && { id: status.id, name: status.name, color: status.color, created_at: iso(status.created_at), updated_at: iso(status.updated_at) },
-    tags: tags.map((tag) => ({ id: tag.id, name: tag.name, color: tag.color, created_at: iso(tag.created_at), updated_at: iso(tag.updated_at) })),
+    status: status && {
+      id: status.id,
+      name: status.name,
+      color: status.color,
+      created_at: iso(status.created_at),
+      updated_at: iso(status.updated_at),
+    },
+    tags: tags.map((tag) => ({
+      id: tag.id,
+      name: tag.name,
+      color: tag.color,
+      created_at: iso(tag.created_at),
+      updated_at: iso(tag.updated_at),
+    })),
     custom_fields: (lead.custom_fields ?? {}) as Record<string, unknown>,
     created_at: iso(lead.created_at),
     updated_at: iso(lead.updated_at),
@@ -49,6 +65,7 @@ export async function recordLeadUpdated(db: TenantTx, id: string, previousStatus
   const lead = await leadPayload(db, id);
   const statusId = lead.status?.id ?? null;
   const events: EventInput[] = [{ type: 'lead.updated', data: lead }];
-  if (statusId !== previousStatusId) events.push({ type: 'lead.status_changed', data: { ...lead, from_status_id: previousStatusId, to_status_id: statusId } });
+  if (statusId !== previousStatusId)
+    events.push({ type: 'lead.status_changed', data: { ...lead, from_status_id: previousStatusId, to_status_id: statusId } });
   await emitMany(db, events);
 }

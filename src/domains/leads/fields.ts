@@ -6,7 +6,6 @@ import { SUCCESS, Success } from '../common/types.js';
 import { Lead, LeadPage, LeadStatus, Tag } from './types.js';
 import * as leads from './service.js';
 
-
 const leadArgs = (create: boolean) =>
   builder.args((t) => ({
     name: t.string({ required: create, description: 'Required on create.' }),
@@ -23,14 +22,25 @@ const leadArgs = (create: boolean) =>
 builder.queryField('leads', (t) =>
   t.field({
     type: LeadPage,
-    description: 'Leads, newest first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored). `search` matches name, company, email or phone.',
-    args: { ...syncArgs, search: t.arg.string(), limit: t.arg.int({ description: '1 to 100, default 20.' }), offset: t.arg.int({ description: 'Default 0.' }) },
+    description:
+      'Leads, newest first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored). `search` matches name, company, email or phone.',
+    args: {
+      ...syncArgs,
+      search: t.arg.string(),
+      limit: t.arg.int({ description: '1 to 100, default 20.' }),
+      offset: t.arg.int({ description: 'Default 0.' }),
+    },
     resolve: (_, args, ctx) => leads.leadPage(ctx, args),
   }),
 );
 
 builder.queryField('lead', (t) =>
-  t.prismaField({ type: Lead, args: idArg('The lead.'), description: 'One lead.', resolve: (query, _, args, ctx) => leads.getLead(ctx, args.id, query) }),
+  t.prismaField({
+    type: Lead,
+    args: idArg('The lead.'),
+    description: 'One lead.',
+    resolve: (query, _, args, ctx) => leads.getLead(ctx, args.id, query),
+  }),
 );
 
 builder.mutationField('createLead', (t) =>
@@ -61,7 +71,12 @@ builder.mutationField('deleteLead', (t) =>
 );
 
 builder.queryField('leadStatuses', (t) =>
-  t.prismaField({ type: [LeadStatus], extensions: listCount('lead_statuses'), description: 'Lead statuses of the organisation.', resolve: (query, _, __, ctx) => leads.listLeadStatuses(ctx, query) }),
+  t.prismaField({
+    type: [LeadStatus],
+    extensions: listCount('lead_statuses'),
+    description: 'Lead statuses of the organisation.',
+    resolve: (query, _, __, ctx) => leads.listLeadStatuses(ctx, query),
+  }),
 );
 
 builder.mutationField('createLeadStatus', (t) =>

@@ -72,7 +72,8 @@ export async function insertLead(db: TenantTx, input: LeadInput) {
   const data = leadData(input);
   if (input.status_id) await assertStatusExists(db, input.status_id);
   const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
-  if (await db.lead.findFirst({ where: { phone }, select: { id: true } })) throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
+  if (await db.lead.findFirst({ where: { phone }, select: { id: true } }))
+    throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
   try {
     const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } });
     if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: lead.id, tag_id })) });
@@ -138,7 +139,10 @@ export async function getLead(ctx: Context, id: string, query: Selection = {}) {
   return lead;
 }
 
-export async function leadPage(ctx: Context, args: { search?: string | null; limit?: number | null; offset?: number | null } & SyncArgs): Promise<LeadPageSource> {
+export async function leadPage(
+  ctx: Context,
+  args: { search?: string | null; limit?: number | null; offset?: number | null } & SyncArgs,
+): Promise<LeadPageSource> {
   const search = args.search?.trim();
   const text = search && escapeLike(search);
   const where: Prisma.LeadWhereInput = search
@@ -154,7 +158,8 @@ export async function leadPage(ctx: Context, args: { search?: string | null; lim
   const window = offsetWindow(args.limit, args.offset);
   const sync = await openSync(ctx, 'leads', args, window.limit);
   if (!sync) return { where, ...window };
-  const read = (w: object, take: number | undefined, query: Selection) => ctx.db.lead.findMany({ ...query, where: { AND: [where, w] }, orderBy: SYNC_ORDER, take });
+  const read = (w: object, take: number | undefined, query: Selection) =>
+    ctx.db.lead.findMany({ ...query, where: { AND: [where, w] }, orderBy: SYNC_ORDER, take });
   return { where, limit: window.limit, offset: 0, sync: new SyncedPage(sync, read) };
 }
 
@@ -162,7 +167,8 @@ export async function deleteLead(ctx: Context, id: string) {
   await ctx.db.$transaction(async (tx) => {
     const db = tx;
     if (!(await db.lead.findUnique({ where: { id }, select: { id: true } }))) throw notFound('Lead');
-    if (await db.deal.findFirst({ where: { lead_id: id }, select: { id: true } })) throw conflict('O lead possui negócios e não pode ser excluído');
+    if (await db.deal.findFirst({ where: { lead_id: id }, select: { id: true } }))
+      throw conflict('O lead possui negócios e não pode ser excluído');
     await db.lead.delete({ where: { id } });
   });
   return true;

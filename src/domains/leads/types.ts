@@ -80,13 +80,22 @@ export const LeadPage = builder.objectRef<LeadPageSource>('LeadPage').implement(
       resolve: (query, page, _args, ctx) =>
         page.sync
           ? page.sync.rows(query)
-          : ctx.db.lead.findMany({ ...query, where: page.where, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+          : ctx.db.lead.findMany({
+              ...query,
+              where: page.where,
+              orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+              skip: page.offset,
+              take: page.limit,
+            }),
     }),
     pagination: t.field({
       type: SyncPagination,
       resolve: async (page, _args, ctx) => {
         if (!page.sync) return { ...offsetPagination(await ctx.db.lead.count({ where: page.where }), page), next_cursor: null };
-        const [total, next] = await Promise.all([ctx.db.lead.count({ where: { AND: [page.where, syncWhere(page.sync.window)] } }), page.sync.next()]);
+        const [total, next] = await Promise.all([
+          ctx.db.lead.count({ where: { AND: [page.where, syncWhere(page.sync.window)] } }),
+          page.sync.next(),
+        ]);
         return { total, limit: page.limit, offset: 0, has_more: next != null, next_cursor: next };
       },
     }),

@@ -53,7 +53,11 @@ async function apiUrl(value: string | undefined, allowPrivate: boolean): Promise
 }
 
 /** The stored config of a provider, from what the client sent; refuses what the provider cannot use. */
-export async function channelConfig(ctx: Context, provider: ChannelProvider, input: ChannelConfigInput | null | undefined): Promise<Record<string, string>> {
+export async function channelConfig(
+  ctx: Context,
+  provider: ChannelProvider,
+  input: ChannelConfigInput | null | undefined,
+): Promise<Record<string, string>> {
   const config = input ?? {};
   if (provider === 'test') {
     if (Object.values(config).some((v) => v != null)) throw invalidInput('O provedor test não aceita configuração');
@@ -75,7 +79,10 @@ export function whatsAppConfig(channel: Pick<Channel, 'config'>): WhatsAppCloudC
   return channel.config as unknown as WhatsAppCloudConfig;
 }
 
-async function departmentRef(db: Pick<TenantTx, 'department'>, departmentId: string | null | undefined): Promise<string | null | undefined> {
+async function departmentRef(
+  db: Pick<TenantTx, 'department'>,
+  departmentId: string | null | undefined,
+): Promise<string | null | undefined> {
   if (departmentId === undefined) return undefined;
   if (departmentId === null) return null;
   if (!(await db.department.findUnique({ where: { id: departmentId }, select: { id: true } }))) throw notFound('Departamento');

@@ -97,33 +97,40 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
   const sync = await openSync(ctx, 'conversations', args, window.limit);
   const card = plan.card;
   // A page that asks for neither rows nor counts (limit, offset and next_cursor of an offset page) reads nothing.
-  const [head] = !card && !plan.counted && !sync ? [{ total: null, data: null }] : await ctx.db.$tenantQueryDirect<PageHead>((tenant) => {
-    const filter = conversationListSql(tenant, audience, args);
-    const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
-    const orderText = sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC';
-    const order = Prisma.raw(orderText);
-    const offset = sync ? 0 : window.offset;
-    const count = plan.counted ? Prisma.sql`(SELECT count(*) FROM conversations c WHERE ${where})::int` : Prisma.sql`NULL::int`;
-    const data = card
-      ? jsonRowsSql(
-          Prisma.sql`(SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
+  const [head] =
+    !card && !plan.counted && !sync
+      ? [{ total: null, data: null }]
+      : await ctx.db.$tenantQueryDirect<PageHead>((tenant) => {
+          const filter = conversationListSql(tenant, audience, args);
+          const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
+          const orderText = sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC';
+          const order = Prisma.raw(orderText);
+          const offset = sync ? 0 : window.offset;
+          const count = plan.counted ? Prisma.sql`(SELECT count(*) FROM conversations c WHERE ${where})::int` : Prisma.sql`NULL::int`;
+          const data = card
+            ? jsonRowsSql(
+                Prisma.sql`(SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
           ${card.lead ? Prisma.sql`JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id` : Prisma.empty} ${Prisma.raw(card.objects.join(' '))}`,
-          card.columns,
-          orderText,
-        )
-      : Prisma.sql`NULL::text`;
-    // A sync page's next cursor: its last row, when a row follows it.
-    const next = sync
-      ? Prisma.sql`, last.updated_at AS last_at, last.id AS last_id,
+                card.columns,
+                orderText,
+              )
+            : Prisma.sql`NULL::text`;
+          // A sync page's next cursor: its last row, when a row follows it.
+          const next = sync
+            ? Prisma.sql`, last.updated_at AS last_at, last.id AS last_id,
           EXISTS (SELECT 1 FROM conversations c WHERE ${where} ORDER BY ${order} OFFSET ${window.limit} LIMIT 1) AS more
         FROM (SELECT NULL) one
         LEFT JOIN LATERAL (SELECT c.updated_at, c.id FROM conversations c WHERE ${where} ORDER BY ${order} OFFSET ${window.limit - 1} LIMIT 1) last ON true`
-      : Prisma.empty;
-    return Prisma.sql`SELECT ${count} AS total, ${data} AS data ${next}`;
-  });
+            : Prisma.empty;
+          return Prisma.sql`SELECT ${count} AS total, ${data} AS data ${next}`;
+        });
   const total = Number(head.total ?? 0);
   const info: Record<string, unknown> = sync
-    ? syncPagination(total, window.limit, head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null)
+    ? syncPagination(
+        total,
+        window.limit,
+        head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null,
+      )
     : { ...offsetPagination(total, window), next_cursor: null };
   return pageJson(CONVERSATION_PAGE, plan, head.data, info);
 }

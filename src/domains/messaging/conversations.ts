@@ -41,7 +41,13 @@ export function conversationListSql(tenant: Prisma.Sql, audience: Audience, args
 }
 
 /** A sync page's pagination: the count covers the rows from this page on; `next` is the next page's cursor. */
-export const syncPagination = (total: number, limit: number, next: string | null) => ({ total, limit, offset: 0, has_more: next != null, next_cursor: next });
+export const syncPagination = (total: number, limit: number, next: string | null) => ({
+  total,
+  limit,
+  offset: 0,
+  has_more: next != null,
+  next_cursor: next,
+});
 
 export async function conversationPage(ctx: Context, args: ConversationListArgs): Promise<ConversationPageSource> {
   const visible = conversationWhere(audienceOf(ctx.viewer));
@@ -58,7 +64,10 @@ export async function conversationPage(ctx: Context, args: ConversationListArgs)
 }
 
 export async function getConversation(ctx: Context, id: string, query: Selection = {}) {
-  const conversation = await ctx.db.conversation.findFirst({ ...query, where: { AND: [{ id }, conversationWhere(audienceOf(ctx.viewer))] } });
+  const conversation = await ctx.db.conversation.findFirst({
+    ...query,
+    where: { AND: [{ id }, conversationWhere(audienceOf(ctx.viewer))] },
+  });
   if (!conversation) throw notFound('Conversa');
   return conversation;
 }
@@ -78,7 +87,8 @@ export async function updateConversation(ctx: Context, id: string, input: Conver
   if (input.read === false || input.read === null) throw invalidField('read', 'aceita apenas true');
   if (input.read) data.unread_count = 0;
   if (input.department_id !== undefined) {
-    if (input.department_id !== null && !(await ctx.db.department.findUnique({ where: { id: input.department_id }, select: { id: true } }))) throw notFound('Departamento');
+    if (input.department_id !== null && !(await ctx.db.department.findUnique({ where: { id: input.department_id }, select: { id: true } })))
+      throw notFound('Departamento');
     data.department_id = input.department_id;
   }
   if (Object.keys(data).length) {
@@ -102,14 +112,25 @@ async function announceUpdate(ctx: Context, id: string, input: ConversationChang
   if (input.department_id !== undefined) kinds.push('assigned');
   if (input.status) kinds.push(input.status === 'archived' ? 'archived' : 'reopened');
   if (input.read) kinds.push('read');
-  const conversation = await ctx.db.conversation.findUnique({ where: { id }, include: { lead: { select: { id: true, name: true, phone: true } } } });
+  const conversation = await ctx.db.conversation.findUnique({
+    where: { id },
+    include: { lead: { select: { id: true, name: true, phone: true } } },
+  });
   if (!conversation) return;
   const snapshot = conversationData(conversation, conversation.lead);
-  announceConversation(ctx.config, ctx.db.$tenantId, kinds.map((kind) => ({ kind, conversation: snapshot })));
+  announceConversation(
+    ctx.config,
+    ctx.db.$tenantId,
+    kinds.map((kind) => ({ kind, conversation: snapshot })),
+  );
 }
 
 /** GET /backend/leads/{id}/messages: the lead's messages in the conversations the caller sees. */
-export async function leadMessages(ctx: Context, leadId: string, args: { limit?: number | null; offset?: number | null }): Promise<PageSource<Prisma.MessageWhereInput>> {
+export async function leadMessages(
+  ctx: Context,
+  leadId: string,
+  args: { limit?: number | null; offset?: number | null },
+): Promise<PageSource<Prisma.MessageWhereInput>> {
   const audience = audienceOf(ctx.viewer);
   if (!(await ctx.db.lead.findUnique({ where: { id: leadId }, select: { id: true } }))) throw notFound('Lead');
   return { where: { AND: [{ lead_id: leadId }, messageWhere(audience)] }, ...offsetWindow(args.limit, args.offset) };

@@ -33,15 +33,22 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
     maxAttempts: DELIVERY_RETRY_DELAYS.length + 1,
     handler: async ({ tenant_id, message_id }, job) => {
       const scoped = tenantDb(db.prisma, tenant_id);
-      const message = await scoped.message.findUnique({ where: { id: message_id }, include: { channel: true, lead: { select: { phone: true } } } });
+      const message = await scoped.message.findUnique({
+        where: { id: message_id },
+        include: { channel: true, lead: { select: { phone: true } } },
+      });
       if (!message || message.status !== 'pending') return;
       const fail = (error: string) => scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'failed', error }));
       if (!message.channel) return void (await fail('O canal da mensagem foi removido'));
       if (!message.channel.active) return void (await fail('O canal da mensagem está inativo'));
 
-      const outcome = await sendThroughChannel(message.channel, message.lead.phone, outgoingOf(message, config), { allowPrivate: config.webhookAllowPrivateUrls });
+      const outcome = await sendThroughChannel(message.channel, message.lead.phone, outgoingOf(message, config), {
+        allowPrivate: config.webhookAllowPrivateUrls,
+      });
       if (outcome.kind === 'sent') {
-        await scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'sent', providerMessageId: outcome.providerMessageId }));
+        await scoped.$transaction((tx) =>
+          advanceStatus(tx, config, message.id, { status: 'sent', providerMessageId: outcome.providerMessageId }),
+        );
         return;
       }
       if (outcome.kind === 'failed' || job.attempt >= job.maxAttempts) return void (await fail(outcome.error));

@@ -47,7 +47,12 @@ export function createDepartment(ctx: Context, input: { name: string; descriptio
   return uniqueName(() => ctx.db.department.create({ ...query, data: { name, description } }));
 }
 
-export async function updateDepartment(ctx: Context, id: string, input: { name?: string | null; description?: string | null }, query: Selection = {}) {
+export async function updateDepartment(
+  ctx: Context,
+  id: string,
+  input: { name?: string | null; description?: string | null },
+  query: Selection = {},
+) {
   const data: { name?: string; description?: string | null } = {};
   if (input.name !== undefined) data.name = requiredText('name', input.name, NAME_MAX);
   if (input.description !== undefined) data.description = optionalText('description', input.description, DESCRIPTION_MAX);

@@ -6,7 +6,12 @@ const MESSAGE = { field: 'Query.leadMessages', path: ['data'] } as const;
 
 export const MESSAGING_EVENT_TYPES = defineEventTypes([
   // Listed with the lead events, as decisions.md lists them, though the domains list has deals first.
-  { type: 'message.received', description: 'An inbound message was stored (from a channel or the WhatsApp Cloud webhook).', read: MESSAGE, listedAfter: 'lead.status_changed' },
+  {
+    type: 'message.received',
+    description: 'An inbound message was stored (from a channel or the WhatsApp Cloud webhook).',
+    read: MESSAGE,
+    listedAfter: 'lead.status_changed',
+  },
   { type: 'message.sent', description: 'An outbound message was accepted by its channel’s provider.', read: MESSAGE },
   { type: 'conversation.created', description: 'A conversation was opened for a lead.', read: { field: 'Query.conversation' } },
 ]);

@@ -35,11 +35,19 @@ import {
 // ---- Departments and members ----
 
 builder.queryField('departments', (t) =>
-  t.field({ type: DepartmentList, description: 'Every department of the organisation (owner or admin).', resolve: (_, __, ctx) => departments.listDepartments(ctx) }),
+  t.field({
+    type: DepartmentList,
+    description: 'Every department of the organisation (owner or admin).',
+    resolve: (_, __, ctx) => departments.listDepartments(ctx),
+  }),
 );
 
 builder.queryField('myDepartments', (t) =>
-  t.field({ type: DepartmentList, description: 'The departments the caller belongs to (any role).', resolve: (_, __, ctx) => departments.myDepartments(ctx) }),
+  t.field({
+    type: DepartmentList,
+    description: 'The departments the caller belongs to (any role).',
+    resolve: (_, __, ctx) => departments.myDepartments(ctx),
+  }),
 );
 
 builder.mutationField('createDepartment', (t) =>
@@ -118,7 +126,12 @@ builder.queryField('channels', (t) =>
 );
 
 builder.queryField('channel', (t) =>
-  t.prismaField({ type: Channel, description: 'One channel.', args: idArg('The channel.'), resolve: (query, _, args, ctx) => channels.getChannel(ctx, args.id, query) }),
+  t.prismaField({
+    type: Channel,
+    description: 'One channel.',
+    args: idArg('The channel.'),
+    resolve: (query, _, args, ctx) => channels.getChannel(ctx, args.id, query),
+  }),
 );
 
 builder.mutationField('createChannel', (t) =>
@@ -183,7 +196,8 @@ builder.queryField('conversations', (t) =>
     type: ConversationPage,
     // Served as JSON text built by PostgreSQL when the selection allows (conversation-json.ts).
     extensions: jsonField(conversationPageJson),
-    description: 'Conversations the caller can see, latest activity first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored).',
+    description:
+      'Conversations the caller can see, latest activity first; with `updated_since` or `cursor`, a sync page: by updated_at, id ascending (`offset` is ignored).',
     args: {
       ...syncArgs,
       limit: t.arg.int({ description: `1 to ${conversations.CONVERSATIONS_MAX_LIMIT}, default 20 (out of range: 20).` }),
@@ -244,7 +258,8 @@ builder.mutationField('sendMessage', (t) =>
       type: t.arg.string({ description: 'Only `text` (the default).' }),
       channel_id: t.arg({ type: 'UUID', description: 'An active channel of the organisation.' }),
     },
-    resolve: (query, _, args, ctx) => send.sendMessage(ctx, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
+    resolve: (query, _, args, ctx) =>
+      send.sendMessage(ctx, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
   }),
 );
 
@@ -255,7 +270,10 @@ builder.mutationField('sendMediaMessage', (t) =>
       'Sends a file (at most 10 MB, its type judged from its content) to a phone through a channel: the lead is found or created by the phone, the message stored `pending` in its open conversation (created if none) and delivered in the background; the file is served at `media_url`.',
     args: {
       channel_id: t.arg({ type: 'UUID', required: true, description: 'An active channel of the organisation.' }),
-      remote_jid: t.arg.string({ required: true, description: 'The recipient’s phone: digits with the country code, optional + and @s.whatsapp.net suffix.' }),
+      remote_jid: t.arg.string({
+        required: true,
+        description: 'The recipient’s phone: digits with the country code, optional + and @s.whatsapp.net suffix.',
+      }),
       message_type: t.arg({ type: MediaTypeEnum, required: true }),
       content: t.arg.string({ description: 'A caption, up to 1,024 characters (not for audio).' }),
       file: t.arg({ type: 'File', required: true, description: 'The file.' }),
@@ -271,14 +289,16 @@ builder.mutationField('sendMediaMessage', (t) =>
 builder.mutationField('reportMessageStatus', (t) =>
   t.prismaField({
     type: Message,
-    description: 'A provider’s status callback for an outbound message of the channel (an operator reaches only messages it can see). Statuses only move forward.',
+    description:
+      'A provider’s status callback for an outbound message of the channel (an operator reaches only messages it can see). Statuses only move forward.',
     args: {
       ...idArg('The channel.'),
       message_id: t.arg.string({ required: true, description: 'Our message id or the provider’s.' }),
       status: t.arg.string({ required: true, description: 'sent, delivered, read or failed.' }),
       error: t.arg.string({ description: 'The provider’s reason, with failed.' }),
     },
-    resolve: (query, _, args, ctx) => status.reportStatus(ctx, args.id, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
+    resolve: (query, _, args, ctx) =>
+      status.reportStatus(ctx, args.id, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
   }),
 );
 

@@ -60,11 +60,19 @@ export interface JsonStamped {
 
 type TargetRow = Omit<Targets, 'lead'> & { [K in keyof TargetLead as `lead_${K}`]: TargetLead[K] | null };
 
-const stampedJson = (alias: Prisma.Sql) => Prisma.sql`json_build_object('id', ${alias}.id, 'tenant_id', ${alias}.tenant_id, 'name', ${alias}.name, 'color', ${alias}.color,
+const stampedJson = (
+  alias: Prisma.Sql,
+) => Prisma.sql`json_build_object('id', ${alias}.id, 'tenant_id', ${alias}.tenant_id, 'name', ${alias}.name, 'color', ${alias}.color,
   'created_at', ${alias}.created_at, 'updated_at', ${alias}.updated_at)`;
 
 /** Null when the channel is not the organisation's (or is gone). */
-export async function findTargets(tx: TenantTx, audience: Audience, channelId: string, phone: string, providerMessageId: string | null): Promise<Targets | null> {
+export async function findTargets(
+  tx: TenantTx,
+  audience: Audience,
+  channelId: string,
+  phone: string,
+  providerMessageId: string | null,
+): Promise<Targets | null> {
   const [row] = await tx.$tenantQuery<TargetRow[]>(
     (tenant) => Prisma.sql`
     WITH ch AS (SELECT tenant_id, id, department_id FROM channels WHERE tenant_id = ${tenant} AND id = ${channelId}::uuid FOR KEY SHARE),
@@ -145,30 +153,31 @@ export interface Stored {
 export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise<Stored | null> {
   const { lead, conversation, message } = input;
   const now = input.now.toISOString();
-  const [row] = await tx.$tenantQuery<(StoredConversation & { stored: boolean; lead_updated_at: Date | null; notified: string })[]>((tenant) => {
-    const newLead = Prisma.sql`
+  const [row] = await tx.$tenantQuery<(StoredConversation & { stored: boolean; lead_updated_at: Date | null; notified: string })[]>(
+    (tenant) => {
+      const newLead = Prisma.sql`
       new_lead AS (
         INSERT INTO leads (tenant_id, id, name, phone, created_at, updated_at)
         VALUES (${tenant}, ${lead.id}::uuid, ${lead.name}::text, ${lead.phone}::text, ${now}::timestamptz, ${now}::timestamptz)
         ON CONFLICT (tenant_id, phone) DO NOTHING
         RETURNING id, updated_at),`;
-    // A new conversation starts with the message as its last one and one unread message.
-    const newConversation = Prisma.sql`
+      // A new conversation starts with the message as its last one and one unread message.
+      const newConversation = Prisma.sql`
       conv AS (
         INSERT INTO conversations (tenant_id, id, lead_id, channel_id, department_id, unread_count, last_message_content, last_message_role, last_message_at, created_at, updated_at)
         SELECT ${tenant}, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, ${conversation.departmentId}::uuid, 1, ${message.content}::text, 'user'::"MessageRole", ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         ${lead.isNew ? Prisma.sql`FROM new_lead` : Prisma.empty}
         ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING
         RETURNING *),`;
-    const insertMessage = (from: Prisma.Sql) => Prisma.sql`
+      const insertMessage = (from: Prisma.Sql) => Prisma.sql`
       m AS (
         INSERT INTO messages (tenant_id, id, conversation_id, lead_id, channel_id, role, type, content, status, provider_message_id, created_at, updated_at)
         SELECT ${tenant}, ${message.id}::uuid, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, 'user'::"MessageRole", ${message.type}::text, ${message.content}::text, 'received'::"MessageStatus", ${message.providerMessageId}::text, ${now}::timestamptz, ${now}::timestamptz
         ${from}
         ON CONFLICT (tenant_id, channel_id, provider_message_id) DO NOTHING
         RETURNING id),`;
-    // The open conversation: the message becomes its last one unless a newer one is there already.
-    const updateConversation = Prisma.sql`
+      // The open conversation: the message becomes its last one unless a newer one is there already.
+      const updateConversation = Prisma.sql`
       conv AS (
         UPDATE conversations c SET
           unread_count = c.unread_count + 1,
@@ -179,16 +188,20 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
         FROM m
         WHERE c.tenant_id = ${tenant} AND c.id = ${conversation.id}::uuid
         RETURNING c.*),`;
-    const writes = conversation.isNew
-      ? Prisma.join([lead.isNew ? newLead : Prisma.empty, newConversation, insertMessage(Prisma.sql`FROM conv`)], '')
-      : Prisma.join([insertMessage(Prisma.empty), updateConversation], '');
-    // updated_at is the database's clock at the write (a trigger): the new rows' events get it here.
-    const stampedAt = (table: string) => Prisma.sql`jsonb_build_object('updated_at', ${isoSql(Prisma.sql`(SELECT updated_at FROM ${Prisma.raw(table)})`)})`;
-    const finish = (data: Prisma.Sql, type: Prisma.Sql) => !lead.isNew && !conversation.isNew ? data : Prisma.sql`CASE ${type}
+      const writes = conversation.isNew
+        ? Prisma.join([lead.isNew ? newLead : Prisma.empty, newConversation, insertMessage(Prisma.sql`FROM conv`)], '')
+        : Prisma.join([insertMessage(Prisma.empty), updateConversation], '');
+      // updated_at is the database's clock at the write (a trigger): the new rows' events get it here.
+      const stampedAt = (table: string) =>
+        Prisma.sql`jsonb_build_object('updated_at', ${isoSql(Prisma.sql`(SELECT updated_at FROM ${Prisma.raw(table)})`)})`;
+      const finish = (data: Prisma.Sql, type: Prisma.Sql) =>
+        !lead.isNew && !conversation.isNew
+          ? data
+          : Prisma.sql`CASE ${type}
       ${lead.isNew ? Prisma.sql`WHEN 'lead.created' THEN ${data} || ${stampedAt('new_lead')}` : Prisma.empty}
       ${conversation.isNew ? Prisma.sql`WHEN 'conversation.created' THEN ${data} || ${stampedAt('conv')}` : Prisma.empty}
       ELSE ${data} END`;
-    return Prisma.sql`
+      return Prisma.sql`
     WITH ${writes}
     ${emitCtes(tenant, input.events, Prisma.sql`EXISTS (SELECT 1 FROM m)`, finish)}
     SELECT conv.id::text AS id, conv.lead_id::text AS lead_id, conv.channel_id::text AS channel_id, conv.department_id::text AS department_id,
@@ -197,7 +210,8 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
       ${lead.isNew ? Prisma.sql`(SELECT updated_at FROM new_lead)` : Prisma.sql`NULL::timestamptz`} AS lead_updated_at,
       EXISTS (SELECT 1 FROM m) AS stored, pg_notify(${JOBS_CHANNEL}, ${tenant}::text)::text AS notified
     FROM conv`;
-  });
+    },
+  );
   if (!row?.stored) return null;
   const { stored: _, notified: __, lead_updated_at, ...written } = row;
   return { conversation: written, leadUpdatedAt: lead_updated_at };

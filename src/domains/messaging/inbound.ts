@@ -56,7 +56,13 @@ const ATTEMPTS = 4;
  * acts for the whole organisation), and announces it to live subscribers once committed. Returns null
  * when the provider's message id was stored already (a webhook retried), having changed nothing.
  */
-export async function receiveMessage(db: TenantDb, config: Config, channelId: string, input: InboundInput, audience: Audience = SYSTEM): Promise<InboundResult | null> {
+export async function receiveMessage(
+  db: TenantDb,
+  config: Config,
+  channelId: string,
+  input: InboundInput,
+  audience: Audience = SYSTEM,
+): Promise<InboundResult | null> {
   const phone = inboundPhone(input.from);
   const name = input.name?.trim().slice(0, 255) || phone;
   for (let attempt = 1; ; attempt++) {
@@ -68,7 +74,13 @@ export async function receiveMessage(db: TenantDb, config: Config, channelId: st
   }
 }
 
-async function receiveOnce(tx: TenantTx, config: Config, channelId: string, input: InboundInput & { phone: string; name: string }, audience: Audience): Promise<InboundResult | null> {
+async function receiveOnce(
+  tx: TenantTx,
+  config: Config,
+  channelId: string,
+  input: InboundInput & { phone: string; name: string },
+  audience: Audience,
+): Promise<InboundResult | null> {
   const providerMessageId = input.providerMessageId ?? null;
   const targets = await findTargets(tx, audience, channelId, input.phone, providerMessageId);
   if (!targets) throw notFound('Canal');
@@ -77,7 +89,9 @@ async function receiveOnce(tx: TenantTx, config: Config, channelId: string, inpu
   if (!targets.visible) throw notFound('Conversa');
 
   const { now } = targets;
-  const lead: InboundLead = targets.lead ? knownLead(tx.$tenantId, targets.lead) : newLead(tx.$tenantId, randomUUID(), input.name, input.phone, now);
+  const lead: InboundLead = targets.lead
+    ? knownLead(tx.$tenantId, targets.lead)
+    : newLead(tx.$tenantId, randomUUID(), input.name, input.phone, now);
   const tags = targets.lead?.tags?.map((t) => stamped(t)) ?? [];
   const conversationId = targets.conversation_id ?? randomUUID();
   const message: Message = {
@@ -102,7 +116,11 @@ async function receiveOnce(tx: TenantTx, config: Config, channelId: string, inpu
 
   const events: EventInput[] = [];
   if (!targets.lead) events.push({ type: 'lead.created', data: leadData(lead, null, []) });
-  if (!targets.conversation_id) events.push({ type: 'conversation.created', data: conversationData(openedConversation(tx.$tenantId, targets, conversationId, lead.id), lead) });
+  if (!targets.conversation_id)
+    events.push({
+      type: 'conversation.created',
+      data: conversationData(openedConversation(tx.$tenantId, targets, conversationId, lead.id), lead),
+    });
   events.push({ type: 'message.received', data: messageData(message, config) });
 
   const stored = await storeMessage(tx, {
@@ -125,11 +143,30 @@ const stamped = <T extends JsonStamped>(row: T) => ({ ...row, created_at: new Da
 
 function knownLead(tenantId: string, found: NonNullable<Targets['lead']>): InboundLead {
   const { status, tags: _, ...row } = found;
-  return { ...row, tenant_id: tenantId, custom_fields: (row.custom_fields ?? {}) as Lead['custom_fields'], status: status && stamped(status) };
+  return {
+    ...row,
+    tenant_id: tenantId,
+    custom_fields: (row.custom_fields ?? {}) as Lead['custom_fields'],
+    status: status && stamped(status),
+  };
 }
 
 function newLead(tenantId: string, id: string, name: string, phone: string, now: Date): InboundLead {
-  return { id, tenant_id: tenantId, name, surname: null, phone, email: null, company: null, avatar_url: null, status_id: null, custom_fields: {}, created_at: now, updated_at: now, status: null };
+  return {
+    id,
+    tenant_id: tenantId,
+    name,
+    surname: null,
+    phone,
+    email: null,
+    company: null,
+    avatar_url: null,
+    status_id: null,
+    custom_fields: {},
+    created_at: now,
+    updated_at: now,
+    status: null,
+  };
 }
 
 /** A new conversation as it is before its first message (what `conversation.created` carries). */
@@ -151,10 +188,20 @@ function openedConversation(tenantId: string, targets: Targets, id: string, lead
 }
 
 /** POST /backend/channels/{id}/inbound: an integration reports a message (any key of the organisation). */
-export async function receiveInbound(ctx: Context, channelId: string, input: { from: string; content: string; name?: string | null }): Promise<InboundResult> {
+export async function receiveInbound(
+  ctx: Context,
+  channelId: string,
+  input: { from: string; content: string; name?: string | null },
+): Promise<InboundResult> {
   const audience = audienceOf(ctx.viewer);
   if (input.name != null && input.name.length > 255) throw invalidField('name', 'aceita no máximo 255 caracteres');
-  const result = (await receiveMessage(ctx.db, ctx.config, channelId, { from: input.from, content: messageText('content', input.content), name: input.name }, audience))!;
+  const result = (await receiveMessage(
+    ctx.db,
+    ctx.config,
+    channelId,
+    { from: input.from, content: messageText('content', input.content), name: input.name },
+    audience,
+  ))!;
   // The answer's Lead.tags come from the request's loader: what the transaction read.
   tagsByLead(ctx).clear(result.lead.id).prime(result.lead.id, result.tags);
   return result;

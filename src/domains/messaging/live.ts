@@ -47,11 +47,15 @@ type LegacyAnnouncement = { message_id: string };
 export function messagesFor(ctx: Context): AsyncIterable<Message> {
   const viewer = requireTenant(ctx.viewer);
   const audience = audienceOf(viewer);
-  const events = pipe(liveHub(ctx.config).subscribe('messageAdded', viewer.tenantId), untilStopped(ctx.config)) as unknown as AsyncIterable<MessageAnnouncement | LegacyAnnouncement>;
+  const events = pipe(liveHub(ctx.config).subscribe('messageAdded', viewer.tenantId), untilStopped(ctx.config)) as unknown as AsyncIterable<
+    MessageAnnouncement | LegacyAnnouncement
+  >;
   return pipe(
     visibleTo(ctx, events, (event) => ('message' in event ? event.department_id : null)),
     map((event) =>
-      'message' in event ? revived(event.message) : ctx.db.message.findFirst({ where: { AND: [{ id: event.message_id }, messageWhere(audience)] } }),
+      'message' in event
+        ? revived(event.message)
+        : ctx.db.message.findFirst({ where: { AND: [{ id: event.message_id }, messageWhere(audience)] } }),
     ),
     filter((message): message is Message => message !== null),
   );

@@ -9,7 +9,10 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
 const MAX_ANSWER_BYTES = 64 * 1024;
 export const PROVIDER_TIMEOUT_MS = 15_000;
 
-const guardedAgents = { http: new RequestFilteringHttpAgent({ keepAlive: true }), https: new RequestFilteringHttpsAgent({ keepAlive: true }) };
+const guardedAgents = {
+  http: new RequestFilteringHttpAgent({ keepAlive: true }),
+  https: new RequestFilteringHttpsAgent({ keepAlive: true }),
+};
 const openAgents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
 export type ProviderAnswer = { status: number; body: unknown } | { status: 0; networkError: string };
@@ -55,12 +58,22 @@ export function postJson(request: ProviderRequest): Promise<ProviderAnswer> {
     const req = (secure ? https : http).request(url, {
       method: 'POST',
       agent: secure ? agents.https : agents.http,
-      headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': 'Funil/1.0' },
+      headers: {
+        ...request.headers,
+        'content-type': 'application/json',
+        'content-length': String(payload.length),
+        'user-agent': 'Funil/1.0',
+      },
     });
     deadline = setTimeout(() => req.destroy(new Error(`Tempo esgotado: o provedor não respondeu em ${timeoutMs / 1000} s`)), timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       const blocked = /^DNS lookup .* is not allowed/.test(error.message);
-      finish({ status: 0, networkError: blocked ? 'Conexão bloqueada: o provedor resolve para um endereço privado' : `Falha de rede: ${error.code ?? error.message}` });
+      finish({
+        status: 0,
+        networkError: blocked
+          ? 'Conexão bloqueada: o provedor resolve para um endereço privado'
+          : `Falha de rede: ${error.code ?? error.message}`,
+      });
     });
     req.on('response', (response) => {
       const chunks: Buffer[] = [];

@@ -9,14 +9,11 @@ import { whatsAppConfig } from './channels.js';
 import { postJson } from './provider-http.js';
 
 export type SendOutcome =
-  | { kind: 'sent'; providerMessageId: string | null }
-  | { kind: 'retry'; error: string }
-  | { kind: 'failed'; error: string };
+  { kind: 'sent'; providerMessageId: string | null } | { kind: 'retry'; error: string } | { kind: 'failed'; error: string };
 
 /** What a message hands the provider. */
 export type Outgoing =
-  | { type: 'text'; text: string }
-  | { type: 'image' | 'audio' | 'video' | 'document'; link: string; caption?: string; filename?: string };
+  { type: 'text'; text: string } | { type: 'image' | 'audio' | 'video' | 'document'; link: string; caption?: string; filename?: string };
 
 export interface SendOptions {
   allowPrivate: boolean;
@@ -41,7 +38,12 @@ function cloudMessage(to: string, outgoing: Outgoing): Record<string, unknown> {
   return { ...envelope, [outgoing.type]: media };
 }
 
-export async function sendThroughChannel(channel: Pick<Channel, 'provider' | 'config'>, to: string, outgoing: Outgoing, options: SendOptions): Promise<SendOutcome> {
+export async function sendThroughChannel(
+  channel: Pick<Channel, 'provider' | 'config'>,
+  to: string,
+  outgoing: Outgoing,
+  options: SendOptions,
+): Promise<SendOutcome> {
   if (channel.provider === 'test') return { kind: 'sent', providerMessageId: `test-${randomUUID()}` };
   const config = whatsAppConfig(channel);
   const answer = await postJson({

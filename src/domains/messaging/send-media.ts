@@ -55,7 +55,10 @@ function caption(type: MediaType, value: string | null | undefined): string {
 
 /** The client's name without any directory part, for a document's name on the recipient's phone. */
 function displayName(name: string): string | null {
-  const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = name
+    .slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1)
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return base ? base.slice(0, FILENAME_MAX) : null;
 }
 
@@ -89,12 +92,21 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
       const lead = await leadForPhone(tx, phone, phone);
       const open = await visibleOpenConversation(tx, audience, lead.id);
       const conversation = await conversationToWrite(tx, audience, lead, open, channel);
-      const stored = await appendMessage(tx, ctx.config, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id, media });
+      const stored = await appendMessage(tx, ctx.config, conversation, {
+        role: 'assistant',
+        status: 'pending',
+        type,
+        content,
+        channel_id: channel.id,
+        media,
+      });
       await queueDelivery(tx, stored);
       return stored;
     });
   } catch (error) {
-    await ctx.storage.delete(file.key).catch((e) => log.error('could not remove the file of a refused media message', { key: file.key, error: String(e) }));
+    await ctx.storage
+      .delete(file.key)
+      .catch((e) => log.error('could not remove the file of a refused media message', { key: file.key, error: String(e) }));
     throw error;
   }
   return message;

@@ -23,13 +23,18 @@ export interface SendInput {
 }
 
 /** The channel named, else the conversation's, else the oldest active one; 502 when none is usable. */
-export async function chooseChannel(tx: Pick<TenantTx, 'channel'>, explicit: string | null | undefined, conversationChannel?: string | null): Promise<Channel> {
+export async function chooseChannel(
+  tx: Pick<TenantTx, 'channel'>,
+  explicit: string | null | undefined,
+  conversationChannel?: string | null,
+): Promise<Channel> {
   const channel = explicit
     ? await tx.channel.findUnique({ where: { id: explicit } })
     : conversationChannel
       ? await tx.channel.findUnique({ where: { id: conversationChannel } })
       : await tx.channel.findFirst({ where: { active: true }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
-  if (!channel) throw new AppError('CHANNEL_ERROR', explicit ? 'Canal não encontrado nesta organização' : 'Nenhum canal ativo para enviar a mensagem');
+  if (!channel)
+    throw new AppError('CHANNEL_ERROR', explicit ? 'Canal não encontrado nesta organização' : 'Nenhum canal ativo para enviar a mensagem');
   if (!channel.active) throw new AppError('CHANNEL_ERROR', 'O canal está inativo');
   return channel;
 }
@@ -45,7 +50,13 @@ export async function visibleOpenConversation(tx: TenantTx, audience: Audience, 
  * The conversation a sent message goes into: the open one, or a new one with the channel's department,
  * which must be visible to the sender too (404 otherwise, and the caller's transaction rolls back).
  */
-export async function conversationToWrite(tx: TenantTx, audience: Audience, lead: Pick<Lead, 'id' | 'name' | 'phone'>, open: Conversation | null, channel: Channel): Promise<Conversation> {
+export async function conversationToWrite(
+  tx: TenantTx,
+  audience: Audience,
+  lead: Pick<Lead, 'id' | 'name' | 'phone'>,
+  open: Conversation | null,
+  channel: Channel,
+): Promise<Conversation> {
   if (open) return open;
   const conversation = await openConversation(tx, lead, { channel_id: channel.id, department_id: channel.department_id });
   // Another request may have opened one meanwhile: whichever it is, the sender must see it.
@@ -67,11 +78,18 @@ export async function sendMessage(ctx: Context, input: SendInput) {
   return ctx.db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({ where: { id: input.lead_id } });
     if (!lead) throw notFound('Lead');
-    if (!canReceiveMessages(lead.phone)) throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
+    if (!canReceiveMessages(lead.phone))
+      throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
     const open = await visibleOpenConversation(tx, audience, lead.id);
     const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
     const conversation = await conversationToWrite(tx, audience, lead, open, channel);
-    const message = await appendMessage(tx, ctx.config, conversation, { role: 'assistant', status: 'pending', type, content, channel_id: channel.id });
+    const message = await appendMessage(tx, ctx.config, conversation, {
+      role: 'assistant',
+      status: 'pending',
+      type,
+      content,
+      channel_id: channel.id,
+    });
     await queueDelivery(tx, message);
     return message;
   });

@@ -33,7 +33,12 @@ export interface StatusChange {
  * Applies a status to one outbound message if it moves it forward; returns the message as it is now.
  * `config` builds the event's media_url.
  */
-export async function advanceStatus(tx: TenantTx, config: Pick<Config, 'publicBaseUrl'>, messageId: string, change: StatusChange): Promise<Message> {
+export async function advanceStatus(
+  tx: TenantTx,
+  config: Pick<Config, 'publicBaseUrl'>,
+  messageId: string,
+  change: StatusChange,
+): Promise<Message> {
   const data = {
     status: change.status,
     ...(change.status === 'failed' ? { error: change.error ?? null } : {}),
@@ -48,7 +53,10 @@ export async function advanceStatus(tx: TenantTx, config: Pick<Config, 'publicBa
   const later = FROM[change.status].filter((s) => s !== 'pending');
   if (later.length) await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: { in: later } }, data });
   if (change.providerMessageId) {
-    await tx.message.updateMany({ where: { id: messageId, provider_message_id: null }, data: { provider_message_id: change.providerMessageId } });
+    await tx.message.updateMany({
+      where: { id: messageId, provider_message_id: null },
+      data: { provider_message_id: change.providerMessageId },
+    });
   }
   return tx.message.findUniqueOrThrow({ where: { id: messageId } });
 }
@@ -61,13 +69,19 @@ export async function advanceStatus(tx: TenantTx, config: Pick<Config, 'publicBa
  */
 export async function reportStatus(ctx: Context, channelId: string, input: { message_id: string; status: string; error?: string | null }) {
   const audience = audienceOf(ctx.viewer);
-  if (!REPORTED_STATUSES.includes(input.status as ReportedStatus)) throw invalidField('status', `deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
+  if (!REPORTED_STATUSES.includes(input.status as ReportedStatus))
+    throw invalidField('status', `deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
   const ref = input.message_id.trim();
   if (!ref || ref.length > 255) throw invalidField('message_id', 'é obrigatório');
   const error = optionalText('error', input.error, 1000);
   if (!(await ctx.db.channel.findUnique({ where: { id: channelId }, select: { id: true } }))) throw notFound('Canal');
   const message = await ctx.db.message.findFirst({
-    where: { AND: [{ channel_id: channelId, role: 'assistant', OR: [{ provider_message_id: ref }, ...(isUuid(ref) ? [{ id: ref }] : [])] }, messageWhere(audience)] },
+    where: {
+      AND: [
+        { channel_id: channelId, role: 'assistant', OR: [{ provider_message_id: ref }, ...(isUuid(ref) ? [{ id: ref }] : [])] },
+        messageWhere(audience),
+      ],
+    },
     select: { id: true },
   });
   if (!message) throw notFound('Mensagem');

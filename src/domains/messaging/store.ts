@@ -34,7 +34,11 @@ export interface NewConversation {
 }
 
 /** The lead's open conversation, or a new one (`conversation.created`) with these defaults. */
-export async function openConversation(tx: TenantTx, lead: Pick<Lead, 'id' | 'name' | 'phone'>, defaults: NewConversation): Promise<Conversation> {
+export async function openConversation(
+  tx: TenantTx,
+  lead: Pick<Lead, 'id' | 'name' | 'phone'>,
+  defaults: NewConversation,
+): Promise<Conversation> {
   // The conflicting open conversation can be archived between the two statements: then try again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await tx.$tenantQuery<{ id: string }[]>(
@@ -82,7 +86,12 @@ export interface MessageMedia {
  * sent message never resets the unread count. The conversation as the statement left it is announced
  * to `conversationUpdated`, and the message to `messageAdded`, once the transaction commits.
  */
-export async function appendMessage(tx: TenantTx, config: Config, conversation: Pick<Conversation, 'id' | 'lead_id'>, input: NewMessage): Promise<Message> {
+export async function appendMessage(
+  tx: TenantTx,
+  config: Config,
+  conversation: Pick<Conversation, 'id' | 'lead_id'>,
+  input: NewMessage,
+): Promise<Message> {
   const message = await tx.message.create({
     data: {
       conversation_id: conversation.id,
@@ -94,7 +103,12 @@ export async function appendMessage(tx: TenantTx, config: Config, conversation: 
       status: input.status,
       provider_message_id: input.provider_message_id ?? null,
       ...(input.media
-        ? { media_key: input.media.key, media_mime_type: input.media.mimeType, media_size: input.media.size, media_filename: input.media.filename }
+        ? {
+            media_key: input.media.key,
+            media_mime_type: input.media.mimeType,
+            media_size: input.media.size,
+            media_filename: input.media.filename,
+          }
         : {}),
     },
   });

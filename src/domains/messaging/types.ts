@@ -53,7 +53,8 @@ export const DepartmentList = builder.objectRef<DepartmentListSource>('Departmen
     data: t.prismaField({
       type: [Department],
       extensions: listCount('departments'),
-      resolve: (query, list, _args, ctx) => ctx.db.department.findMany({ ...query, where: list.where, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+      resolve: (query, list, _args, ctx) =>
+        ctx.db.department.findMany({ ...query, where: list.where, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
     }),
   }),
 });
@@ -65,7 +66,11 @@ export const DepartmentMemberList = builder.objectRef<{ departmentId: string }>(
       type: [DepartmentMember],
       extensions: listCap(MEMBERS_MAX),
       resolve: (query, list, _args, ctx) =>
-        ctx.db.departmentMember.findMany({ ...query, where: { department_id: list.departmentId }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] }),
+        ctx.db.departmentMember.findMany({
+          ...query,
+          where: { department_id: list.departmentId },
+          orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+        }),
     }),
   }),
 });
@@ -97,7 +102,11 @@ export const Channel = builder.prismaObject('Channel', {
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
     provider: t.expose('provider', { type: ChannelProviderEnum }),
-    department_id: t.expose('department_id', { type: 'UUID', nullable: true, description: 'New conversations of this channel get this department.' }),
+    department_id: t.expose('department_id', {
+      type: 'UUID',
+      nullable: true,
+      description: 'New conversations of this channel get this department.',
+    }),
     active: t.exposeBoolean('active', { description: 'Inactive channels do not send.' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
   }),
@@ -131,10 +140,15 @@ export const Message = builder.prismaObject('Message', {
     id: t.expose('id', { type: 'UUID' }),
     lead_id: t.expose('lead_id', { type: 'UUID' }),
     conversation_id: t.expose('conversation_id', { type: 'UUID' }),
-    channel_id: t.expose('channel_id', { type: 'UUID', nullable: true, description: 'The channel it came or went through; null once that channel is deleted.' }),
+    channel_id: t.expose('channel_id', {
+      type: 'UUID',
+      nullable: true,
+      description: 'The channel it came or went through; null once that channel is deleted.',
+    }),
     content: t.exposeString('content'),
     type: t.exposeString('type', {
-      description: '`text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type).',
+      description:
+        '`text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type).',
     }),
     role: t.expose('role', { type: MessageRoleEnum }),
     status: t.expose('status', { type: MessageStatusEnum }),
@@ -151,16 +165,14 @@ export const Message = builder.prismaObject('Message', {
   }),
 });
 
-export const LastMessage = builder
-  .objectRef<{ content: string; role: 'user' | 'assistant'; timestamp: Date }>('LastMessage')
-  .implement({
-    description: 'The newest message of a conversation, kept on the conversation.',
-    fields: (t) => ({
-      content: t.exposeString('content'),
-      role: t.field({ type: MessageRoleEnum, resolve: (m) => m.role }),
-      timestamp: t.expose('timestamp', { type: 'DateTime' }),
-    }),
-  });
+export const LastMessage = builder.objectRef<{ content: string; role: 'user' | 'assistant'; timestamp: Date }>('LastMessage').implement({
+  description: 'The newest message of a conversation, kept on the conversation.',
+  fields: (t) => ({
+    content: t.exposeString('content'),
+    role: t.field({ type: MessageRoleEnum, resolve: (m) => m.role }),
+    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+  }),
+});
 
 /** The lead of a conversation as the spec's list item shows it; the whole lead is one field further (graph only). */
 export const ConversationLead = builder.prismaObject('Lead', {
@@ -175,7 +187,8 @@ export const ConversationLead = builder.prismaObject('Lead', {
 });
 
 export const MediaTypeEnum = builder.enumType('MediaType', {
-  description: 'What a media message carries: `image` (JPEG, PNG, WebP), `audio` (Ogg, MP3, MP4, AAC, AMR), `video` (MP4, 3GPP) or `document` (any file).',
+  description:
+    'What a media message carries: `image` (JPEG, PNG, WebP), `audio` (Ogg, MP3, MP4, AAC, AMR), `video` (MP4, 3GPP) or `document` (any file).',
   values: Object.fromEntries(MEDIA_TYPES.map((v) => [v, { value: v }])) as { [K in (typeof MEDIA_TYPES)[number]]: { value: K } },
 });
 
@@ -194,7 +207,11 @@ export const Conversation = builder.prismaObject('Conversation', {
     unread_count: t.exposeInt('unread_count', { description: 'Inbound messages since the conversation was last marked read.' }),
     status: t.expose('status', { type: ConversationStatusEnum }),
     department_id: t.expose('department_id', { type: 'UUID', nullable: true }),
-    channel_id: t.expose('channel_id', { type: 'UUID', nullable: true, description: 'The channel it started on; replies go through it by default.' }),
+    channel_id: t.expose('channel_id', {
+      type: 'UUID',
+      nullable: true,
+      description: 'The channel it started on; replies go through it by default.',
+    }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime', description: 'Last activity.' }),
     messages: t.relatedConnection('messages', {
@@ -229,7 +246,13 @@ export const ConversationPage = builder.objectRef<ConversationPageSource>('Conve
       resolve: (query, page, _args, ctx) =>
         page.sync
           ? page.sync.rows(query)
-          : ctx.db.conversation.findMany({ ...query, where: page.where, orderBy: [{ updated_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+          : ctx.db.conversation.findMany({
+              ...query,
+              where: page.where,
+              orderBy: [{ updated_at: 'desc' }, { id: 'desc' }],
+              skip: page.offset,
+              take: page.limit,
+            }),
     }),
     pagination: t.field({
       type: SyncPagination,
@@ -249,7 +272,15 @@ export const MessagePage = builder.objectRef<PageSource<Prisma.MessageWhereInput
     data: t.prismaField({
       type: [Message],
       resolve: async (query, page, _args, ctx) =>
-        (await ctx.db.message.findMany({ ...query, where: page.where, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit })).reverse(),
+        (
+          await ctx.db.message.findMany({
+            ...query,
+            where: page.where,
+            orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+            skip: page.offset,
+            take: page.limit,
+          })
+        ).reverse(),
     }),
     pagination: t.field({
       type: OffsetPagination,
@@ -273,15 +304,18 @@ export const InboundResultType = builder.objectRef<InboundResult>('InboundResult
   fields: (t) => ({
     lead: t.prismaField({
       type: Lead,
-      resolve: (query, r, _args, ctx) => loadedOr(query, r.lead, () => ctx.db.lead.findUniqueOrThrow({ ...query, where: { id: r.lead.id } })),
+      resolve: (query, r, _args, ctx) =>
+        loadedOr(query, r.lead, () => ctx.db.lead.findUniqueOrThrow({ ...query, where: { id: r.lead.id } })),
     }),
     conversation: t.prismaField({
       type: Conversation,
-      resolve: (query, r, _args, ctx) => loadedOr(query, r.conversation, () => ctx.db.conversation.findUniqueOrThrow({ ...query, where: { id: r.conversation.id } })),
+      resolve: (query, r, _args, ctx) =>
+        loadedOr(query, r.conversation, () => ctx.db.conversation.findUniqueOrThrow({ ...query, where: { id: r.conversation.id } })),
     }),
     message: t.prismaField({
       type: Message,
-      resolve: (query, r, _args, ctx) => loadedOr(query, r.message, () => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: r.message.id } })),
+      resolve: (query, r, _args, ctx) =>
+        loadedOr(query, r.message, () => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: r.message.id } })),
     }),
   }),
 });
@@ -302,7 +336,12 @@ export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>(
   fields: (t) => ({
     id: t.field({ type: 'UUID', resolve: (c) => c.id }),
     lead: t.field({ type: ConversationSnapshotLead, resolve: (c) => c.lead }),
-    last_message: t.field({ type: LastMessage, nullable: true, description: 'Null before the first message.', resolve: (c) => c.last_message }),
+    last_message: t.field({
+      type: LastMessage,
+      nullable: true,
+      description: 'Null before the first message.',
+      resolve: (c) => c.last_message,
+    }),
     unread_count: t.exposeInt('unread_count', { description: 'Inbound messages since the conversation was last marked read.' }),
     status: t.field({ type: ConversationStatusEnum, resolve: (c) => c.status }),
     department_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.department_id }),
@@ -313,8 +352,15 @@ export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>(
 });
 
 export const ConversationChangeKindEnum = builder.enumType('ConversationChangeKind', {
-  description: 'What happened to a conversation: a new `message` (inbound or sent), marked `read`, `archived`, `reopened` (back to active), or `assigned` to a department (or none).',
-  values: { message: { value: 'message' }, read: { value: 'read' }, archived: { value: 'archived' }, reopened: { value: 'reopened' }, assigned: { value: 'assigned' } } as const,
+  description:
+    'What happened to a conversation: a new `message` (inbound or sent), marked `read`, `archived`, `reopened` (back to active), or `assigned` to a department (or none).',
+  values: {
+    message: { value: 'message' },
+    read: { value: 'read' },
+    archived: { value: 'archived' },
+    reopened: { value: 'reopened' },
+    assigned: { value: 'assigned' },
+  } as const,
 });
 
 export const ConversationChangeType = builder.objectRef<ConversationChange>('ConversationChange').implement({

@@ -40,7 +40,11 @@ export function conversationSql(audience: Audience, alias: Prisma.Sql): Prisma.S
 }
 
 /** Whether the caller sees this conversation: one EXISTS statement with the policy in its SQL form. */
-export async function isConversationVisible(tx: Pick<TenantTx, '$tenantQuery'>, audience: Audience, conversationId: string): Promise<boolean> {
+export async function isConversationVisible(
+  tx: Pick<TenantTx, '$tenantQuery'>,
+  audience: Audience,
+  conversationId: string,
+): Promise<boolean> {
   if (audience.kind === 'all') return true;
   const [row] = await tx.$tenantQuery<{ visible: boolean }[]>(
     (tenant) => Prisma.sql`

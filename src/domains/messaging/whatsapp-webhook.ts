@@ -49,7 +49,10 @@ export async function verifyWebhook({ url, params, ctx }: HandlerInput): Promise
   if (url.searchParams.get('hub.mode') !== 'subscribe' || !expected || token === null || !sameText(token, expected) || challenge === null) {
     throw new AppError('FORBIDDEN', 'Verificação do webhook recusada');
   }
-  return new Response(challenge, { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+  return new Response(challenge, {
+    status: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+  });
 }
 
 // The parts of the provider's payload read here (entry[].changes[].value).
@@ -79,7 +82,11 @@ function contentOf(message: WhatsAppMessage): string {
   const type = message.type ?? 'text';
   const caption = (message[type] as { caption?: unknown } | undefined)?.caption;
   const text =
-    message.text?.body ?? message.button?.text ?? message.interactive?.button_reply?.title ?? message.interactive?.list_reply?.title ?? (typeof caption === 'string' ? caption : undefined);
+    message.text?.body ??
+    message.button?.text ??
+    message.interactive?.button_reply?.title ??
+    message.interactive?.list_reply?.title ??
+    (typeof caption === 'string' ? caption : undefined);
   // Cut at a character, never between the two halves of a surrogate pair.
   return text?.slice(0, /[\uD800-\uDBFF]/.test(text.charAt(4095)) ? 4095 : 4096) || `[${type}]`;
 }
@@ -93,7 +100,11 @@ function statusError(status: WhatsAppStatus): string | null {
 
 /** Text PostgreSQL can store: a string without NUL and without an unpaired UTF-16 surrogate. */
 function isText(value: unknown): value is string {
-  return typeof value === 'string' && !value.includes('\0') && !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+  return (
+    typeof value === 'string' &&
+    !value.includes('\0') &&
+    !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)
+  );
 }
 
 const optionalText = (value: unknown) => value === undefined || value === null || isText(value);
@@ -117,7 +128,12 @@ function wellFormedStatus(status: unknown): status is WhatsAppStatus & { id: str
   const e = s.errors[0];
   if (e === undefined) return true;
   if (!e || typeof e !== 'object') return false;
-  return (e.code === undefined || typeof e.code === 'number') && optionalText(e.title) && optionalText(e.message) && optionalText(e.error_data?.details);
+  return (
+    (e.code === undefined || typeof e.code === 'number') &&
+    optionalText(e.title) &&
+    optionalText(e.message) &&
+    optionalText(e.error_data?.details)
+  );
 }
 
 /** An array field of the payload, or none when it is anything else. */
@@ -126,7 +142,15 @@ const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []
 function changesOf(payload: unknown): ChangeValue[] {
   const entries = (payload as { entry?: unknown })?.entry;
   if (!Array.isArray(entries)) throw invalidInput('Payload do WhatsApp sem entry');
-  return (entries as unknown[]).flatMap((entry) => { const changes = (entry as { changes?: unknown } | null)?.changes; return Array.isArray(changes) ? (changes as unknown[]) : []; }).flatMap((change) => { const value = (change as { value?: unknown } | null)?.value; return value && typeof value === 'object' ? [value as ChangeValue] : []; });
+  return (entries as unknown[])
+    .flatMap((entry) => {
+      const changes = (entry as { changes?: unknown } | null)?.changes;
+      return Array.isArray(changes) ? (changes as unknown[]) : [];
+    })
+    .flatMap((change) => {
+      const value = (change as { value?: unknown } | null)?.value;
+      return value && typeof value === 'object' ? [value as ChangeValue] : [];
+    });
 }
 
 export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
@@ -145,19 +169,27 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
   const db = tenantDb(ctx.prisma, channel.tenant_id);
   let messages = 0;
   let statuses = 0;
-  const skip = (what: 'message' | 'status', reason: string) => log.warn(`whatsapp webhook: ${what} skipped`, { channelId: channel.id, reason });
+  const skip = (what: 'message' | 'status', reason: string) =>
+    log.warn(`whatsapp webhook: ${what} skipped`, { channelId: channel.id, reason });
   for (const value of changesOf(payload)) {
     // A change for another phone number of the same app is not this channel's.
     if (value.metadata?.phone_number_id && value.metadata.phone_number_id !== config.phone_number_id) continue;
     const names = new Map<string, string>();
-    for (const c of listOf(value.contacts) as { wa_id?: unknown; profile?: { name?: unknown } }[]) if (isText(c?.wa_id) && isText(c?.profile?.name)) names.set(c.wa_id, c.profile.name);
+    for (const c of listOf(value.contacts) as { wa_id?: unknown; profile?: { name?: unknown } }[])
+      if (isText(c?.wa_id) && isText(c?.profile?.name)) names.set(c.wa_id, c.profile.name);
     for (const message of listOf(value.messages)) {
       if (!wellFormedMessage(message)) {
         skip('message', 'malformed');
         continue;
       }
       try {
-        const stored = await receiveMessage(db, ctx.config, channel.id, { from: message.from, content: contentOf(message), name: names.get(message.from), type: (message.type ?? 'text').slice(0, 32), providerMessageId: message.id });
+        const stored = await receiveMessage(db, ctx.config, channel.id, {
+          from: message.from,
+          content: contentOf(message),
+          name: names.get(message.from),
+          type: (message.type ?? 'text').slice(0, 32),
+          providerMessageId: message.id,
+        });
         if (stored) messages++;
       } catch (e) {
         // One unreadable sender, or a channel deleted meanwhile, must not make the provider resend the
@@ -171,7 +203,10 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
         skip('status', 'malformed or not reported');
         continue;
       }
-      const target = await db.message.findFirst({ where: { channel_id: channel.id, role: 'assistant', provider_message_id: status.id }, select: { id: true } });
+      const target = await db.message.findFirst({
+        where: { channel_id: channel.id, role: 'assistant', provider_message_id: status.id },
+        select: { id: true },
+      });
       if (!target) continue;
       await db.$transaction((tx) => advanceStatus(tx, ctx.config, target.id, { status: status.status, error: statusError(status) }));
       statuses++;

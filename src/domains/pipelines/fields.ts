@@ -10,14 +10,14 @@ import * as pipelines from './pipelines.js';
 import { savePipeline } from './save.js';
 import * as stages from './stages.js';
 
-
 // Groups
 
 builder.queryField('pipelineGroups', (t) =>
   t.prismaField({
     type: [PipelineGroup],
     extensions: listCount('pipeline_groups'),
-    description: 'Pipeline groups ordered by position (pipeline.view). Select `pipelines { nodes { stages } }` to load a whole board configuration at once.',
+    description:
+      'Pipeline groups ordered by position (pipeline.view). Select `pipelines { nodes { stages } }` to load a whole board configuration at once.',
     resolve: (query, _root, _args, ctx) => groups.listGroups(ctx, query),
   }),
 );
@@ -114,7 +114,10 @@ builder.mutationField('reorderPipelines', (t) =>
     args: {
       pipeline_id: t.arg({ type: 'UUID', required: true, description: 'The pipeline to move.' }),
       group_id: t.arg({ type: 'UUID', required: true, description: 'The destination group.' }),
-      before_pipeline_id: t.arg({ type: 'UUID', description: 'The pipeline of the destination group that should follow the moved one; omitted places it last.' }),
+      before_pipeline_id: t.arg({
+        type: 'UUID',
+        description: 'The pipeline of the destination group that should follow the moved one; omitted places it last.',
+      }),
     },
     resolve: (_root, args, ctx) => pipelines.reorderPipelines(ctx, args),
   }),
@@ -123,7 +126,8 @@ builder.mutationField('reorderPipelines', (t) =>
 builder.mutationField('deletePipeline', (t) =>
   t.field({
     type: Success,
-    description: 'Deletes a pipeline with its stages and deals, and the deals’ lines, tags, activities and history (pipeline.manage). Irreversible.',
+    description:
+      'Deletes a pipeline with its stages and deals, and the deals’ lines, tags, activities and history (pipeline.manage). Irreversible.',
     args: idArg('The pipeline.'),
     resolve: async (_root, args, ctx) => (await pipelines.deletePipeline(ctx, args.id), SUCCESS),
   }),

@@ -49,7 +49,9 @@ export async function deleteGroup(ctx: Context, id: string) {
       await requireGroup(db, id);
       const pipelineCount = await db.pipeline.count({ where: { group_id: id } });
       if (pipelineCount > 0) {
-        throw new AppError('CONFLICT', `O grupo possui ${pipelineCount} pipeline(s) e não pode ser excluído`, { pipeline_count: pipelineCount });
+        throw new AppError('CONFLICT', `O grupo possui ${pipelineCount} pipeline(s) e não pode ser excluído`, {
+          pipeline_count: pipelineCount,
+        });
       }
       await db.pipelineGroup.delete({ where: { id }, select: { id: true } });
       await compactGroups(db);

@@ -47,7 +47,13 @@ export async function createPipeline(ctx: Context, input: CreatePipelineInput, q
       select: { id: true },
     });
     await db.stage.createMany({
-      data: DEFAULT_STAGES.map((s, position) => ({ pipeline_id: pipeline.id, name: s.name, kind: s.kind, color: DEFAULT_STAGE_COLOR, position })),
+      data: DEFAULT_STAGES.map((s, position) => ({
+        pipeline_id: pipeline.id,
+        name: s.name,
+        kind: s.kind,
+        color: DEFAULT_STAGE_COLOR,
+        position,
+      })),
     });
     return pipeline.id;
   });

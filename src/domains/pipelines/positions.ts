@@ -29,7 +29,9 @@ export function layoutTransaction<T>(ctx: Context, work: (db: TenantTx) => Promi
 
 /** Serialises changes to the organisation's layout of groups and pipelines (their positions). */
 async function lockLayout(db: TenantTx) {
-  await db.$tenantQuery((tenant) => Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('funil.pipeline_layout:' || ${tenant}::text))::text AS locked`);
+  await db.$tenantQuery(
+    (tenant) => Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('funil.pipeline_layout:' || ${tenant}::text))::text AS locked`,
+  );
 }
 
 /** Locks the pipeline row for the rest of the transaction; false when it is not the organisation's. */
@@ -41,7 +43,11 @@ export function lockPipeline(db: TenantTx, pipelineId: string): Promise<boolean>
 // Reading in order, writing 0..n-1
 
 /** Stored order; ties (never expected) break by age, then id, so a compaction is deterministic. */
-export const BY_POSITION: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] = [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }];
+export const BY_POSITION: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] = [
+  { position: 'asc' },
+  { created_at: 'asc' },
+  { id: 'asc' },
+];
 
 export interface Ordered {
   id: string;
@@ -54,7 +60,8 @@ type PositionWriter = { update(args: { where: { id: string }; data: { position: 
 /** Gives each row its index in `ordered` as position, writing only the rows whose position changes. */
 export async function writePositions(db: TenantTx, model: Positioned, ordered: Ordered[]) {
   const rows = db[model] as unknown as PositionWriter;
-  for (const [i, row] of ordered.entries()) if (row.position !== i) await rows.update({ where: { id: row.id }, data: { position: i }, select: { id: true } });
+  for (const [i, row] of ordered.entries())
+    if (row.position !== i) await rows.update({ where: { id: row.id }, data: { position: i }, select: { id: true } });
 }
 
 /** `others` with the row `id` inserted at index `at`; position -1 makes sure the row is written. */
@@ -67,11 +74,19 @@ export function placeAt(others: Ordered[], at: number, id: string): Ordered[] {
 /** `rows` with `id` moved to index `to`, which must be 0..n-1 (400 otherwise). */
 export function moveTo(rows: Ordered[], id: string, to: number): Ordered[] {
   if (to > rows.length - 1) throw invalidField('position', `deve estar entre 0 e ${rows.length - 1}`);
-  return placeAt(rows.filter((r) => r.id !== id), to, id);
+  return placeAt(
+    rows.filter((r) => r.id !== id),
+    to,
+    id,
+  );
 }
 
 export function stagesInOrder(db: TenantTx, pipelineId: string) {
-  return db.stage.findMany({ where: { pipeline_id: pipelineId }, orderBy: BY_POSITION, select: { id: true, position: true, kind: true, name: true } });
+  return db.stage.findMany({
+    where: { pipeline_id: pipelineId },
+    orderBy: BY_POSITION,
+    select: { id: true, position: true, kind: true, name: true },
+  });
 }
 
 export function pipelinesInOrder(db: TenantTx, groupId: string, exceptId?: string) {

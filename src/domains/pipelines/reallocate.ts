@@ -25,11 +25,20 @@ export async function reallocateDeals(
   }
   const deals = await db.deal.findMany({ where: { stage_id: { in: fromStageIds } }, select: { id: true, stage_id: true } });
   if (!deals.length) return;
-  await db.deal.updateMany({ where: { id: { in: deals.map((d) => d.id) } }, data: { stage_id: target.id, ...stageState(target.kind, null, new Date()) } });
+  await db.deal.updateMany({
+    where: { id: { in: deals.map((d) => d.id) } },
+    data: { stage_id: target.id, ...stageState(target.kind, null, new Date()) },
+  });
   await recordDealChange(
     db,
     ctx,
     null,
-    deals.map((d) => ({ deal_id: d.id, type: transitionEvent(target.kind), from_stage_id: d.stage_id, to_stage_id: target.id, data: { reallocated: true } })),
+    deals.map((d) => ({
+      deal_id: d.id,
+      type: transitionEvent(target.kind),
+      from_stage_id: d.stage_id,
+      to_stage_id: target.id,
+      data: { reallocated: true },
+    })),
   );
 }

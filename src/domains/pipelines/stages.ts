@@ -11,7 +11,12 @@ import { reallocateDeals } from './reallocate.js';
 import { checkPosition, NAME_MAX, STAGES_MAX, stageColor } from './validate.js';
 import type { Selection } from '../common/types.js';
 
-export async function createStage(ctx: Context, pipelineId: string, input: { name: string; color?: string | null; kind?: StageKind | null }, query: Selection = {}) {
+export async function createStage(
+  ctx: Context,
+  pipelineId: string,
+  input: { name: string; color?: string | null; kind?: StageKind | null },
+  query: Selection = {},
+) {
   const name = requiredText('name', input.name, NAME_MAX);
   const color = input.color == null ? DEFAULT_STAGE_COLOR : stageColor(input.color);
   if (input.kind) throw invalidInput('Etapas de ganho ou perda não podem ser criadas: apenas etapas regulares podem ser adicionadas');
@@ -62,7 +67,8 @@ export async function updateStage(
  */
 export async function deleteStage(ctx: Context, id: string, targetStageId?: string | null) {
   requireTenant(ctx.viewer);
-  if (targetStageId && targetStageId.toLowerCase() === id.toLowerCase()) throw invalidInput('A etapa de destino deve ser diferente da etapa excluída');
+  if (targetStageId && targetStageId.toLowerCase() === id.toLowerCase())
+    throw invalidInput('A etapa de destino deve ser diferente da etapa excluída');
   try {
     await configTransaction(ctx, async (db) => {
       const stage = await lockedStage(db, id);
@@ -82,7 +88,11 @@ export async function deleteStage(ctx: Context, id: string, targetStageId?: stri
       }
       if (target) await reallocateDeals(db, ctx, [id], target, dealCount);
       await db.stage.delete({ where: { id }, select: { id: true } });
-      await writePositions(db, 'stage', stages.filter((s) => s.id !== id));
+      await writePositions(
+        db,
+        'stage',
+        stages.filter((s) => s.id !== id),
+      );
     });
   } catch (e) {
     throw stageInUse(e);

@@ -62,16 +62,21 @@ export const PipelineGroup = builder.prismaObject('PipelineGroup', {
 
 /** A stage of the transactional save (`PUT /backend/pipelines/{id}`): its place in the array is its position. */
 export const ConfigStageInput = builder.inputType('ConfigStage', {
-  description: 'A stage in a pipeline save. With `id` it updates that stage; without, it creates a regular stage. The array order is the board order.',
+  description:
+    'A stage in a pipeline save. With `id` it updates that stage; without, it creates a regular stage. The array order is the board order.',
   fields: (t) => ({
     id: t.field({ type: 'UUID', description: 'An existing stage of this pipeline; omit to create a stage.' }),
     name: t.string({ required: true, description: 'Column title.' }),
-    color: t.string({ description: 'HSL triple "H S% L%". New stages default to `215 16% 47%`; omitted on an existing stage keeps its color.' }),
+    color: t.string({
+      description: 'HSL triple "H S% L%". New stages default to `215 16% 47%`; omitted on an existing stage keeps its color.',
+    }),
     kind: t.field({
       type: StageKindEnum,
       description: 'Ignored for existing stages (their kind never changes). A new stage can only be regular: won or lost is refused.',
     }),
-    position: t.int({ description: 'Ignored: the order of the array defines positions. Accepted so stages read from the API can be sent back.' }),
+    position: t.int({
+      description: 'Ignored: the order of the array defines positions. Accepted so stages read from the API can be sent back.',
+    }),
     pipeline_id: t.field({ type: 'UUID', description: 'Ignored. Accepted so stages read from the API can be sent back.' }),
   }),
 });
@@ -84,7 +89,8 @@ export const PipelineListing = builder.objectRef<Record<string, never>>('Pipelin
       type: [PipelineGroup],
       extensions: listCount('pipeline_groups'),
       description: 'Groups ordered by position.',
-      resolve: (query, _root, _args, ctx) => ctx.db.pipelineGroup.findMany({ ...query, orderBy: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] }),
+      resolve: (query, _root, _args, ctx) =>
+        ctx.db.pipelineGroup.findMany({ ...query, orderBy: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] }),
     }),
     pipelines: t.prismaField({
       type: [Pipeline],

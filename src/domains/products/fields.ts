@@ -7,13 +7,13 @@ import { SUCCESS, Success } from '../common/types.js';
 import { Product } from './types.js';
 import * as products from './service.js';
 
-
 builder.queryField('products', (t) =>
   t.prismaField({
     type: [Product],
     extensions: listCount('products'),
-    
-    description: 'The organisation’s product catalog, by name (pipeline.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
+
+    description:
+      'The organisation’s product catalog, by name (pipeline.view); with `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
     args: syncArrayArgs,
     resolve: (query, _root, args, ctx) => products.listProducts(ctx, args, query),
   }),
@@ -47,7 +47,8 @@ builder.mutationField('updateProduct', (t) =>
 builder.mutationField('deleteProduct', (t) =>
   t.field({
     type: Success,
-    description: 'Deletes a product (pipeline.products.manage). Its deal lines become one-off lines (custom, no product_id) with the same name and price; totals do not change.',
+    description:
+      'Deletes a product (pipeline.products.manage). Its deal lines become one-off lines (custom, no product_id) with the same name and price; totals do not change.',
     args: idArg('The product.'),
     resolve: async (_root, args, ctx) => (await products.deleteProduct(ctx, args.id), SUCCESS),
   }),

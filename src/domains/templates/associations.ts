@@ -22,7 +22,11 @@ function nonNegative(field: string, value: number): number {
 /** Associations of one cadence (or of the organisation), by cadence, step and message. */
 export function listAssociations(ctx: Context, args: { cadence_id?: string | null }, query: Selection = {}) {
   const where = args.cadence_id != null ? { cadence_id: args.cadence_id } : {};
-  return ctx.db.cadenceAssociation.findMany({ ...query, where, orderBy: [{ cadence_id: 'asc' }, { step_index: 'asc' }, { message_index: 'asc' }] });
+  return ctx.db.cadenceAssociation.findMany({
+    ...query,
+    where,
+    orderBy: [{ cadence_id: 'asc' }, { step_index: 'asc' }, { message_index: 'asc' }],
+  });
 }
 
 export async function createAssociation(ctx: Context, input: AssociationInput, query: Selection = {}) {
@@ -70,8 +74,14 @@ export async function deleteAssociation(ctx: Context, id: string) {
 /** The association's message for a lead: the template's body with its placeholders filled (render.ts). */
 export async function previewAssociation(ctx: Context, id: string, leadId: string): Promise<{ text: string }> {
   const [association, lead] = await Promise.all([
-    ctx.db.cadenceAssociation.findUnique({ where: { id }, select: { parameter_mapping: true, template: { select: { components: true } } } }),
-    ctx.db.lead.findUnique({ where: { id: leadId }, select: { name: true, surname: true, phone: true, company: true, custom_fields: true } }),
+    ctx.db.cadenceAssociation.findUnique({
+      where: { id },
+      select: { parameter_mapping: true, template: { select: { components: true } } },
+    }),
+    ctx.db.lead.findUnique({
+      where: { id: leadId },
+      select: { name: true, surname: true, phone: true, company: true, custom_fields: true },
+    }),
   ]);
   if (!association) throw notFound('Associação');
   if (!lead) throw notFound('Lead');

@@ -9,14 +9,24 @@ import * as associations from './associations.js';
 import * as cadences from './cadences.js';
 import { syncTemplates } from './sync.js';
 import * as templates from './templates.js';
-import { Cadence, CadenceAssociation, Template, TemplateCategory, TemplatePreview, TemplateStatus, TemplateSyncItem, TemplateSyncResult } from './types.js';
+import {
+  Cadence,
+  CadenceAssociation,
+  Template,
+  TemplateCategory,
+  TemplatePreview,
+  TemplateStatus,
+  TemplateSyncItem,
+  TemplateSyncResult,
+} from './types.js';
 
 builder.queryField('templates', (t) =>
   t.prismaField({
     type: [Template],
     extensions: listCount('templates'),
-    
-    description: 'Templates of the organisation, by name and language; every filter given must match. With `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
+
+    description:
+      'Templates of the organisation, by name and language; every filter given must match. With `updated_since` or `cursor`, a sync page: by updated_at, id ascending.',
     args: {
       ...syncArrayArgs,
       provider_app_id: t.arg.string({ description: 'Only templates of this provider app.' }),
@@ -63,7 +73,7 @@ builder.queryField('cadences', (t) =>
   t.prismaField({
     type: [Cadence],
     extensions: listCount('cadences'),
-    
+
     description: 'Cadences of the organisation, oldest first.',
     resolve: (query, _root, _args, ctx) => cadences.listCadences(ctx, query),
   }),
@@ -82,7 +92,7 @@ builder.queryField('cadenceAssociations', (t) =>
   t.prismaField({
     type: [CadenceAssociation],
     extensions: listCount('cadence_associations', (args) => ({ cadence_id: args.cadence_id })),
-    
+
     description: 'Cadence associations by cadence, step and message.',
     args: { cadence_id: t.arg({ type: 'UUID', description: 'Only this cadence’s associations; without it, all of the organisation.' }) },
     resolve: (query, _root, args, ctx) => associations.listAssociations(ctx, args, query),
@@ -95,7 +105,8 @@ const mappingDescription =
 builder.mutationField('createCadenceAssociation', (t) =>
   t.prismaField({
     type: CadenceAssociation,
-    description: 'Makes a cadence step’s message send a template (owner/admin). The template must be APPROVED; one template per step and message.',
+    description:
+      'Makes a cadence step’s message send a template (owner/admin). The template must be APPROVED; one template per step and message.',
     args: {
       cadence_id: t.arg({ type: 'UUID', required: true, description: 'A cadence of the organisation.' }),
       step_index: t.arg.int({ required: true, description: 'The cadence step (0 or more).' }),
@@ -111,7 +122,10 @@ builder.mutationField('updateCadenceAssociationParams', (t) =>
   t.prismaField({
     type: CadenceAssociation,
     description: 'Replaces an association’s parameter_mapping (owner/admin).',
-    args: { ...idArg('The association.'), parameter_mapping: t.arg({ type: 'JSONObject', required: true, description: mappingDescription }) },
+    args: {
+      ...idArg('The association.'),
+      parameter_mapping: t.arg({ type: 'JSONObject', required: true, description: mappingDescription }),
+    },
     resolve: (query, _root, args, ctx) => associations.updateAssociationParams(ctx, args.id, args.parameter_mapping, query),
   }),
 );
@@ -128,7 +142,8 @@ builder.mutationField('deleteCadenceAssociation', (t) =>
 builder.queryField('previewCadenceAssociation', (t) =>
   t.field({
     type: TemplatePreview,
-    description: 'The association’s message as a lead would receive it: the template’s body with each placeholder filled from parameter_mapping (a missing custom field is empty; an unmapped placeholder stays as written).',
+    description:
+      'The association’s message as a lead would receive it: the template’s body with each placeholder filled from parameter_mapping (a missing custom field is empty; an unmapped placeholder stays as written).',
     args: { ...idArg('The association.'), lead_id: t.arg({ type: 'UUID', required: true, description: 'A lead of the organisation.' }) },
     resolve: (_root, args, ctx) => associations.previewAssociation(ctx, args.id, args.lead_id),
   }),

@@ -39,7 +39,11 @@ function replaceBounded(text: string, pattern: RegExp, replace: (token: string, 
 }
 
 const LEAD_VARIABLES: Record<string, (lead: LeadForRender) => string> = {
-  LEAD_NAME: (lead) => [lead.name, lead.surname ?? ''].map((s) => s.trim()).filter(Boolean).join(' '),
+  LEAD_NAME: (lead) =>
+    [lead.name, lead.surname ?? '']
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .join(' '),
   LEAD_FIRSTNAME: (lead) => lead.name.trim().split(/\s+/)[0] ?? '',
   LEAD_NUMBER: (lead) => lead.phone,
   COMPANY_NAME: (lead) => lead.company ?? '',
@@ -74,7 +78,9 @@ export function placeholdersOf(components: unknown): string[] {
 function texts(components: unknown, type?: string): string[] {
   if (!Array.isArray(components)) return [];
   return components
-    .filter((c): c is { type?: unknown; text: string } => !!c && typeof c === 'object' && typeof (c as { text?: unknown }).text === 'string')
+    .filter(
+      (c): c is { type?: unknown; text: string } => !!c && typeof c === 'object' && typeof (c as { text?: unknown }).text === 'string',
+    )
     .filter((c) => type === undefined || (typeof c.type === 'string' && c.type.toUpperCase() === type))
     .map((c) => c.text);
 }

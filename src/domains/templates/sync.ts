@@ -74,11 +74,15 @@ function validRows(templates: SyncItem[]): SyncRow[] {
   return rows;
 }
 
-export async function syncTemplates(ctx: Context, input: { app_id: string; templates: SyncItem[] }): Promise<{ synced_count: number; app_id: string }> {
+export async function syncTemplates(
+  ctx: Context,
+  input: { app_id: string; templates: SyncItem[] },
+): Promise<{ synced_count: number; app_id: string }> {
   const appId = requiredText('app_id', input.app_id, 255);
   const rows = validRows(input.templates);
   if (!rows.length) return { synced_count: 0, app_id: appId };
-  const [{ n }] = await ctx.db.$tenantQuery<{ n: number }[]>((tenant) => Prisma.sql`
+  const [{ n }] = await ctx.db.$tenantQuery<{ n: number }[]>(
+    (tenant) => Prisma.sql`
     WITH synced AS (
       INSERT INTO templates (tenant_id, provider_app_id, template_name, language, template_id, status, category, components, last_synced_at)
       SELECT ${tenant}, ${appId}, t.template_name, t.language, t.template_id, t.status::"TemplateStatus", t.category::"TemplateCategory", t.components, now()
@@ -89,6 +93,7 @@ export async function syncTemplates(ctx: Context, input: { app_id: string; templ
             components = EXCLUDED.components, last_synced_at = EXCLUDED.last_synced_at
       RETURNING 1
     )
-    SELECT count(*)::int AS n FROM synced`);
+    SELECT count(*)::int AS n FROM synced`,
+  );
   return { synced_count: Number(n), app_id: appId };
 }

@@ -24,7 +24,13 @@ export function listTemplates(ctx: Context, filters: TemplateFilters & SyncArray
     'templates',
     filters,
     () => ctx.db.template.findMany({ ...query, where, orderBy: [{ template_name: 'asc' }, { language: 'asc' }, { id: 'asc' }] }),
-    (sync, take) => ctx.db.template.findMany({ ...withSyncKeys(query), where: { AND: [where, sync as Prisma.TemplateWhereInput] }, orderBy: SYNC_ORDER, take }),
+    (sync, take) =>
+      ctx.db.template.findMany({
+        ...withSyncKeys(query),
+        where: { AND: [where, sync as Prisma.TemplateWhereInput] },
+        orderBy: SYNC_ORDER,
+        take,
+      }),
   );
 }
 

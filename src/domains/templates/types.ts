@@ -5,7 +5,8 @@ import { builder, GRAPH_ONLY } from '../../schema/builder.js';
 import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './sync.js';
 
 export const TemplateStatus = builder.enumType('TemplateStatus', {
-  description: 'Review status reported by the provider: APPROVED, PENDING or REJECTED. Only APPROVED templates can be associated with a cadence.',
+  description:
+    'Review status reported by the provider: APPROVED, PENDING or REJECTED. Only APPROVED templates can be associated with a cadence.',
   values: TEMPLATE_STATUSES,
 });
 
@@ -35,7 +36,10 @@ export const Template = builder.prismaObject('Template', {
       resolve: (template) => template.components as Record<string, unknown>[],
     }),
     last_synced_at: t.expose('last_synced_at', { type: 'DateTime', description: 'When a sync last created or updated it.' }),
-    updated_at: t.expose('updated_at', { type: 'DateTime', description: 'Its last change (a sync, an edit): what `updated_since` compares.' }),
+    updated_at: t.expose('updated_at', {
+      type: 'DateTime',
+      description: 'Its last change (a sync, an edit): what `updated_since` compares.',
+    }),
     associations: t.relatedConnection('associations', {
       cursor: 'id',
       extensions: GRAPH_ONLY,
@@ -89,7 +93,8 @@ export const CadenceAssociation = builder.prismaObject('CadenceAssociation', {
     template_id: t.expose('template_id', { type: 'UUID' }),
     parameter_mapping: t.field({
       type: 'JSONObject',
-      description: 'Placeholder number ("1", "2"…) → literal text or variables: {{LEAD_NAME}}, {{LEAD_FIRSTNAME}}, {{LEAD_NUMBER}}, {{COMPANY_NAME}}, {{LEAD_FIELD_<key>}}.',
+      description:
+        'Placeholder number ("1", "2"…) → literal text or variables: {{LEAD_NAME}}, {{LEAD_FIRSTNAME}}, {{LEAD_NUMBER}}, {{COMPANY_NAME}}, {{LEAD_FIELD_<key>}}.',
       select: { parameter_mapping: true },
       resolve: (association) => association.parameter_mapping as Record<string, unknown>,
     }),
@@ -122,6 +127,10 @@ export const TemplateSyncItem = builder.inputType('TemplateSyncItem', {
     language: t.string({ required: true, description: 'Language code, e.g. pt_BR.' }),
     status: t.string({ required: true, description: 'APPROVED, PENDING or REJECTED; anything else refuses the whole sync.' }),
     category: t.string({ required: true, description: 'MARKETING, UTILITY or AUTHENTICATION; anything else refuses the whole sync.' }),
-    components: t.field({ type: ['JSONObject'], required: true, description: 'Components, each with a `type` and optionally a `text`; stored as sent.' }),
+    components: t.field({
+      type: ['JSONObject'],
+      required: true,
+      description: 'Components, each with a `type` and optionally a `text`; stored as sent.',
+    }),
   }),
 });

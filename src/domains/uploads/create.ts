@@ -49,7 +49,9 @@ export async function recordUpload(ctx: Context, file: IncomingFile, input: Uplo
       data: { storage_key: file.key, filename, file_type: fileType, mime_type: mimeType, size: file.size, folder },
     });
   } catch (error) {
-    await ctx.storage.delete(file.key).catch((e) => log.error('could not remove the file of a failed upload', { key: file.key, error: String(e) }));
+    await ctx.storage
+      .delete(file.key)
+      .catch((e) => log.error('could not remove the file of a failed upload', { key: file.key, error: String(e) }));
     throw error;
   }
 }

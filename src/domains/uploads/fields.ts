@@ -11,14 +11,19 @@ import { cleanupUploads, deleteUpload, getUpload, listUploads, setUploadStatus }
 import { Upload, UploadCleanup, UploadFileTypeEnum, UploadStatusEnum } from './types.js';
 
 builder.queryField('upload', (t) =>
-  t.prismaField({ type: Upload, description: 'One upload.', args: idArg('The upload.'), resolve: (query, _root, args, ctx) => getUpload(ctx, args.id, query) }),
+  t.prismaField({
+    type: Upload,
+    description: 'One upload.',
+    args: idArg('The upload.'),
+    resolve: (query, _root, args, ctx) => getUpload(ctx, args.id, query),
+  }),
 );
 
 builder.queryField('uploads', (t) =>
   t.prismaField({
     type: [Upload],
     extensions: listCount('uploads'),
-    
+
     description: 'The organisation’s uploads, in creation order.',
     args: { tenant_id: t.arg({ type: 'UUID', description: 'The caller’s organisation (default); another organisation is not found.' }) },
     resolve: (query, _root, args, ctx) => listUploads(ctx, args.tenant_id, query),

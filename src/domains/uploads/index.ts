@@ -10,7 +10,13 @@ import './fields.js';
 export const uploadsDomain = defineDomain({
   name: 'uploads',
   description: 'Files: multipart uploads, their records, and the public media proxy that serves them. Bare style.',
-  permissions: [{ name: 'uploads.manage', roles: ['owner', 'admin'], description: 'Clean up pending uploads and list every upload of the organisation.' }],
+  permissions: [
+    {
+      name: 'uploads.manage',
+      roles: ['owner', 'admin'],
+      description: 'Clean up pending uploads and list every upload of the organisation.',
+    },
+  ],
   queues: [uploadCleanupQueue],
   storedFiles: [{ table: 'uploads', key: 'storage_key', contentType: 'mime_type' }],
   // In the background: the sweep may take a while on a large store.
@@ -24,13 +30,46 @@ export const uploadsDomain = defineDomain({
       style: 'bare',
       access: 'member',
       summary: 'Upload a file (multipart: file, type, folder)',
-      openapi: { like: 'Mutation.uploadFile', description: 'multipart/form-data, streamed: the file goes to storage as it arrives; past 10 MB the answer is 413 at once and nothing is kept.' },
+      openapi: {
+        like: 'Mutation.uploadFile',
+        description:
+          'multipart/form-data, streamed: the file goes to storage as it arrives; past 10 MB the answer is 413 at once and nothing is kept.',
+      },
     },
-    { method: 'POST', path: '/uploads/cleanup', field: 'Mutation.cleanupUploads', style: 'bare', query: ['hours'], access: 'uploads.manage', summary: 'Delete PENDING uploads older than hours' },
-    { method: 'GET', path: '/uploads/tenant/:tenant_id', field: 'Query.uploads', style: 'bare', access: 'uploads.manage', summary: 'List the organisation’s uploads' },
+    {
+      method: 'POST',
+      path: '/uploads/cleanup',
+      field: 'Mutation.cleanupUploads',
+      style: 'bare',
+      query: ['hours'],
+      access: 'uploads.manage',
+      summary: 'Delete PENDING uploads older than hours',
+    },
+    {
+      method: 'GET',
+      path: '/uploads/tenant/:tenant_id',
+      field: 'Query.uploads',
+      style: 'bare',
+      access: 'uploads.manage',
+      summary: 'List the organisation’s uploads',
+    },
     { method: 'GET', path: '/uploads/:id', field: 'Query.upload', style: 'bare', access: 'member', summary: 'Get an upload' },
-    { method: 'PUT', path: '/uploads/:id/status', field: 'Mutation.updateUploadStatus', style: 'bare', access: 'member', summary: 'Set an upload’s status' },
-    { method: 'DELETE', path: '/uploads/:id', field: 'Mutation.deleteUpload', style: 'bare', access: 'member', summary: 'Delete an upload and its file' },
+    {
+      method: 'PUT',
+      path: '/uploads/:id/status',
+      field: 'Mutation.updateUploadStatus',
+      style: 'bare',
+      access: 'member',
+      summary: 'Set an upload’s status',
+    },
+    {
+      method: 'DELETE',
+      path: '/uploads/:id',
+      field: 'Mutation.deleteUpload',
+      style: 'bare',
+      access: 'member',
+      summary: 'Delete an upload and its file',
+    },
     {
       method: 'GET',
       path: `${MEDIA_PROXY_PATH}/*`,

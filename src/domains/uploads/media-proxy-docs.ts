@@ -20,10 +20,29 @@ export const MEDIA_PROXY_DOCS: RouteDocs = {
     'Types a browser would run (HTML, SVG, XML, scripts) are sent as `application/octet-stream` with `Content-Disposition: attachment`. ' +
     'HEAD answers the same headers without the body. Conditional requests (`If-None-Match`, `If-Modified-Since`) answer 304; one byte range (`Range: bytes=0-1023`, `bytes=-500`) answers 206.',
   parameters: [
-    { name: 'Range', in: 'header', required: false, description: 'One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges or a malformed header get the whole file.', schema: text, example: 'bytes=0-1023' },
-    { name: 'If-Range', in: 'header', required: false, description: 'The ETag or Last-Modified the client holds: the range is honoured only if the file still matches.', schema: text },
+    {
+      name: 'Range',
+      in: 'header',
+      required: false,
+      description: 'One byte range, e.g. `bytes=0-1023` or `bytes=-500`; several ranges or a malformed header get the whole file.',
+      schema: text,
+      example: 'bytes=0-1023',
+    },
+    {
+      name: 'If-Range',
+      in: 'header',
+      required: false,
+      description: 'The ETag or Last-Modified the client holds: the range is honoured only if the file still matches.',
+      schema: text,
+    },
     { name: 'If-None-Match', in: 'header', required: false, description: 'ETags the client holds: 304 when one matches.', schema: text },
-    { name: 'If-Modified-Since', in: 'header', required: false, description: 'An HTTP date: 304 when the file is not newer (ignored with `If-None-Match`).', schema: text },
+    {
+      name: 'If-Modified-Since',
+      in: 'header',
+      required: false,
+      description: 'An HTTP date: 304 when the file is not newer (ignored with `If-None-Match`).',
+      schema: text,
+    },
   ],
   responses: {
     200: {
@@ -33,7 +52,11 @@ export const MEDIA_PROXY_DOCS: RouteDocs = {
     },
     206: {
       description: 'The byte range asked for.',
-      headers: { ...FILE_HEADERS, 'Content-Range': header('`bytes start-end/size`.'), 'Content-Length': header('Bytes in this part.', { type: 'integer' }) },
+      headers: {
+        ...FILE_HEADERS,
+        'Content-Range': header('`bytes start-end/size`.'),
+        'Content-Length': header('Bytes in this part.', { type: 'integer' }),
+      },
       content: binary,
     },
     304: { description: 'Not modified: the copy the client holds is current. No body.', headers: FILE_HEADERS },

@@ -4,4 +4,5 @@ import type { Config } from '../../config.js';
 
 export const MEDIA_PROXY_PATH = '/media/proxy';
 
-export const mediaUrl = (config: Pick<Config, 'publicBaseUrl'>, storageKey: string) => `${config.publicBaseUrl}${MEDIA_PROXY_PATH}/${storageKey}`;
+export const mediaUrl = (config: Pick<Config, 'publicBaseUrl'>, storageKey: string) =>
+  `${config.publicBaseUrl}${MEDIA_PROXY_PATH}/${storageKey}`;

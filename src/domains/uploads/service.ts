@@ -65,7 +65,8 @@ export function cleanupExpiredUploads(prisma: PrismaClient, storage: FileStorage
 
 function cleanupHours(hours: number | null | undefined): number {
   if (hours == null) return DEFAULT_CLEANUP_HOURS;
-  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_CLEANUP_HOURS) throw invalidParameter('hours', `deve ser um inteiro entre 0 e ${MAX_CLEANUP_HOURS}`);
+  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_CLEANUP_HOURS)
+    throw invalidParameter('hours', `deve ser um inteiro entre 0 e ${MAX_CLEANUP_HOURS}`);
   return hours;
 }
 
@@ -90,7 +91,10 @@ async function deleteExpired(storage: FileStorage, deleteBatch: (limit: number) 
   let total = 0;
   for (;;) {
     const rows = await deleteBatch(CLEANUP_BATCH);
-    await removeFiles(storage, rows.map((r) => r.storage_key));
+    await removeFiles(
+      storage,
+      rows.map((r) => r.storage_key),
+    );
     total += rows.length;
     if (rows.length < CLEANUP_BATCH) return total;
   }

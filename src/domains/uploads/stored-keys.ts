@@ -10,7 +10,9 @@ import { storedFileColumns } from '../../storage/stored-file-columns.js';
 export async function recordedKeys(prisma: PrismaClient, keys: string[]): Promise<Set<string>> {
   if (!keys.length) return new Set();
   const list = Prisma.join(keys);
-  const selects = storedFileColumns().map(({ table, key }) => Prisma.sql`SELECT ${Prisma.raw(key)} AS key FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(key)} IN (${list})`);
+  const selects = storedFileColumns().map(
+    ({ table, key }) => Prisma.sql`SELECT ${Prisma.raw(key)} AS key FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(key)} IN (${list})`,
+  );
   const rows = await prisma.$queryRaw<{ key: string }[]>(Prisma.join(selects, ' UNION ALL '));
   return new Set(rows.map((r) => r.key));
 }
@@ -21,7 +23,10 @@ let contentTypeSql: string | undefined;
 const contentTypeStatement = () =>
   (contentTypeSql ??=
     storedFileColumns()
-      .map(({ table, key, contentType }) => `SELECT ${contentType} AS mime_type FROM ${table} WHERE ${key} = $1 AND ${contentType} IS NOT NULL`)
+      .map(
+        ({ table, key, contentType }) =>
+          `SELECT ${contentType} AS mime_type FROM ${table} WHERE ${key} = $1 AND ${contentType} IS NOT NULL`,
+      )
       .join(' UNION ALL ') + ' LIMIT 1');
 
 /**

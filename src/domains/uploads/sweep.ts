@@ -12,7 +12,11 @@ import { recordedKeys } from './stored-keys.js';
 export const SWEEP_GRACE_MS = 10 * 60_000;
 const BATCH = 500;
 
-export async function sweepOrphanFiles(prisma: PrismaClient, storage: FileStorage, { graceMs = SWEEP_GRACE_MS } = {}): Promise<{ orphans: number; partials: number }> {
+export async function sweepOrphanFiles(
+  prisma: PrismaClient,
+  storage: FileStorage,
+  { graceMs = SWEEP_GRACE_MS } = {},
+): Promise<{ orphans: number; partials: number }> {
   const before = new Date(Date.now() - graceMs);
   const partials = await storage.removeStalePartials(before);
   let orphans = 0;

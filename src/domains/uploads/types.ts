@@ -28,7 +28,10 @@ export const Upload = builder.prismaObject('Upload', {
     mime_type: t.exposeString('mime_type', { description: 'Judged from the content, not from the name or the declared type.' }),
     size: t.exposeInt('size', { description: 'Bytes.' }),
     status: t.expose('status', { type: UploadStatusEnum }),
-    folder: t.exposeString('folder', { nullable: true, description: 'The label given at upload, if any (not a location: the file_url does not depend on it).' }),
+    folder: t.exposeString('folder', {
+      nullable: true,
+      description: 'The label given at upload, if any (not a location: the file_url does not depend on it).',
+    }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),
   }),

@@ -93,7 +93,8 @@ function outcomeOf(status: number, retryAfter: string | string[] | undefined): O
   if (status >= 200 && status < 300) return { ok: true, status };
   if (status >= 300 && status < 400) return { ok: false, status, error: `Redirecionamento não seguido (HTTP ${status})` };
   if (status === 410) return { ok: false, status, error: 'O receptor respondeu HTTP 410 (Gone)', disable: true };
-  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) : undefined;
+  const retryAfterMs =
+    status === 429 || status === 503 ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) : undefined;
   return { ok: false, status, error: `O receptor respondeu HTTP ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
 

@@ -28,7 +28,12 @@ builder.queryField('webhookEventTypes', (t) =>
 );
 
 builder.queryField('webhook', (t) =>
-  t.prismaField({ type: Webhook, args: idArg('The webhook.'), description: 'One webhook (Owner/Admin).', resolve: (query, _, args, ctx) => webhooks.getWebhook(ctx, args.id, query) }),
+  t.prismaField({
+    type: Webhook,
+    args: idArg('The webhook.'),
+    description: 'One webhook (Owner/Admin).',
+    resolve: (query, _, args, ctx) => webhooks.getWebhook(ctx, args.id, query),
+  }),
 );
 
 builder.queryField('webhookDeliveries', (t) =>
@@ -49,7 +54,10 @@ builder.mutationField('createWebhook', (t) =>
     type: CreatedWebhook,
     description: 'Registers a webhook (Owner/Admin). The answer carries its signing secret, once.',
     args: {
-      url: t.arg.string({ required: true, description: 'https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS).' }),
+      url: t.arg.string({
+        required: true,
+        description: 'https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS).',
+      }),
       events: t.arg.stringList({ required: true, description: eventsDescription() }),
       active: t.arg.boolean({ description: 'Default true.' }),
     },
@@ -91,7 +99,8 @@ builder.mutationField('regenerateWebhookSecret', (t) =>
 builder.mutationField('redeliverWebhookDelivery', (t) =>
   t.field({
     type: Redelivery,
-    description: 'Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin). Answers with the new delivery’s id.',
+    description:
+      'Queues the delivery’s event to its webhook again: a new attempt with the same webhook-id (Owner/Admin). Answers with the new delivery’s id.',
     args: { ...idArg('The webhook.'), delivery_id: t.arg({ type: 'UUID', required: true, description: 'A delivery of that webhook.' }) },
     resolve: async (_, args, ctx) => ({ delivery_id: await webhooks.redeliver(ctx, args.id, args.delivery_id) }),
   }),
@@ -102,6 +111,7 @@ builder.mutationField('testWebhook', (t) =>
     type: WebhookDelivery,
     description: 'Sends a signed `webhook.test` event to the webhook now and answers with its delivery (Owner/Admin).',
     args: idArg('The webhook.'),
-    resolve: async (query, _, args, ctx) => ctx.db.webhookDelivery.findUniqueOrThrow({ ...query, where: { id: await webhooks.sendTestEvent(ctx, args.id) } }),
+    resolve: async (query, _, args, ctx) =>
+      ctx.db.webhookDelivery.findUniqueOrThrow({ ...query, where: { id: await webhooks.sendTestEvent(ctx, args.id) } }),
   }),
 );

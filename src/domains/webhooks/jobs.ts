@@ -69,7 +69,12 @@ export const dispatchQueue = ({ db, config }: QueueDeps) => {
       size: DISPATCH_BATCH,
       handler: async (jobs) => {
         const events = jobs.map(({ payload }) => payload);
-        await db.sql.query(FAN_OUT, [events.map((e) => e.event_id), events.map((e) => e.tenant_id ?? null), DELIVER_QUEUE, schedule[0] ?? 0]);
+        await db.sql.query(FAN_OUT, [
+          events.map((e) => e.event_id),
+          events.map((e) => e.tenant_id ?? null),
+          DELIVER_QUEUE,
+          schedule[0] ?? 0,
+        ]);
         return jobs.map(() => 'done' as const);
       },
     },
@@ -90,7 +95,10 @@ export const deliveryQueue = ({ db, config }: QueueDeps) => {
     // A slow or dead receiver holds at most DELIVERIES_PER_WEBHOOK slots (batches, each sending one
     // attempt at a time), in all processes; the other hooks' deliveries are claimed in turns beside it.
     fairness: { key: 'webhook_id', perKey: DELIVERIES_PER_WEBHOOK },
-    batch: { size: DELIVERY_BATCH, handler: (jobs, signal) => deliverBatch(db.sql, jobs, signal, { schedule, allowPrivate: config.webhookAllowPrivateUrls }) },
+    batch: {
+      size: DELIVERY_BATCH,
+      handler: (jobs, signal) => deliverBatch(db.sql, jobs, signal, { schedule, allowPrivate: config.webhookAllowPrivateUrls }),
+    },
   });
 };
 
@@ -119,7 +127,11 @@ async function deliverBatch(
   options: { schedule: readonly number[]; allowPrivate: boolean },
 ): Promise<BatchOutcome[]> {
   const payloads = jobs.map((j) => j.payload);
-  const rows = await sql.query<Target & { n: number }>(TARGETS, [payloads.map((p) => p.tenant_id), payloads.map((p) => p.webhook_id), payloads.map((p) => p.event_id)]);
+  const rows = await sql.query<Target & { n: number }>(TARGETS, [
+    payloads.map((p) => p.tenant_id),
+    payloads.map((p) => p.webhook_id),
+    payloads.map((p) => p.event_id),
+  ]);
   const targets = new Map(rows.map((row) => [row.n - 1, row]));
   const outcomes: BatchOutcome[] = [];
   const attempts: Attempt[] = [];
@@ -149,7 +161,9 @@ async function deliverBatch(
     } else {
       const delayMs = nextAttemptDelay(job.attempt, options.schedule, result.retryAfterMs);
       attempts.push({ ...attempt, status: delayMs === null ? 'failed' : 'retrying', delayMs });
-      outcomes.push(delayMs === null ? new FailJob(result.error ?? 'falha na entrega') : new RetryJob(result.error ?? 'falha na entrega', delayMs));
+      outcomes.push(
+        delayMs === null ? new FailJob(result.error ?? 'falha na entrega') : new RetryJob(result.error ?? 'falha na entrega', delayMs),
+      );
     }
   }
   await logAttempts(sql, attempts);
@@ -209,12 +223,24 @@ type HookSecrets = Pick<Webhook, 'url' | 'secret' | 'previous_secret' | 'previou
  * One signed POST of an event to a hook (both secrets during a regeneration's grace window). The body's
  * timestamp is the event's, so every attempt sends the same bytes.
  */
-function sendEvent(hook: HookSecrets, event: Pick<Event, 'type' | 'created_at' | 'data'> & { id: string; hook: string }, allowPrivate: boolean): Promise<DeliveryResult> {
+function sendEvent(
+  hook: HookSecrets,
+  event: Pick<Event, 'type' | 'created_at' | 'data'> & { id: string; hook: string },
+  allowPrivate: boolean,
+): Promise<DeliveryResult> {
   const now = Date.now();
   const secrets = [hook.secret];
-  if (hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at.getTime() > now) secrets.push(hook.previous_secret);
+  if (hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at.getTime() > now)
+    secrets.push(hook.previous_secret);
   const body = JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
-  return attemptDelivery({ url: hook.url, msgId: messageId(event.id, event.hook), timestamp: Math.floor(now / 1000), body, secrets, allowPrivate });
+  return attemptDelivery({
+    url: hook.url,
+    msgId: messageId(event.id, event.hook),
+    timestamp: Math.floor(now / 1000),
+    body,
+    secrets,
+    allowPrivate,
+  });
 }
 
 /**

@@ -18,7 +18,8 @@ export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 function eventKinds(events: string[] | null | undefined): string[] {
   if (!events?.length) throw invalidField('events', `deve listar ao menos um tipo de evento (${subscribableEventTypes().join(', ')})`);
   const unknown = events.filter((e) => !isEventType(e));
-  if (unknown.length) throw invalidField('events', `tem tipos desconhecidos: ${unknown.join(', ')}. Tipos aceitos: ${subscribableEventTypes().join(', ')}`);
+  if (unknown.length)
+    throw invalidField('events', `tem tipos desconhecidos: ${unknown.join(', ')}. Tipos aceitos: ${subscribableEventTypes().join(', ')}`);
   return [...new Set(events)];
 }
 
@@ -56,7 +57,12 @@ export async function getWebhook(ctx: Context, id: string, query: Selection = {}
 }
 
 /** `url`, `events` and `active`; omitted fields are unchanged. Deactivating drops the pending deliveries. */
-export async function updateWebhook(ctx: Context, id: string, input: { url?: string | null; events?: string[] | null; active?: boolean | null }, query: Selection = {}) {
+export async function updateWebhook(
+  ctx: Context,
+  id: string,
+  input: { url?: string | null; events?: string[] | null; active?: boolean | null },
+  query: Selection = {},
+) {
   const url = input.url === undefined ? undefined : await webhookUrl(ctx, input.url);
   const events = input.events === undefined ? undefined : eventKinds(input.events);
   const active = input.active === undefined ? undefined : requireBoolean('active', input.active);
@@ -105,7 +111,9 @@ export function listEventTypes(_ctx: Context) {
  */
 export async function sendTestEvent(ctx: Context, id: string): Promise<string> {
   const hook = await findWebhook(ctx.db, id);
-  const event = await ctx.db.event.create({ data: { type: TEST_EVENT, data: { webhook_id: hook.id, message: 'Evento de teste do Funil' } } });
+  const event = await ctx.db.event.create({
+    data: { type: TEST_EVENT, data: { webhook_id: hook.id, message: 'Evento de teste do Funil' } },
+  });
   return deliverOnce(ctx.db, hook, event, ctx.config.webhookAllowPrivateUrls);
 }
 

@@ -10,7 +10,9 @@ export const Webhook = builder.prismaObject('Webhook', {
     id: t.expose('id', { type: 'UUID' }),
     url: t.exposeString('url', { description: 'Where deliveries are POSTed: https (http too with WEBHOOK_ALLOW_PRIVATE_URLS).' }),
     events: t.exposeStringList('events', { description: 'Event kinds delivered, e.g. lead.created, deal.won.' }),
-    active: t.exposeBoolean('active', { description: 'Inactive hooks get nothing, and never get the events raised meanwhile. A 410 answer deactivates a hook.' }),
+    active: t.exposeBoolean('active', {
+      description: 'Inactive hooks get nothing, and never get the events raised meanwhile. A 410 answer deactivates a hook.',
+    }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     deliveries: t.relatedConnection('deliveries', {
       cursor: 'id',
@@ -49,30 +51,49 @@ export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
     id: t.expose('id', { type: 'UUID' }),
     event_id: t.expose('event_id', { type: 'UUID' }),
     event_type: t.exposeString('event_type'),
-    attempt: t.exposeInt('attempt', { description: '1 for the first attempt of this event to this webhook; redeliveries continue the count.' }),
-    status: t.exposeString('status', { description: '`succeeded` (2xx), `retrying` (another attempt at next_attempt_at) or `failed` (no more attempts).' }),
-    response_status: t.exposeInt('response_status', { nullable: true, description: 'The receiver’s HTTP status; null when none came (network error, timeout, refused address).' }),
+    attempt: t.exposeInt('attempt', {
+      description: '1 for the first attempt of this event to this webhook; redeliveries continue the count.',
+    }),
+    status: t.exposeString('status', {
+      description: '`succeeded` (2xx), `retrying` (another attempt at next_attempt_at) or `failed` (no more attempts).',
+    }),
+    response_status: t.exposeInt('response_status', {
+      nullable: true,
+      description: 'The receiver’s HTTP status; null when none came (network error, timeout, refused address).',
+    }),
     error: t.exposeString('error', { nullable: true, description: 'Why the attempt failed.' }),
     duration_ms: t.exposeInt('duration_ms'),
-    next_attempt_at: t.expose('next_attempt_at', { type: 'DateTime', nullable: true, description: 'When the next attempt is due, while retrying.' }),
+    next_attempt_at: t.expose('next_attempt_at', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the next attempt is due, while retrying.',
+    }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
   }),
 });
 
-export const WebhookEventType = builder.objectRef<{ type: string; description: string; schema: Record<string, unknown> }>('WebhookEventType').implement({
-  description: 'An event type webhooks can receive.',
-  fields: (t) => ({
-    type: t.exposeString('type', { description: 'e.g. deal.stage_changed.' }),
-    description: t.exposeString('description', { description: 'What the event means.' }),
-    schema: t.expose('schema', { type: 'JSONObject', description: 'JSON Schema (2020-12) of the delivery body `{type, timestamp, data}`, derived from the REST read `data` repeats.' }),
-  }),
-});
+export const WebhookEventType = builder
+  .objectRef<{ type: string; description: string; schema: Record<string, unknown> }>('WebhookEventType')
+  .implement({
+    description: 'An event type webhooks can receive.',
+    fields: (t) => ({
+      type: t.exposeString('type', { description: 'e.g. deal.stage_changed.' }),
+      description: t.exposeString('description', { description: 'What the event means.' }),
+      schema: t.expose('schema', {
+        type: 'JSONObject',
+        description: 'JSON Schema (2020-12) of the delivery body `{type, timestamp, data}`, derived from the REST read `data` repeats.',
+      }),
+    }),
+  });
 
 export const Redelivery = builder.objectRef<{ delivery_id: string }>('Redelivery').implement({
   description: 'A queued redelivery.',
   fields: (t) => ({
     success: t.boolean({ description: 'Always true.', resolve: () => true }),
-    delivery_id: t.expose('delivery_id', { type: 'UUID', description: 'The id of the new delivery (its row in the delivery log once the attempt has run, within seconds).' }),
+    delivery_id: t.expose('delivery_id', {
+      type: 'UUID',
+      description: 'The id of the new delivery (its row in the delivery log once the attempt has run, within seconds).',
+    }),
   }),
 });
 
@@ -88,11 +109,18 @@ export const WebhookDeliveryPage = builder.objectRef<DeliveryPageSource>('Webhoo
     data: t.prismaField({
       type: [WebhookDelivery],
       resolve: (query, page, _args, ctx) =>
-        ctx.db.webhookDelivery.findMany({ ...query, where: { webhook_id: page.webhookId }, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], skip: page.offset, take: page.limit }),
+        ctx.db.webhookDelivery.findMany({
+          ...query,
+          where: { webhook_id: page.webhookId },
+          orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+          skip: page.offset,
+          take: page.limit,
+        }),
     }),
     pagination: t.field({
       type: OffsetPagination,
-      resolve: async (page, _args, ctx) => offsetPagination(await ctx.db.webhookDelivery.count({ where: { webhook_id: page.webhookId } }), page),
+      resolve: async (page, _args, ctx) =>
+        offsetPagination(await ctx.db.webhookDelivery.count({ where: { webhook_id: page.webhookId } }), page),
     }),
   }),
 });

@@ -2,7 +2,17 @@
 // domains' manifests) and the REST schema: paths, parameters, bodies, every answer's real shape and every error
 // answer in the route's style. Nothing is written by hand, so a new domain's routes are documented
 // from their first commit.
-import { GraphQLNonNull, isInputObjectType, isListType, isNonNullType, getNamedType, type FieldNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLNonNull,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  getNamedType,
+  type FieldNode,
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLSchema,
+} from 'graphql';
 import { permissionsOf, type Access } from '../../auth/access.js';
 import type { DomainManifest, FieldRoute, JsonSchema, RouteSpec } from '../../domains/manifest.js';
 import { buildRouteTable, type CompiledRoute } from '../route-table.js';
@@ -88,7 +98,12 @@ function successResponses(route: RouteSpec, result: JsonSchema | null): Record<s
   if (route.openapi?.responses) return route.openapi.responses;
   const status = String(route.status ?? 200);
   if (status === '204' || !result) return { [status]: { description: 'Done; no body.' } };
-  return { [status]: { description: status === '201' ? 'Created.' : 'Success.', content: { 'application/json': { schema: dressed(route, result) } } } };
+  return {
+    [status]: {
+      description: status === '201' ? 'Created.' : 'Success.',
+      content: { 'application/json': { schema: dressed(route, result) } },
+    },
+  };
 }
 
 /** A synced list answered as a plain array gives its next page's cursor in the X-Next-Cursor header. */
@@ -104,11 +119,17 @@ function withNextCursorHeader(field: GraphQLField<unknown, unknown>, success: Re
   );
 }
 
-export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly DomainManifest[], options: OpenApiOptions = {}): OpenApiDocument {
+export function buildOpenApiDocument(
+  schema: GraphQLSchema,
+  domains: readonly DomainManifest[],
+  options: OpenApiOptions = {},
+): OpenApiDocument {
   const table = buildRouteTable(domains);
   const fieldRoutes = table.routes.map((c) => c.route).filter((r): r is FieldRoute => !!r.field);
   // Handler routes that take a field's arguments (`openapi.like`) are documented from that field too.
-  const likeRoutes = table.routes.flatMap((c) => (c.route.openapi?.like ? [{ ...c.route, field: c.route.openapi.like } as FieldRoute] : []));
+  const likeRoutes = table.routes.flatMap((c) =>
+    c.route.openapi?.like ? [{ ...c.route, field: c.route.openapi.like } as FieldRoute] : [],
+  );
   const rest = restSchema(schema, [...fieldRoutes, ...likeRoutes]);
   const registry = new SchemaRegistry();
   const errorComponents: Record<string, unknown> = {};
@@ -124,7 +145,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       in: 'query',
       required: isNonNullType(arg.type) && arg.defaultValue === undefined,
       ...(arg.description ? { description: arg.description } : {}),
-      ...(asJson ? { content: { 'application/json': { schema } } } : { schema, ...(isListType(isNonNullType(arg.type) ? arg.type.ofType : arg.type) ? { explode: true } : {}) }),
+      ...(asJson
+        ? { content: { 'application/json': { schema } } }
+        : { schema, ...(isListType(isNonNullType(arg.type) ? arg.type.ofType : arg.type) ? { explode: true } : {}) }),
     };
   }
 
@@ -135,15 +158,20 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       const required = list.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined).map((a) => a.name);
       return {
         type: 'object',
-        properties: Object.fromEntries(list.map((a) => [a.name, { ...registry.input(a.type), ...(a.description ? { description: a.description } : {}) }])),
+        properties: Object.fromEntries(
+          list.map((a) => [a.name, { ...registry.input(a.type), ...(a.description ? { description: a.description } : {}) }]),
+        ),
         ...(required.length ? { required } : {}),
       };
     };
     const content: Record<string, unknown> = {};
-    if (!files.some((a) => isNonNullType(a.type))) content['application/json'] = { schema: objectOf(args.filter((a) => !files.includes(a))) };
+    if (!files.some((a) => isNonNullType(a.type)))
+      content['application/json'] = { schema: objectOf(args.filter((a) => !files.includes(a))) };
     if (files.length) {
       const encoding = Object.fromEntries(
-        args.filter((a) => isInputObjectType(getNamedType(a.type)) || getNamedType(a.type).name.startsWith('JSON')).map((a) => [a.name, { contentType: 'application/json' }]),
+        args
+          .filter((a) => isInputObjectType(getNamedType(a.type)) || getNamedType(a.type).name.startsWith('JSON'))
+          .map((a) => [a.name, { contentType: 'application/json' }]),
       );
       content['multipart/form-data'] = { schema: objectOf(args), ...(Object.keys(encoding).length ? { encoding } : {}) };
     }
@@ -161,12 +189,19 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
       ...compiled.paramNames.map((param) => {
         const arg = pathArgs.find((a) => a.name === param)!;
         const type = isNonNullType(arg.type) ? arg.type : new GraphQLNonNull(arg.type);
-        return { name: param, in: 'path', required: true, ...(arg.description ? { description: arg.description } : {}), schema: registry.input(type) };
+        return {
+          name: param,
+          in: 'path',
+          required: true,
+          ...(arg.description ? { description: arg.description } : {}),
+          schema: registry.input(type),
+        };
       }),
       ...field.args.filter((a) => !inPath.has(a.name) && inQuery.has(a.name)).map(queryParameter),
     ];
     // Only POST and PUT bodies are read; a DELETE takes its path and its documented query parameters.
-    const bodyArgs = route.method === 'POST' || route.method === 'PUT' ? field.args.filter((a) => !inPath.has(a.name) && !inQuery.has(a.name)) : [];
+    const bodyArgs =
+      route.method === 'POST' || route.method === 'PUT' ? field.args.filter((a) => !inPath.has(a.name) && !inQuery.has(a.name)) : [];
     const wrap = route.wrap ?? (route.style === 'envelope' ? 'data' : 'none');
     const result = route.status === 204 ? null : registry.output(field.type, selection, wrap === 'spread');
     return {
@@ -190,7 +225,9 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
         schema: { type: 'string' },
         ...(param === 'path' && compiled.fullPath.endsWith('*') ? { description: 'The rest of the path (may contain `/`).' } : {}),
       })),
-      ...(route.query ?? []).filter((q) => !docs.parameters?.some((p) => p.name === q)).map((q) => ({ name: q, in: 'query', schema: { type: 'string' } })),
+      ...(route.query ?? [])
+        .filter((q) => !docs.parameters?.some((p) => p.name === q))
+        .map((q) => ({ name: q, in: 'query', schema: { type: 'string' } })),
       ...(docs.parameters ?? []),
     ];
     return {
@@ -236,7 +273,11 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
     (paths[openApiPath(compiled)] ??= {})[route.method.toLowerCase()] = operation;
   }
 
-  const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]));
+  const sortedPaths = Object.fromEntries(
+    Object.keys(paths)
+      .sort()
+      .map((p) => [p, paths[p]]),
+  );
   const webhooks = webhooksSection(eventBodySchemas(rest, registry));
   // Examples last, once every component they may refer to is registered.
   const examples = new ExampleMaker(registry.schemas);
@@ -254,15 +295,27 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
     servers: [
       options.serverUrl
         ? { url: options.serverUrl, description: 'This server (its PUBLIC_BASE_URL).' }
-        : { url: LOCAL_SERVER_URL, description: 'A local server (`npm start`). A deployment serves this document at /backend/openapi.json with its own PUBLIC_BASE_URL here.' },
+        : {
+            url: LOCAL_SERVER_URL,
+            description:
+              'A local server (`npm start`). A deployment serves this document at /backend/openapi.json with its own PUBLIC_BASE_URL here.',
+          },
     ],
     tags: domains.filter((d) => d.routes.length).map((d) => ({ name: d.name, ...(d.description ? { description: d.description } : {}) })),
     security: [{ apiKey: [] }],
     paths: sortedPaths,
     webhooks,
     components: {
-      schemas: Object.fromEntries(Object.keys(registry.schemas).sort().map((k) => [k, registry.schemas[k]])),
-      responses: Object.fromEntries(Object.keys(errorComponents).sort().map((k) => [k, errorComponents[k]])),
+      schemas: Object.fromEntries(
+        Object.keys(registry.schemas)
+          .sort()
+          .map((k) => [k, registry.schemas[k]]),
+      ),
+      responses: Object.fromEntries(
+        Object.keys(errorComponents)
+          .sort()
+          .map((k) => [k, errorComponents[k]]),
+      ),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key of the organisation (`fnl_…`).' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The platform operator token (`ADMIN_TOKEN`).' },
@@ -271,14 +324,18 @@ export function buildOpenApiDocument(schema: GraphQLSchema, domains: readonly Do
   };
 }
 
-
 type MediaTypes = Record<string, { schema?: Record<string, unknown>; example?: unknown }>;
 
 /** An example on each JSON or multipart body of an operation (request and answers) that has none yet. */
-function addExamples(operation: { operationId?: unknown; requestBody?: unknown; responses: Record<string, unknown> }, examples: ExampleMaker): void {
+function addExamples(
+  operation: { operationId?: unknown; requestBody?: unknown; responses: Record<string, unknown> },
+  examples: ExampleMaker,
+): void {
   const request = (operation.requestBody as { content?: MediaTypes } | undefined)?.content ?? {};
   const record = recordOf(typeof operation.operationId === 'string' ? operation.operationId : '');
-  for (const [type, media] of Object.entries(request)) if (type !== 'application/octet-stream' && media.schema && media.example === undefined) media.example = examples.of(media.schema, '', true, record);
+  for (const [type, media] of Object.entries(request))
+    if (type !== 'application/octet-stream' && media.schema && media.example === undefined)
+      media.example = examples.of(media.schema, '', true, record);
   for (const response of Object.values(operation.responses)) {
     const media = (response as { content?: MediaTypes }).content?.['application/json'];
     if (media?.schema && media.example === undefined) media.example = examples.of(media.schema);

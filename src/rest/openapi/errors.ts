@@ -64,7 +64,8 @@ export function takesIdempotencyKey(route: RouteSpec): boolean {
 
 const DETAILS = {
   type: 'array',
-  description: 'The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`).',
+  description:
+    'The fields that were wrong, when the error names them: `field` is a JSON path of the body, query or path (`products[2].qty`).',
   items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] },
 };
 
@@ -90,7 +91,9 @@ export function errorBody(style: ResponseStyle, status: number): JsonSchema {
 
 /** The name of the shared response component for an error of this style and status. */
 export const errorResponseName = (style: ResponseStyle, status: number, platform: boolean) =>
-  status === 401 ? 'Unauthorized' : `${style === 'bare' ? 'Bare' : 'Envelope'}Error${status}${platform && status === 404 ? 'Platform' : ''}`;
+  status === 401
+    ? 'Unauthorized'
+    : `${style === 'bare' ? 'Bare' : 'Envelope'}Error${status}${platform && status === 404 ? 'Platform' : ''}`;
 
 /** What the server says, for the examples (messages are in Portuguese). */
 const EXAMPLE_MESSAGE: Record<number, string> = {

@@ -3,7 +3,18 @@
 // with `data` the read's answer, built from the very selection that route runs, plus the event's extra
 // keys. One source for the OpenAPI `webhooks` section and for
 // GET /backend/webhooks/event-types (standalone schemas, with the components they use under `$defs`).
-import { getNamedType, getNullableType, GraphQLNonNull, isListType, Kind, type FieldNode, type GraphQLObjectType, type GraphQLOutputType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  GraphQLNonNull,
+  isListType,
+  Kind,
+  type FieldNode,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import type { JsonSchema } from '../../domains/manifest.js';
 import { eventCatalogue } from '../../domains/webhooks/event-types.js';
 import type { EventTypeSpec } from '../../events/types.js';
@@ -46,51 +57,64 @@ function served(rest: GraphQLSchema, spec: EventTypeSpec): boolean {
 /** The body of each event type's delivery, by type. */
 export function eventBodySchemas(rest: GraphQLSchema, registry: SchemaRegistry): Record<string, JsonSchema> {
   return Object.fromEntries(
-    eventCatalogue().filter((spec) => served(rest, spec)).map((spec) => [
-      spec.type,
-      {
-        type: 'object',
-        description: spec.description,
-        properties: {
-          type: { const: spec.type },
-          timestamp: { type: 'string', format: 'date-time', description: 'When the event happened.' },
-          data: dataSchema(rest, registry, spec),
+    eventCatalogue()
+      .filter((spec) => served(rest, spec))
+      .map((spec) => [
+        spec.type,
+        {
+          type: 'object',
+          description: spec.description,
+          properties: {
+            type: { const: spec.type },
+            timestamp: { type: 'string', format: 'date-time', description: 'When the event happened.' },
+            data: dataSchema(rest, registry, spec),
+          },
+          required: ['type', 'timestamp', 'data'],
         },
-        required: ['type', 'timestamp', 'data'],
-      },
-    ]),
+      ]),
   );
 }
 
 const SIGNATURE_HEADERS = [
   { name: 'webhook-id', description: 'The same on every attempt and redelivery of one event to one webhook: de-duplicate on it.' },
   { name: 'webhook-timestamp', description: 'Seconds since the epoch, of this attempt.' },
-  { name: 'webhook-signature', description: '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration.' },
+  {
+    name: 'webhook-signature',
+    description:
+      '`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration.',
+  },
 ].map((h) => ({ ...h, in: 'header', required: true, schema: { type: 'string' } }));
 
 /** The OpenAPI 3.1 `webhooks` section: one POST per event type. */
 export function webhooksSection(bodies: Record<string, JsonSchema>): Record<string, unknown> {
   return Object.fromEntries(
-    eventCatalogue().filter((spec) => bodies[spec.type]).map((spec) => [
-      spec.type,
-      {
-        post: {
-          operationId: webhookOperationId(spec.type),
-          summary: spec.type,
-          description: `${spec.description}\n\nSigned per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).`,
-          tags: ['webhooks'],
-          parameters: SIGNATURE_HEADERS,
-          requestBody: { required: true, content: { 'application/json': { schema: bodies[spec.type] } } },
-          responses: { '200': { description: 'Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried.' } },
-          security: [],
+    eventCatalogue()
+      .filter((spec) => bodies[spec.type])
+      .map((spec) => [
+        spec.type,
+        {
+          post: {
+            operationId: webhookOperationId(spec.type),
+            summary: spec.type,
+            description: `${spec.description}\n\nSigned per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).`,
+            tags: ['webhooks'],
+            parameters: SIGNATURE_HEADERS,
+            requestBody: { required: true, content: { 'application/json': { schema: bodies[spec.type] } } },
+            responses: { '200': { description: 'Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried.' } },
+            security: [],
+          },
         },
-      },
-    ]),
+      ]),
   );
 }
 
 /** `deal.stage_changed` → `onDealStageChanged`: an operationId for the event's delivery. */
-const webhookOperationId = (type: string) => 'on' + type.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+const webhookOperationId = (type: string) =>
+  'on' +
+  type
+    .split(/[._]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
 
@@ -122,6 +146,8 @@ export function standaloneSchema(schema: JsonSchema, components: Record<string, 
 export function eventSchemasOf(document: Record<string, unknown>): Record<string, JsonSchema> {
   const components = (document.components as { schemas?: Record<string, JsonSchema> } | undefined)?.schemas ?? {};
   return Object.fromEntries(
-    Object.entries((document.webhooks ?? {}) as Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchema }> } } }>).map(([type, item]) => [type, standaloneSchema(item.post.requestBody.content['application/json'].schema, components)]),
+    Object.entries(
+      (document.webhooks ?? {}) as Record<string, { post: { requestBody: { content: Record<string, { schema: JsonSchema }> } } }>,
+    ).map(([type, item]) => [type, standaloneSchema(item.post.requestBody.content['application/json'].schema, components)]),
   );
 }

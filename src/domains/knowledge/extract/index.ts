@@ -86,9 +86,7 @@ export async function extractText(
   if (file.bytes.byteLength > MAX_FILE_BYTES) throw invalidInput('O arquivo excede o limite de 10 MB');
   if (!contentMatches(type.kind, file.bytes)) {
     throw invalidInput(
-      isBinaryKind(type.kind)
-        ? MESSAGES.mismatch(extension)
-        : `O arquivo ${extension} deve ser texto UTF-8, sem bytes nulos`,
+      isBinaryKind(type.kind) ? MESSAGES.mismatch(extension) : `O arquivo ${extension} deve ser texto UTF-8, sem bytes nulos`,
     );
   }
   let outcome;

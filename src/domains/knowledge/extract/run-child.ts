@@ -37,7 +37,12 @@ const STDERR_KEPT_CHARS = 16 * 1024;
  * the signal's reason once the process is killed for a cancelled request. `niceness`: the process's OS
  * priority (0, the server's, to 19, the lowest).
  */
-export function runExtraction(input: ExtractionInput, limits: ExtractionLimits, signal?: AbortSignal, niceness = 0): Promise<ExtractionOutcome> {
+export function runExtraction(
+  input: ExtractionInput,
+  limits: ExtractionLimits,
+  signal?: AbortSignal,
+  niceness = 0,
+): Promise<ExtractionOutcome> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {

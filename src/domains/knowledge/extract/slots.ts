@@ -100,7 +100,7 @@ export class ExtractionSlots {
 
   /** Hands free slots to the first organisations in turn that are not extracting; a served one goes last. */
   private next() {
-    for (let i = 0; i < this.turns.length && this.running < this.total; ) {
+    for (let i = 0; i < this.turns.length && this.running < this.total;) {
       const org = this.turns[i];
       if (this.busy.has(org)) {
         i++;
@@ -122,5 +122,7 @@ export class ExtractionSlots {
 
 function busyError(waitMs: number): AppError {
   const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-  return new AppError('SERVICE_UNAVAILABLE', 'Muitas extrações de arquivo em andamento; tente novamente em instantes', { retry_after: retryAfter });
+  return new AppError('SERVICE_UNAVAILABLE', 'Muitas extrações de arquivo em andamento; tente novamente em instantes', {
+    retry_after: retryAfter,
+  });
 }

@@ -6,13 +6,34 @@ import { Parser } from 'htmlparser2';
 import { TextBuilder } from './limits.mjs';
 
 const INVISIBLE = new Set(['head', 'title', 'script', 'style', 'template', 'noscript', 'iframe', 'object']);
-const PARAGRAPHS = new Set([
-  'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'dl', 'table', 'pre', 'blockquote', 'figure', 'hr',
-]);
+const PARAGRAPHS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'dl', 'table', 'pre', 'blockquote', 'figure', 'hr']);
 const LINES = new Set([
-  'address', 'article', 'aside', 'body', 'br', 'caption', 'dd', 'details', 'dialog', 'div', 'dt',
-  'fieldset', 'figcaption', 'footer', 'form', 'header', 'hgroup', 'html', 'legend', 'li', 'main', 'nav',
-  'option', 'section', 'summary', 'tr',
+  'address',
+  'article',
+  'aside',
+  'body',
+  'br',
+  'caption',
+  'dd',
+  'details',
+  'dialog',
+  'div',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'footer',
+  'form',
+  'header',
+  'hgroup',
+  'html',
+  'legend',
+  'li',
+  'main',
+  'nav',
+  'option',
+  'section',
+  'summary',
+  'tr',
 ]);
 const CELLS = new Set(['td', 'th']);
 

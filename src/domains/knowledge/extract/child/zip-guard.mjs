@@ -67,7 +67,10 @@ function drain(zip, entry) {
     const fail = (error) => reject(new Refusal('inflated_too_large', String(error)));
     zip.openReadStream(entry, (error, stream) => {
       if (error || !stream) return fail(error);
-      stream.on('error', fail).on('end', () => resolve()).resume();
+      stream
+        .on('error', fail)
+        .on('end', () => resolve())
+        .resume();
     });
   });
 }
