@@ -88,6 +88,22 @@ function scopeArgs(operation: string, args: Args, tenant_id: string) {
 /** Raised when a raw statement built for a tenant does not use the tenant it was given. */
 class UnscopedSqlError extends Error {}
 
+const ALIAS = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * The tenant condition of a raw statement, the one place SQL binds `tenant_id` to a value (a test in
+ * test/platform/tenant-sql.test.ts holds every other statement to it). `tenant` is the bound uuid a
+ * `$tenantQuery` statement is given, or a tenant id (outside the scoped client): `tenantIs(tenant, 'd')`
+ * is `d.tenant_id = $n::uuid`, `tenantIs(tenant)` is `tenant_id = $n::uuid` (a table without alias).
+ * Joins between two aliases (`t.tenant_id = d.tenant_id`) are written as they are.
+ */
+export function tenantIs(tenant: string | Prisma.Sql, alias?: string): Prisma.Sql {
+  const value = typeof tenant === 'string' ? Prisma.sql`${tenant}::uuid` : tenant;
+  if (alias === undefined) return Prisma.sql`tenant_id = ${value}`;
+  if (!ALIAS.test(alias)) throw new Error(`tenantIs: not a table alias: ${alias}`);
+  return Prisma.sql`${Prisma.raw(alias)}.tenant_id = ${value}`;
+}
+
 function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSql) {
   const tenant = Prisma.sql`${tenantId}::uuid`;
   const bound = (build: (tenant: Prisma.Sql) => Prisma.Sql) => {
