@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { hashApiKey, isWellFormedKey } from './keys.js';
 import { effectivePermissions, type RoleName } from './permissions.js';
 import type { Viewer } from './viewer.js';
+import { tenantIs } from '../db/tenant-scope.js';
 
 /** last_used_at is a hint for people, not an audit log: write it at most this often per key. */
 const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
@@ -72,7 +73,7 @@ export async function authenticate(
     // since the lookup matches nothing (this request was authorised before it went, so it is served).
     await prisma.$executeRaw`
       UPDATE api_keys SET last_used_at = ${now}
-      WHERE tenant_id = ${key.tenant_id}::uuid AND id = ${key.id}::uuid AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})`;
+      WHERE ${tenantIs(key.tenant_id)} AND id = ${key.id}::uuid AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_RESOLUTION_MS)})`;
   }
   return {
     kind: 'user',

@@ -33,6 +33,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { servedOfCap, type ListBound } from '../schema/list-bounds.js';
 import { requestError } from './graphql-errors.js';
 import { executionArgs } from './execution-args.js';
+import { tenantIs } from '../db/tenant-scope.js';
 
 /** Arguments that bound how many items a field returns (a page, a connection). */
 const SIZE_ARGUMENTS = ['first', 'last', 'limit'];
@@ -136,10 +137,7 @@ async function countPending(walk: Walk, ctx: Context) {
       (tenant) =>
         Prisma.sql`SELECT ${Prisma.join(
           entries.map(([, { table, filters }], i) => {
-            const conditions = [
-              Prisma.sql`tenant_id = ${tenant}`,
-              ...filters.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}::uuid`),
-            ];
+            const conditions = [tenantIs(tenant), ...filters.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}::uuid`)];
             return Prisma.sql`(SELECT count(*) FROM ${Prisma.raw(table)} WHERE ${Prisma.join(conditions, ' AND ')})::int AS ${Prisma.raw(`c${i}`)}`;
           }),
         )}`,

@@ -12,6 +12,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from '../errors.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { readLimitedBody } from './body.js';
+import { tenantIs } from '../db/tenant-scope.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_KEY_LENGTH = 255;
@@ -97,7 +98,7 @@ export async function runIdempotent(
   const { lockId } = claim;
   const renewal = setInterval(() => {
     prisma.$executeRaw`UPDATE idempotency_keys SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
-      WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND lock_id = ${lockId}::uuid`.catch(() => {});
+      WHERE ${tenantIs(tenantId)} AND key = ${key} AND lock_id = ${lockId}::uuid`.catch(() => {});
   }, LEASE_MS / 3);
   renewal.unref();
   let response: Response;
@@ -121,7 +122,7 @@ export async function runIdempotent(
   }
   await prisma.$executeRaw`UPDATE idempotency_keys SET status = ${response.status}, headers = ${JSON.stringify(headers)}::jsonb, body = ${body},
       lock_id = NULL, locked_until = NULL
-    WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND lock_id = ${lockId}::uuid`;
+    WHERE ${tenantIs(tenantId)} AND key = ${key} AND lock_id = ${lockId}::uuid`;
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
@@ -141,12 +142,12 @@ async function claimKey(prisma: PrismaClient, tenantId: string, key: string, has
     RETURNING 1 AS claimed`;
   if (claimed.length) return { owned: true, lockId };
   const [row] = await prisma.$queryRaw<StoredRow[]>`
-    SELECT request_hash, status, headers, body FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key}`;
+    SELECT request_hash, status, headers, body FROM idempotency_keys WHERE ${tenantIs(tenantId)} AND key = ${key}`;
   return { owned: false, row };
 }
 
 async function release(prisma: PrismaClient, tenantId: string, key: string, lockId: string) {
-  await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND lock_id = ${lockId}::uuid`;
+  await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE ${tenantIs(tenantId)} AND key = ${key} AND lock_id = ${lockId}::uuid`;
 }
 
 /** The hourly cleanup (jobs/idempotency-cleanup.ts): records past 24 hours, in batches. */

@@ -5,7 +5,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/keys.js';
 import { keyPermissions } from '../../auth/permissions.js';
 import { requireAccountManager, requirePlatformAdmin, requireTenant, type Viewer } from '../../auth/viewer.js';
 import { MIGRATION_LOCK_KEY } from '../../db/migrate.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { conflict, fromDatabaseError, notFound, invalidField } from '../../errors.js';
 import { LOCKING_TX } from '../common/lock.js';
 import type { Context } from '../../context/context.js';
@@ -88,7 +88,7 @@ export async function createUser(ctx: Context, input: { name: string; email: str
 async function lockOwners(tx: TenantTx): Promise<string[]> {
   const rows = await tx.$tenantQuery<{ id: string }[]>(
     (tenant) =>
-      Prisma.sql`SELECT id::text AS id FROM users WHERE tenant_id = ${tenant} AND role = 'owner' AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
+      Prisma.sql`SELECT id::text AS id FROM users WHERE ${tenantIs(tenant)} AND role = 'owner' AND deleted_at IS NULL ORDER BY id FOR UPDATE`,
   );
   return rows.map((r) => r.id);
 }

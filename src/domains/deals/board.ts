@@ -13,6 +13,7 @@ import { pageJson, planPage, type PagePlan, type PageType } from '../../schema/j
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
+import { tenantIs } from '../../db/tenant-scope.js';
 
 /** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
 export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };
@@ -33,7 +34,7 @@ export function boardSql(tenant: Prisma.Sql, pipelineId: string, f: DealFilter, 
              round((avg(extract(epoch FROM now() - d.stage_entered_at)) FILTER (WHERE d.won_at IS NULL AND d.lost_at IS NULL) / 86400)::numeric, 2)::float8 AS avg_days_in_stage
       FROM deals d WHERE ${dealConditions(tenant, f)} GROUP BY d.stage_id
     ) a ON a.stage_id = s.id
-    WHERE s.tenant_id = ${tenant} AND s.pipeline_id = ${pipelineId}::uuid
+    WHERE ${tenantIs(tenant, 's')} AND s.pipeline_id = ${pipelineId}::uuid
     ORDER BY s.position, s.created_at, s.id`;
 }
 
@@ -86,11 +87,11 @@ interface ListHead {
 /** The head columns of a page: the count under the filters (when wanted), and whether the pipeline and the stage exist. */
 function headColumns(tenant: Prisma.Sql, q: ListQuery, where: Prisma.Sql, withCount = true): Prisma.Sql {
   const stageOk = q.filter.stageId
-    ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE tenant_id = ${tenant} AND pipeline_id = ${q.pipelineId}::uuid AND id = ${q.filter.stageId}::uuid)`
+    ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE ${tenantIs(tenant)} AND pipeline_id = ${q.pipelineId}::uuid AND id = ${q.filter.stageId}::uuid)`
     : Prisma.sql`true`;
   const count = withCount ? Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int` : Prisma.sql`NULL::int`;
   return Prisma.sql`${count} AS total_count,
-    EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${tenant} AND id = ${q.pipelineId}::uuid) AS pipeline_ok,
+    EXISTS (SELECT 1 FROM pipelines WHERE ${tenantIs(tenant)} AND id = ${q.pipelineId}::uuid) AS pipeline_ok,
     ${stageOk} AS stage_ok`;
 }
 

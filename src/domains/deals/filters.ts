@@ -4,6 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidInput, invalidField } from '../../errors.js';
 import { escapeLike } from '../common/like.js';
+import { tenantIs } from '../../db/tenant-scope.js';
 
 export type DealSortValue = 'recent' | 'oldest';
 export type DealModeValue = 'created' | 'won' | 'lost';
@@ -79,7 +80,7 @@ export function parseDealFilter(pipelineId: string, args: DealFilterArgs, now = 
 
 /** The WHERE condition over `deals d` (alias fixed) for the tenant fragment of `$tenantQuery`; stage restriction included when `withStage`. */
 export function dealConditions(tenant: Prisma.Sql, f: DealFilter, withStage = true): Prisma.Sql {
-  const parts: Prisma.Sql[] = [Prisma.sql`d.tenant_id = ${tenant}`, Prisma.sql`d.pipeline_id = ${f.pipelineId}::uuid`];
+  const parts: Prisma.Sql[] = [tenantIs(tenant, 'd'), Prisma.sql`d.pipeline_id = ${f.pipelineId}::uuid`];
   if (withStage && f.stageId) parts.push(Prisma.sql`d.stage_id = ${f.stageId}::uuid`);
   if (f.number !== undefined) parts.push(Prisma.sql`d.number = ${f.number}`);
   if (f.pattern !== undefined)

@@ -3,7 +3,7 @@
 import DataLoader from 'dataloader';
 import { Prisma, type DealProduct, type Lead, type Stage, type Tag, type User } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
 import { DEAL_CARD, isList, LEAD_COLUMNS, LEAD_JOIN, TODO_JOIN, type LeadColumn } from './card.js';
 
@@ -14,7 +14,7 @@ export const leadById = defineLoader(
       const rows = await ctx.db.$tenantQuery<Lead[]>(
         (tenant) => Prisma.sql`
         SELECT id, tenant_id, name, surname, phone, email, company, avatar_url, status_id, custom_fields, created_at, updated_at
-        FROM leads WHERE tenant_id = ${tenant} AND id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
+        FROM leads WHERE ${tenantIs(tenant)} AND id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
       );
       return byKey(ids, rows, (r) => r.id, null);
     }),
@@ -92,7 +92,7 @@ export async function queryDealExtras(
     (tenant) => Prisma.sql`
     SELECT d.id AS deal_id, ${Prisma.raw(EXTRAS_SQL)} AS extras
     FROM deals d ${Prisma.raw(LEAD_JOIN)} ${Prisma.raw(TODO_JOIN)}
-    WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
+    WHERE ${tenantIs(tenant, 'd')} AND d.id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
   );
   return rows.map((r) => ({ deal_id: r.deal_id, ...decodeExtras(r.extras) }));
 }

@@ -4,7 +4,7 @@
 // write's answer, live announcements), and with the change's history rows written, in ONE statement for
 // any number of deals. test/webhooks/events.test.ts compares an event's data with the REST read.
 import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import type { SelectedField } from '../../schema/json-fields.js';
 import { DEAL_CARD, isList } from './card.js';
 import { cardJoins, dealCardSql } from './card-json.js';
@@ -66,7 +66,7 @@ export async function dealSnapshots(
     (tenant) => Prisma.sql`${history.length ? writeHistory(tenant, history) : Prisma.empty}
     SELECT d.*, ${Prisma.raw(EXTRAS_SQL)} AS card_extras, row_to_json(card)::text AS card_payload
     FROM deals d ${Prisma.raw(cardJoins({ ...REST_CARD, lead: true, todo: true }))} CROSS JOIN LATERAL (SELECT ${Prisma.raw(REST_CARD.columns)}) card
-    WHERE d.tenant_id = ${tenant} AND d.id IN (${Prisma.join(unique.map((id) => Prisma.sql`${id}::uuid`))})`,
+    WHERE ${tenantIs(tenant, 'd')} AND d.id IN (${Prisma.join(unique.map((id) => Prisma.sql`${id}::uuid`))})`,
   );
   return new Map(
     rows.map(({ card_extras, card_payload, ...deal }) => [

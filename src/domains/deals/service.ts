@@ -3,7 +3,7 @@
 // here (Σ price × qty, or value without lines) so the board can aggregate it.
 import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';
@@ -85,12 +85,12 @@ async function createChecks(db: TenantTx, input: CreateDealInput): Promise<Creat
   const uuid = (id: string | null | undefined) => Prisma.sql`${id ?? null}::uuid`;
   const [checks] = await db.$tenantQuery<CreateChecks[]>(
     (tenant) => Prisma.sql`SELECT
-      EXISTS (SELECT 1 FROM pipelines WHERE tenant_id = ${tenant} AND id = ${uuid(input.pipeline_id)}) AS pipeline_ok,
+      EXISTS (SELECT 1 FROM pipelines WHERE ${tenantIs(tenant)} AND id = ${uuid(input.pipeline_id)}) AS pipeline_ok,
       (SELECT json_build_object('id', s.id, 'name', s.name, 'kind', s.kind::text) FROM stages s
-        WHERE s.tenant_id = ${tenant} AND s.id = ${uuid(input.stage_id)} AND s.pipeline_id = ${uuid(input.pipeline_id)}) AS stage,
-      (SELECT json_build_object('id', l.id, 'status_id', l.status_id) FROM leads l WHERE l.tenant_id = ${tenant} AND l.id = ${uuid(input.lead_id)}) AS lead,
-      EXISTS (SELECT 1 FROM users WHERE tenant_id = ${tenant} AND id = ${uuid(input.owner_id)} AND deleted_at IS NULL) AS owner_ok,
-      EXISTS (SELECT 1 FROM lead_statuses WHERE tenant_id = ${tenant} AND id = ${uuid(input.lead_status_id)}) AS status_ok`,
+        WHERE ${tenantIs(tenant, 's')} AND s.id = ${uuid(input.stage_id)} AND s.pipeline_id = ${uuid(input.pipeline_id)}) AS stage,
+      (SELECT json_build_object('id', l.id, 'status_id', l.status_id) FROM leads l WHERE ${tenantIs(tenant, 'l')} AND l.id = ${uuid(input.lead_id)}) AS lead,
+      EXISTS (SELECT 1 FROM users WHERE ${tenantIs(tenant)} AND id = ${uuid(input.owner_id)} AND deleted_at IS NULL) AS owner_ok,
+      EXISTS (SELECT 1 FROM lead_statuses WHERE ${tenantIs(tenant)} AND id = ${uuid(input.lead_status_id)}) AS status_ok`,
   );
   return checks;
 }
@@ -315,7 +315,7 @@ export async function deleteDeal(ctx: Context, id: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
     const deleted = await tx.$tenantQuery<{ id: string; pipeline_id: string }[]>(
       (tenant) =>
-        Prisma.sql`DELETE FROM deals WHERE tenant_id = ${tenant} AND id = ${id}::uuid RETURNING id::text AS id, pipeline_id::text AS pipeline_id`,
+        Prisma.sql`DELETE FROM deals WHERE ${tenantIs(tenant)} AND id = ${id}::uuid RETURNING id::text AS id, pipeline_id::text AS pipeline_id`,
     );
     if (deleted.length === 0) throw notFound('Negócio');
     await recordDealsDeleted(tx, ctx, deleted);

@@ -4,7 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import type { Selection } from '../common/types.js';
 import { optionalText, requiredText } from '../common/validate.js';
 
@@ -54,7 +54,7 @@ export async function deleteAssistant(ctx: Context, id: string): Promise<void> {
     // The row lock makes a concurrent write that points an item at this assistant (its foreign key check
     // locks the row too) either finish first, and be counted, or wait and then find no assistant.
     const locked = await tx.$tenantQuery<{ id: string }[]>(
-      (tenant) => Prisma.sql`SELECT id FROM assistants WHERE tenant_id = ${tenant} AND id = ${id}::uuid FOR UPDATE`,
+      (tenant) => Prisma.sql`SELECT id FROM assistants WHERE ${tenantIs(tenant)} AND id = ${id}::uuid FOR UPDATE`,
     );
     if (!locked.length) throw assistantNotFound();
     const owned = await tx.knowledgeItem.count({ where: { assistant_id: id } });

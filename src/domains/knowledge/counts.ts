@@ -6,6 +6,7 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
 import { defineLoader } from '../../context/loaders.js';
+import { tenantIs } from '../../db/tenant-scope.js';
 
 export const visibleItemCounts = defineLoader(
   (ctx) =>
@@ -14,10 +15,10 @@ export const visibleItemCounts = defineLoader(
         (tenant) => Prisma.sql`
         SELECT a.id::text AS id, count(k.id)::int AS n
         FROM unnest(${[...ids]}::uuid[]) AS a(id)
-        JOIN knowledge_items k ON k.tenant_id = ${tenant} AND (
+        JOIN knowledge_items k ON ${tenantIs(tenant, 'k')} AND (
           k.assistant_id = a.id
           OR (k.assistant_id IS NULL AND NOT EXISTS (
-            SELECT 1 FROM knowledge_exclusions e WHERE e.tenant_id = ${tenant} AND e.item_id = k.id AND e.assistant_id = a.id)))
+            SELECT 1 FROM knowledge_exclusions e WHERE ${tenantIs(tenant, 'e')} AND e.item_id = k.id AND e.assistant_id = a.id)))
         GROUP BY a.id`,
       );
       const counts = new Map(rows.map((r) => [r.id, Number(r.n)]));

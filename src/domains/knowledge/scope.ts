@@ -4,7 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import { conflict, constraintViolation, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import type { Selection } from '../common/types.js';
 import { isUuid } from '../common/validate.js';
 import { assistantNotFound } from './assistants.js';
@@ -33,7 +33,7 @@ export function scopeArg(value: string | null | undefined): string | null | unde
  */
 async function lockGlobalItem(db: TenantTx, id: string): Promise<void> {
   const rows = await db.$tenantQuery<{ assistant_id: string | null }[]>(
-    (tenant) => Prisma.sql`SELECT assistant_id FROM knowledge_items WHERE tenant_id = ${tenant} AND id = ${id}::uuid FOR UPDATE`,
+    (tenant) => Prisma.sql`SELECT assistant_id FROM knowledge_items WHERE ${tenantIs(tenant)} AND id = ${id}::uuid FOR UPDATE`,
   );
   if (!rows.length) throw itemNotFound();
   if (rows[0].assistant_id !== null) throw conflict('Exclusões só se aplicam a itens globais; este item é exclusivo de um assistente');

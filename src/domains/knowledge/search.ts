@@ -8,6 +8,7 @@ import { invalidParameter } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
 import { assistantNotFound } from './assistants.js';
+import { tenantIs } from '../../db/tenant-scope.js';
 
 export interface SearchArgs {
   q?: string | null;
@@ -61,7 +62,7 @@ function tsquery({ text, prefixes }: { text: string; prefixes: string[] }): Pris
 export function searchStatement(tenant: Prisma.Sql, args: { q: string; assistantId: string | null; limit: number }): Prisma.Sql {
   const visible = args.assistantId
     ? Prisma.sql`AND (k.assistant_id = ${args.assistantId}::uuid OR (k.assistant_id IS NULL AND NOT EXISTS (
-        SELECT 1 FROM knowledge_exclusions e WHERE e.tenant_id = ${tenant} AND e.item_id = k.id AND e.assistant_id = ${args.assistantId}::uuid)))`
+        SELECT 1 FROM knowledge_exclusions e WHERE ${tenantIs(tenant, 'e')} AND e.item_id = k.id AND e.assistant_id = ${args.assistantId}::uuid)))`
     : Prisma.empty;
   // The tsquery is written out where it is used, not read from a CTE: as an expression of the statement's
   // parameters the planner folds it to a constant and can use the GIN index for @@.
@@ -70,7 +71,7 @@ export function searchStatement(tenant: Prisma.Sql, args: { q: string; assistant
     WITH hits AS (
       SELECT k.id, k.updated_at, ts_rank_cd(k.search_vector, ${tsq}, 32) AS score
         FROM knowledge_items k
-       WHERE k.tenant_id = ${tenant} AND k.search_vector @@ (${tsq}) ${visible}
+       WHERE ${tenantIs(tenant, 'k')} AND k.search_vector @@ (${tsq}) ${visible}
        ORDER BY score DESC, k.updated_at DESC, k.id
        LIMIT ${args.limit})
     SELECT h.id, h.score::float8 AS score,
@@ -78,7 +79,7 @@ export function searchStatement(tenant: Prisma.Sql, args: { q: string; assistant
                        CASE WHEN k.description = '' AND k.typed_text = '' AND k.file_text = '' THEN k.name
                             ELSE left(k.description || E'\n' || k.typed_text || E'\n\n' || k.file_text, ${INDEXED_CONTENT_CHARS}) END,
                        ${tsq}, ${HEADLINE_OPTIONS}) AS snippet
-      FROM hits h JOIN knowledge_items k ON k.tenant_id = ${tenant} AND k.id = h.id
+      FROM hits h JOIN knowledge_items k ON ${tenantIs(tenant, 'k')} AND k.id = h.id
      ORDER BY h.score DESC, h.updated_at DESC, h.id`;
 }
 

@@ -4,7 +4,7 @@
 import DataLoader from 'dataloader';
 import { Prisma, type Tag } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { defineLoader, groupByKey } from '../../context/loaders.js';
 
 type TagOfLead = Tag & { lead_id: string };
@@ -15,7 +15,7 @@ async function queryLeadTags(db: Pick<TenantTx, '$tenantQuery'>, ids: readonly s
     (tenant) => Prisma.sql`
     SELECT lt.lead_id, t.id, t.tenant_id, t.name, t.color, t.created_at, t.updated_at
     FROM lead_tags lt JOIN tags t ON t.tenant_id = lt.tenant_id AND t.id = lt.tag_id
-    WHERE lt.tenant_id = ${tenant} AND lt.lead_id = ANY(${[...ids]}::uuid[])
+    WHERE ${tenantIs(tenant, 'lt')} AND lt.lead_id = ANY(${[...ids]}::uuid[])
     ORDER BY t.name, t.id`,
   );
   return groupByKey(ids, rows, (r) => r.lead_id).map((tags) => tags.map(({ lead_id: _, ...tag }) => tag));

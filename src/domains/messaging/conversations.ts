@@ -10,6 +10,7 @@ import { offsetWindow, type Selection } from '../common/types.js';
 import { announceConversation, type ConversationChangeKind } from './live.js';
 import { conversationData } from './shapes.js';
 import { audienceOf, conversationSql, conversationWhere, messageWhere, type Audience } from './visibility.js';
+import { tenantIs } from '../../db/tenant-scope.js';
 
 /** `limit` above this falls back to the default 20, like the other lists. */
 export const CONVERSATIONS_MAX_LIMIT = 100;
@@ -34,7 +35,7 @@ export interface ConversationListArgs extends SyncArgs {
 
 /** The list's condition in SQL over `c` (conversations), for the JSON path: the same as `conversationPage`'s `where`. */
 export function conversationListSql(tenant: Prisma.Sql, audience: Audience, args: ConversationListArgs): Prisma.Sql {
-  const parts = [Prisma.sql`c.tenant_id = ${tenant}`, conversationSql(audience, Prisma.sql`c`)];
+  const parts = [tenantIs(tenant, 'c'), conversationSql(audience, Prisma.sql`c`)];
   if (args.lead_id) parts.push(Prisma.sql`c.lead_id = ${args.lead_id}::uuid`);
   if (args.status) parts.push(Prisma.sql`c.status = ${args.status}::"ConversationStatus"`);
   return Prisma.join(parts, ' AND ');

@@ -12,7 +12,7 @@
 // after this transaction's first read) makes `storeMessage` write nothing or not the message: it
 // answers null and the caller rolls back and runs the transaction again, which then finds them.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { emitCtes, type EventInput } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 import { conversationSql, type Audience } from './visibility.js';
@@ -75,9 +75,9 @@ export async function findTargets(
 ): Promise<Targets | null> {
   const [row] = await tx.$tenantQuery<TargetRow[]>(
     (tenant) => Prisma.sql`
-    WITH ch AS (SELECT tenant_id, id, department_id FROM channels WHERE tenant_id = ${tenant} AND id = ${channelId}::uuid FOR KEY SHARE),
+    WITH ch AS (SELECT tenant_id, id, department_id FROM channels WHERE ${tenantIs(tenant)} AND id = ${channelId}::uuid FOR KEY SHARE),
       dept AS (SELECT d.id FROM departments d JOIN ch ON d.tenant_id = ch.tenant_id AND d.id = ch.department_id FOR KEY SHARE OF d),
-      l AS (SELECT * FROM leads WHERE tenant_id = ${tenant} AND phone = ${phone}::text FOR KEY SHARE),
+      l AS (SELECT * FROM leads WHERE ${tenantIs(tenant)} AND phone = ${phone}::text FOR KEY SHARE),
       c AS (SELECT c.tenant_id, c.id, c.department_id FROM conversations c JOIN l ON c.tenant_id = l.tenant_id AND c.lead_id = l.id WHERE c.status = 'active')
     SELECT ch.id::text AS channel_id, ch.department_id::text AS department_id,
       (ch.department_id IS NULL OR EXISTS (SELECT 1 FROM dept)) AS department_held,
@@ -186,7 +186,7 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
           last_message_at = GREATEST(c.last_message_at, ${now}::timestamptz),
           updated_at = ${now}::timestamptz
         FROM m
-        WHERE c.tenant_id = ${tenant} AND c.id = ${conversation.id}::uuid
+        WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid
         RETURNING c.*),`;
       const writes = conversation.isNew
         ? Prisma.join([lead.isNew ? newLead : Prisma.empty, newConversation, insertMessage(Prisma.sql`FROM conv`)], '')

@@ -5,7 +5,7 @@
 // ((tenant_id, phone); one `active` conversation per lead), then read back in a new
 // statement: two requests racing for a new phone end with one lead and one open conversation.
 import { Prisma, type Conversation, type Lead, type Message, type MessageRole, type MessageStatus } from '../../generated/prisma/client.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';
 import type { Config } from '../../config.js';
@@ -122,7 +122,7 @@ export async function appendMessage(
       last_message_at = GREATEST(c.last_message_at, ${message.created_at}),
       updated_at = now()
     FROM leads l
-    WHERE c.tenant_id = ${tenant} AND c.id = ${conversation.id}::uuid AND l.tenant_id = c.tenant_id AND l.id = c.lead_id
+    WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid AND l.tenant_id = c.tenant_id AND l.id = c.lead_id
     RETURNING c.id::text AS id, c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id,
       c.status::text AS status, c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role,
       c.last_message_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone`,

@@ -8,7 +8,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Viewer } from '../../auth/viewer.js';
 import { requireTenant } from '../../auth/viewer.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 
 /** Who is looking: everything (owner, admin, the system acting for a channel) or one operator. */
 export type Audience = { kind: 'all' } | { kind: 'operator'; userId: string };
@@ -48,7 +48,7 @@ export async function isConversationVisible(
   if (audience.kind === 'all') return true;
   const [row] = await tx.$tenantQuery<{ visible: boolean }[]>(
     (tenant) => Prisma.sql`
-    SELECT EXISTS (SELECT 1 FROM conversations c WHERE c.tenant_id = ${tenant} AND c.id = ${conversationId}::uuid AND ${conversationSql(audience, Prisma.sql`c`)}) AS visible`,
+    SELECT EXISTS (SELECT 1 FROM conversations c WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversationId}::uuid AND ${conversationSql(audience, Prisma.sql`c`)}) AS visible`,
   );
   return row.visible;
 }

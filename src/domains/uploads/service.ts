@@ -9,6 +9,7 @@ import { notFound, invalidParameter } from '../../errors.js';
 import { log } from '../../log.js';
 import type { FileStorage } from '../../storage/storage.js';
 import type { Selection } from '../common/types.js';
+import { tenantIs } from '../../db/tenant-scope.js';
 
 export const DEFAULT_CLEANUP_HOURS = 24;
 /** Ten years: anything larger is a mistake, not a retention period. */
@@ -39,7 +40,7 @@ export async function setUploadStatus(ctx: Context, id: string, status: UploadSt
 
 export async function deleteUpload(ctx: Context, id: string): Promise<void> {
   const [deleted] = await ctx.db.$tenantQuery<{ storage_key: string }[]>(
-    (tenant) => Prisma.sql`DELETE FROM uploads WHERE tenant_id = ${tenant} AND id = ${id}::uuid RETURNING storage_key`,
+    (tenant) => Prisma.sql`DELETE FROM uploads WHERE ${tenantIs(tenant)} AND id = ${id}::uuid RETURNING storage_key`,
   );
   if (!deleted) throw uploadNotFound();
   await removeFiles(ctx.storage, [deleted.storage_key]);
@@ -49,7 +50,7 @@ export async function deleteUpload(ctx: Context, id: string): Promise<void> {
 export async function cleanupUploads(ctx: Context, hours: number | null | undefined): Promise<{ deleted_count: number }> {
   const h = cleanupHours(hours);
   const deleted_count = await deleteExpired(ctx.storage, (limit) =>
-    ctx.db.$tenantQuery<{ storage_key: string }[]>((tenant) => expiredBatch(Prisma.sql`tenant_id = ${tenant} AND`, h, limit)),
+    ctx.db.$tenantQuery<{ storage_key: string }[]>((tenant) => expiredBatch(Prisma.sql`${tenantIs(tenant)} AND`, h, limit)),
   );
   return { deleted_count };
 }

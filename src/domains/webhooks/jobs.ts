@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Event, Webhook } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import type { TenantDb } from '../../db/tenant-scope.js';
+import { tenantIs, type TenantDb } from '../../db/tenant-scope.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
@@ -268,7 +268,7 @@ async function logAttempt(
     INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, attempt, status, response_status, error, duration_ms, next_attempt_at)
     SELECT COALESCE(${id ?? null}::uuid, gen_random_uuid()), ${tenant}, ${ids.hook}::uuid, ${ids.event}::uuid, ${ids.type}, COALESCE(max(attempt), 0) + 1, ${status},
       ${result.status ?? null}::int, ${result.error ?? null}::text, ${result.durationMs}::int, ${nextAttemptAt}::timestamptz
-    FROM webhook_deliveries WHERE tenant_id = ${tenant} AND webhook_id = ${ids.hook}::uuid AND event_id = ${ids.event}::uuid
+    FROM webhook_deliveries WHERE ${tenantIs(tenant)} AND webhook_id = ${ids.hook}::uuid AND event_id = ${ids.event}::uuid
     RETURNING id`,
   );
   return row.id;
