@@ -2,8 +2,10 @@
 // read, update and delete, and to the data of every create, on every tenant-owned model. Resolvers and
 // services use the request's scoped client (ctx.db) and never write tenant_id themselves: its type
 // says so (create data without tenant_id, no raw SQL but through `$tenantQuery`, which binds the
-// tenant). Relations are safe too: composite (tenant_id, id) foreign keys keep related rows in the
-// same tenant.
+// tenant). A raw statement's tenant condition comes from one helper, `tenantIs` (`d.tenant_id = $n::uuid`),
+// in `$tenantQuery` and outside the scoped client alike; test/platform/tenant-sql.test.ts fails on a
+// statement that binds `tenant_id` to a value itself. Relations are safe too: composite (tenant_id, id)
+// foreign keys keep related rows in the same tenant.
 //
 // A tenant table's primary key is (tenant_id, id), so for Prisma `id` alone is not unique. On the
 // scoped client it is: `where: { id }` of findUnique, update, delete and upsert, and a `cursor: { id }`
