@@ -58,7 +58,15 @@ export function registerRowPolicies(list: readonly RowPolicy[]): void {
   system = undefined;
 }
 
+/** Raw SQL conditions of an entry point that registered no policy: a statement that asks for one is a programming error. */
+const unregisteredSql = new Proxy({} as VisibleSql, {
+  get(_target, name) {
+    throw new Error(`No row policy offers visible.${String(name)}: import src/domains/index.js in this entry point`);
+  },
+});
+
 function merged(viewer: TenantViewer | null): Visibility {
+  if (!policies.length) return { key: '', where: {}, sql: unregisteredSql };
   if (policies.length === 1) return policies[0].visibility(viewer);
   const parts = policies.map((p) => p.visibility(viewer));
   const where: Partial<Record<Prisma.ModelName, object>> = {};
