@@ -46,7 +46,8 @@ export function createContext(deps: ContextDeps, request: { viewer: Viewer | nul
   const viewer = request.viewer;
   return {
     viewer,
-    db: viewer?.kind === 'user' ? deps.tenants.for(viewer.tenantId) : noTenant,
+    // Under the caller's row policies (db/row-policy.ts): an operator sees only the conversations it may.
+    db: viewer?.kind === 'user' ? deps.tenants.forViewer(viewer) : noTenant,
     prisma: deps.prisma,
     config: deps.config,
     storage: deps.storage,

@@ -11,11 +11,17 @@
 // scoped client it is: `where: { id }` of findUnique, update, delete and upsert, and a `cursor: { id }`
 // (at the top of a read, or in an included or selected relation: Pothos' connections) become the key
 // `{ tenant_id_id: { tenant_id, id } }`.
+//
+// A client may also carry a caller's visibility (row-policy.ts): `TenantClients.forViewer` adds the
+// registered row policies' conditions to the queries of the models they bind and hands raw statements
+// their SQL form (`visible`, the second argument of `$tenantQuery`'s builder).
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument --
    This module rewrites the untyped arguments of every Prisma model operation. */
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { withCommitHooks } from './after-commit.js';
 import type { DirectSql } from './direct.js';
+import { systemVisibility, visibilityOf, visibleArgs, type Visibility, type VisibleSql } from './row-policy.js';
+import type { TenantViewer } from '../auth/viewer.js';
 
 const FILTERED = new Set([
   'findUnique',
@@ -106,10 +112,23 @@ export function tenantIs(tenant: string | Prisma.Sql, alias?: string): Prisma.Sq
   return Prisma.sql`${Prisma.raw(alias)}.tenant_id = ${value}`;
 }
 
-function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSql) {
+/** A raw statement's builder: the tenant as a bound `uuid`, and the row policies' SQL conditions for the caller. */
+export type TenantSqlBuilder = (tenant: Prisma.Sql, visible: VisibleSql) => Prisma.Sql;
+
+/**
+ * `restricted`: a caller's visibility (its key not ''), whose conditions every query gets; without one the
+ * client sees every row and raw statements get the system's conditions (TRUE).
+ */
+function scopeToTenant(
+  prisma: PrismaClient,
+  tenantId: string,
+  direct: DirectSql | undefined,
+  restricted: Visibility | undefined,
+  unrestricted: () => TenantDb,
+) {
   const tenant = Prisma.sql`${tenantId}::uuid`;
-  const bound = (build: (tenant: Prisma.Sql) => Prisma.Sql) => {
-    const sql = build(tenant);
+  const bound = (build: TenantSqlBuilder) => {
+    const sql = build(tenant, (restricted ?? systemVisibility()).sql);
     if (!sql.values.includes(tenantId)) throw new UnscopedSqlError('Raw statement without the tenant condition');
     return sql;
   };
@@ -119,6 +138,7 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSq
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
+          if (restricted) args = visibleArgs(model, operation, (args ?? {}) as Args, restricted);
           if (GLOBAL_MODELS.has(model)) return query(args);
           return query(scopeArgs(operation, (args ?? {}) as Args, tenantId));
         },
@@ -126,11 +146,13 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSq
     },
     client: {
       $tenantId: tenantId,
+      $unrestricted: unrestricted,
       /**
        * A raw statement for this tenant: `build` gets the tenant id as a bound `uuid` fragment and must
-       * use it (a statement that does not bind the tenant is refused before it runs).
+       * use it (a statement that does not bind the tenant is refused before it runs), and the row
+       * policies' conditions for this client's caller (`visible.conversation(alias)`).
        */
-      $tenantQuery<T = unknown>(this: object, build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T> {
+      $tenantQuery<T = unknown>(this: object, build: TenantSqlBuilder): Promise<T> {
         return (Prisma.getExtensionContext(this) as unknown as RawClient).$queryRaw<T>(bound(build));
       },
       /**
@@ -139,7 +161,7 @@ function scopeToTenant(prisma: PrismaClient, tenantId: string, direct?: DirectSq
        * read alike (text, int, bool). Prisma's path on PGlite, and inside a transaction (which the pool
        * would escape).
        */
-      $tenantQueryDirect<T = unknown>(this: object, build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T[]> {
+      $tenantQueryDirect<T = unknown>(this: object, build: TenantSqlBuilder): Promise<T[]> {
         const sql = bound(build);
         const client = Prisma.getExtensionContext(this) as unknown as RawClient;
         // A transaction's client has no $transaction of its own.
@@ -219,7 +241,7 @@ export type TenantTx = Omit<Prisma.TransactionClient, TenantModel | RawMethods> 
 interface TenantClientExtras {
   /** The organisation this client is scoped to. */
   readonly $tenantId: string;
-  $tenantQuery<T = unknown>(build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T>;
+  $tenantQuery<T = unknown>(build: TenantSqlBuilder): Promise<T>;
 }
 
 /** The request's organisation's client: the PrismaClient API, scoped; raw SQL only through `$tenantQuery`. */
@@ -227,7 +249,13 @@ export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transacti
   [M in TenantModel]: ScopedDelegate<PrismaClient[M]>;
 } & TenantClientExtras & {
     /** `$tenantQuery` through the `pg` pool on PostgreSQL (rows as `pg` parses them); not in transactions. */
-    $tenantQueryDirect<T = unknown>(build: (tenant: Prisma.Sql) => Prisma.Sql): Promise<T[]>;
+    $tenantQueryDirect<T = unknown>(build: TenantSqlBuilder): Promise<T[]>;
+    /**
+     * The organisation's client without the caller's row policies (the tenant scope stays): only to answer
+     * about a write the caller was allowed to make (a conversation an operator just handed to another
+     * department). The client itself on a caller who sees every row.
+     */
+    $unrestricted(): TenantDb;
     $transaction<R>(
       fn: (tx: TenantTx) => Promise<R>,
       options?: { maxWait?: number; timeout?: number; isolationLevel?: Prisma.TransactionIsolationLevel },
@@ -243,12 +271,23 @@ export class TenantClients {
     private direct?: DirectSql,
     private max = 500,
   ) {}
+  /** The organisation's client for the system (jobs, webhooks) and callers who see every row. */
   for(tenantId: string): TenantDb {
-    let db = this.cache.get(tenantId);
+    return this.scoped(tenantId);
+  }
+  /** The client of a caller: the organisation's, under the caller's row policies (row-policy.ts). */
+  forViewer(viewer: TenantViewer): TenantDb {
+    const visibility = visibilityOf(viewer);
+    return visibility.key ? this.scoped(viewer.tenantId, visibility) : this.scoped(viewer.tenantId);
+  }
+  private scoped(tenantId: string, restricted?: Visibility): TenantDb {
+    const key = restricted ? `${tenantId}/${restricted.key}` : tenantId;
+    let db = this.cache.get(key);
     if (!db) {
-      db = withCommitHooks(scopeToTenant(this.prisma, tenantId, this.direct) as unknown as TenantDb);
+      const unrestricted = restricted ? () => this.scoped(tenantId) : () => db!;
+      db = withCommitHooks(scopeToTenant(this.prisma, tenantId, this.direct, restricted, unrestricted) as unknown as TenantDb);
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(tenantId, db);
+      this.cache.set(key, db);
     }
     return db;
   }

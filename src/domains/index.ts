@@ -1,11 +1,12 @@
 // The list of domains: the one place a new domain is added. Importing a domain registers its schema
 // types and fields; the route table, the response style of each REST area, the permission catalogue,
-// the event types and the stored-file columns are derived from this list (and, by src/workers.ts and
+// the event types, the stored-file columns and the row policies are derived from this list (and, by src/workers.ts and
 // src/start-hooks.ts, the queues and the start hooks).
 import { guardRootFields } from '../auth/access.js';
 import { registerPermissions } from '../auth/permissions.js';
 import { registerEventTypes } from '../events/types.js';
 import { registerStoredFiles } from '../storage/stored-file-columns.js';
+import { registerRowPolicies } from '../db/row-policy.js';
 import { builder } from '../schema/builder.js';
 import { sliceListFields } from '../schema/time-slices.js';
 import type { DomainManifest } from './manifest.js';
@@ -36,6 +37,7 @@ export const domains: readonly DomainManifest[] = [
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 for (const domain of domains) registerEventTypes(domain.events ?? []);
 registerStoredFiles(domains.flatMap((d) => d.storedFiles ?? []));
+registerRowPolicies(domains.flatMap((d) => d.rowPolicies ?? []));
 
 /**
  * The schema, once every domain has registered its types and fields: each root field guarded by its

@@ -9,6 +9,7 @@ import type { Access, RootField } from '../auth/access.js';
 import type { RoleName } from '../auth/permissions.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { RowPolicy } from '../db/row-policy.js';
 import type { EventTypeSpec } from '../events/types.js';
 import type { SuccessShape } from '../http/responses.js';
 import type { QueueFactory } from '../jobs/queue.js';
@@ -115,6 +116,8 @@ export interface DomainManifest {
   events?: readonly EventTypeSpec[];
   /** The columns that keep the keys of its files in storage (storage/stored-file-columns.ts). */
   storedFiles?: readonly StoredFileColumns[];
+  /** Which rows of its models a caller may see, applied by the request's scoped client (db/row-policy.ts). */
+  rowPolicies?: readonly RowPolicy[];
   /** Run by `npm start` before it serves (src/start-hooks.ts), in the order of the domains list; long work goes in the background. */
   onStart?: (deps: StartDeps) => void | Promise<void>;
 }

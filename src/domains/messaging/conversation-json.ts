@@ -10,8 +10,8 @@ import { isoSql, jsonRowsSql, objectSelect, selectList } from '../../schema/json
 import { pageJson, planPage, type PagePlan, type PageType } from '../../schema/json-page.js';
 import { cursorAfter, openSync, syncSql } from '../common/sync.js';
 import { offsetPagination, offsetWindow } from '../common/types.js';
+import { requireTenant } from '../../auth/viewer.js';
 import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
-import { audienceOf } from './visibility.js';
 
 /** Scalar fields of Conversation over `c` (conversations). */
 const CONVERSATION: Record<string, string> = {
@@ -92,7 +92,7 @@ interface PageHead {
 
 /** A page of the conversations list as JSON text: one statement (after the sync horizon, for a sync page). */
 export async function conversationsJson(ctx: Context, args: ConversationListArgs, plan: PagePlan<ConversationCardSql>): Promise<string> {
-  const audience = audienceOf(ctx.viewer);
+  requireTenant(ctx.viewer);
   const window = offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT);
   const sync = await openSync(ctx, 'conversations', args, window.limit);
   const card = plan.card;
@@ -100,8 +100,8 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
   const [head] =
     !card && !plan.counted && !sync
       ? [{ total: null, data: null }]
-      : await ctx.db.$tenantQueryDirect<PageHead>((tenant) => {
-          const filter = conversationListSql(tenant, audience, args);
+      : await ctx.db.$tenantQueryDirect<PageHead>((tenant, visible) => {
+          const filter = conversationListSql(tenant, visible, args);
           const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
           const orderText = sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC';
           const order = Prisma.raw(orderText);

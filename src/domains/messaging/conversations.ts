@@ -1,15 +1,15 @@
-// Conversations and message history, always through the visibility policy (./visibility.ts): a
-// conversation the caller cannot see answers 404, and a lead's history holds only messages of
-// conversations the caller can see. List pages read the conversation rows (last message and unread
+// Conversations and message history, always under the visibility policy (./visibility.ts), which the
+// request's scoped client applies to every query here: a conversation the caller cannot see answers
+// 404, and a lead's history holds only messages of conversations the caller can see. List pages read the conversation rows (last message and unread
 // count are columns), never the messages.
 import type { Context } from '../../context/context.js';
 import { AppError, constraintViolation, notFound, invalidField } from '../../errors.js';
 import { Prisma, type Conversation as ConversationRow, type ConversationStatus } from '../../generated/prisma/client.js';
+import type { VisibleSql } from '../../db/row-policy.js';
 import { openSync, SyncedPage, SYNC_ORDER, type SyncArgs } from '../common/sync.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { announceConversation, type ConversationChangeKind } from './live.js';
 import { conversationData } from './shapes.js';
-import { audienceOf, conversationSql, conversationWhere, messageWhere, type Audience } from './visibility.js';
 import { tenantIs } from '../../db/tenant-scope.js';
 
 /** `limit` above this falls back to the default 20, like the other lists. */
@@ -33,9 +33,12 @@ export interface ConversationListArgs extends SyncArgs {
   status?: ConversationStatus | null;
 }
 
-/** The list's condition in SQL over `c` (conversations), for the JSON path: the same as `conversationPage`'s `where`. */
-export function conversationListSql(tenant: Prisma.Sql, audience: Audience, args: ConversationListArgs): Prisma.Sql {
-  const parts = [tenantIs(tenant, 'c'), conversationSql(audience, Prisma.sql`c`)];
+/**
+ * The list's condition in SQL over `c` (conversations), for the JSON path: the same as `conversationPage`'s
+ * `where` under the scoped client (`visible`: the raw statement's policy conditions).
+ */
+export function conversationListSql(tenant: Prisma.Sql, visible: VisibleSql, args: ConversationListArgs): Prisma.Sql {
+  const parts = [tenantIs(tenant, 'c'), visible.conversation(Prisma.sql`c`)];
   if (args.lead_id) parts.push(Prisma.sql`c.lead_id = ${args.lead_id}::uuid`);
   if (args.status) parts.push(Prisma.sql`c.status = ${args.status}::"ConversationStatus"`);
   return Prisma.join(parts, ' AND ');
@@ -51,11 +54,9 @@ export const syncPagination = (total: number, limit: number, next: string | null
 });
 
 export async function conversationPage(ctx: Context, args: ConversationListArgs): Promise<ConversationPageSource> {
-  const visible = conversationWhere(audienceOf(ctx.viewer));
-  const filters: Prisma.ConversationWhereInput = {};
-  if (args.lead_id) filters.lead_id = args.lead_id;
-  if (args.status) filters.status = args.status;
-  const where: Prisma.ConversationWhereInput = { AND: [visible, filters] };
+  const where: Prisma.ConversationWhereInput = {};
+  if (args.lead_id) where.lead_id = args.lead_id;
+  if (args.status) where.status = args.status;
   const window = offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT);
   const sync = await openSync(ctx, 'conversations', args, window.limit);
   if (!sync) return { where, ...window };
@@ -65,10 +66,7 @@ export async function conversationPage(ctx: Context, args: ConversationListArgs)
 }
 
 export async function getConversation(ctx: Context, id: string, query: Selection = {}) {
-  const conversation = await ctx.db.conversation.findFirst({
-    ...query,
-    where: { AND: [{ id }, conversationWhere(audienceOf(ctx.viewer))] },
-  });
+  const conversation = await ctx.db.conversation.findFirst({ ...query, where: { id } });
   if (!conversation) throw notFound('Conversa');
   return conversation;
 }
@@ -81,7 +79,6 @@ export interface ConversationChanges {
 
 /** PUT /backend/conversations/{id}: status, department (null clears it), `read: true` zeroes unread_count. */
 export async function updateConversation(ctx: Context, id: string, input: ConversationChanges, query: Selection = {}) {
-  const visible = conversationWhere(audienceOf(ctx.viewer));
   const data: Prisma.ConversationUncheckedUpdateManyInput = {};
   if (input.status === null) throw invalidField('status', 'deve ser active ou archived');
   if (input.status) data.status = input.status;
@@ -94,15 +91,16 @@ export async function updateConversation(ctx: Context, id: string, input: Conver
   }
   if (Object.keys(data).length) {
     try {
-      // One statement: the visibility condition and the change cannot be separated by a membership change.
-      const { count } = await ctx.db.conversation.updateMany({ where: { AND: [{ id }, visible] }, data });
+      // One statement: the visibility condition (the scoped client's) and the change cannot be separated by a membership change.
+      const { count } = await ctx.db.conversation.updateMany({ where: { id }, data });
       if (count === 0) throw notFound('Conversa');
     } catch (e) {
       if (constraintViolation(e) === 'unique') throw new AppError('CONFLICT', 'O lead já tem outra conversa aberta');
       throw e;
     }
     await announceUpdate(ctx, id, input);
-    return ctx.db.conversation.findUniqueOrThrow({ ...query, where: { id } });
+    // As it now is, even when the caller just handed it to a department it is not in (and no longer sees it).
+    return ctx.db.$unrestricted().conversation.findUniqueOrThrow({ ...query, where: { id } });
   }
   return getConversation(ctx, id, query);
 }
@@ -113,7 +111,8 @@ async function announceUpdate(ctx: Context, id: string, input: ConversationChang
   if (input.department_id !== undefined) kinds.push('assigned');
   if (input.status) kinds.push(input.status === 'archived' ? 'archived' : 'reopened');
   if (input.read) kinds.push('read');
-  const conversation = await ctx.db.conversation.findUnique({
+  // The change the caller was allowed to make, announced to whoever sees the conversation now.
+  const conversation = await ctx.db.$unrestricted().conversation.findUnique({
     where: { id },
     include: { lead: { select: { id: true, name: true, phone: true } } },
   });
@@ -132,7 +131,6 @@ export async function leadMessages(
   leadId: string,
   args: { limit?: number | null; offset?: number | null },
 ): Promise<PageSource<Prisma.MessageWhereInput>> {
-  const audience = audienceOf(ctx.viewer);
   if (!(await ctx.db.lead.findUnique({ where: { id: leadId }, select: { id: true } }))) throw notFound('Lead');
-  return { where: { AND: [{ lead_id: leadId }, messageWhere(audience)] }, ...offsetWindow(args.limit, args.offset) };
+  return { where: { lead_id: leadId }, ...offsetWindow(args.limit, args.offset) };
 }

@@ -15,7 +15,6 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
 import { emitCtes, type EventInput } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
-import { conversationSql, type Audience } from './visibility.js';
 
 export interface Targets {
   channel_id: string;
@@ -68,13 +67,12 @@ const stampedJson = (
 /** Null when the channel is not the organisation's (or is gone). */
 export async function findTargets(
   tx: TenantTx,
-  audience: Audience,
   channelId: string,
   phone: string,
   providerMessageId: string | null,
 ): Promise<Targets | null> {
   const [row] = await tx.$tenantQuery<TargetRow[]>(
-    (tenant) => Prisma.sql`
+    (tenant, visible) => Prisma.sql`
     WITH ch AS (SELECT tenant_id, id, department_id FROM channels WHERE ${tenantIs(tenant)} AND id = ${channelId}::uuid FOR KEY SHARE),
       dept AS (SELECT d.id FROM departments d JOIN ch ON d.tenant_id = ch.tenant_id AND d.id = ch.department_id FOR KEY SHARE OF d),
       l AS (SELECT * FROM leads WHERE ${tenantIs(tenant)} AND phone = ${phone}::text FOR KEY SHARE),
@@ -90,7 +88,7 @@ export async function findTargets(
       (SELECT json_agg(${stampedJson(Prisma.sql`t`)} ORDER BY t.name, t.id)
        FROM lead_tags lt JOIN tags t ON t.tenant_id = lt.tenant_id AND t.id = lt.tag_id WHERE lt.tenant_id = l.tenant_id AND lt.lead_id = l.id) AS lead_tags,
       c.id::text AS conversation_id,
-      CASE WHEN c.id IS NULL THEN ${conversationSql(audience, Prisma.sql`ch`)} ELSE ${conversationSql(audience, Prisma.sql`c`)} END AS visible
+      CASE WHEN c.id IS NULL THEN ${visible.conversation(Prisma.sql`ch`)} ELSE ${visible.conversation(Prisma.sql`c`)} END AS visible
     FROM ch LEFT JOIN l ON TRUE LEFT JOIN c ON TRUE`,
   );
   if (!row) return null;

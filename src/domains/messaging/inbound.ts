@@ -23,7 +23,7 @@ import { announceConversationOnCommit, announceMessageOnCommit } from './live.js
 import { inboundPhone } from './phone.js';
 import { conversationData, messageData } from './shapes.js';
 import { messageText } from './text.js';
-import { audienceOf, SYSTEM, type Audience } from './visibility.js';
+import { requireTenant } from '../../auth/viewer.js';
 
 export interface InboundInput {
   from: string;
@@ -52,22 +52,16 @@ class Raced extends Error {}
 const ATTEMPTS = 4;
 
 /**
- * Records an inbound message on a channel of `db`'s organisation, for `audience` (the provider's webhook
- * acts for the whole organisation), and announces it to live subscribers once committed. Returns null
+ * Records an inbound message on a channel of `db`'s organisation, as `db`'s caller may (the request's
+ * scoped client; the provider's webhook has the system's, which sees every conversation), and announces it to live subscribers once committed. Returns null
  * when the provider's message id was stored already (a webhook retried), having changed nothing.
  */
-export async function receiveMessage(
-  db: TenantDb,
-  config: Config,
-  channelId: string,
-  input: InboundInput,
-  audience: Audience = SYSTEM,
-): Promise<InboundResult | null> {
+export async function receiveMessage(db: TenantDb, config: Config, channelId: string, input: InboundInput): Promise<InboundResult | null> {
   const phone = inboundPhone(input.from);
   const name = input.name?.trim().slice(0, 255) || phone;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.$transaction((tx) => receiveOnce(tx, config, channelId, { ...input, phone, name }, audience));
+      return await db.$transaction((tx) => receiveOnce(tx, config, channelId, { ...input, phone, name }));
     } catch (e) {
       if (!(e instanceof Raced) || attempt === ATTEMPTS) throw e;
     }
@@ -79,10 +73,9 @@ async function receiveOnce(
   config: Config,
   channelId: string,
   input: InboundInput & { phone: string; name: string },
-  audience: Audience,
 ): Promise<InboundResult | null> {
   const providerMessageId = input.providerMessageId ?? null;
-  const targets = await findTargets(tx, audience, channelId, input.phone, providerMessageId);
+  const targets = await findTargets(tx, channelId, input.phone, providerMessageId);
   if (!targets) throw notFound('Canal');
   if (!targets.department_held) throw new Raced('the channel’s department changed');
   if (targets.duplicate) return null;
@@ -193,15 +186,13 @@ export async function receiveInbound(
   channelId: string,
   input: { from: string; content: string; name?: string | null },
 ): Promise<InboundResult> {
-  const audience = audienceOf(ctx.viewer);
+  requireTenant(ctx.viewer);
   if (input.name != null && input.name.length > 255) throw invalidField('name', 'aceita no máximo 255 caracteres');
-  const result = (await receiveMessage(
-    ctx.db,
-    ctx.config,
-    channelId,
-    { from: input.from, content: messageText('content', input.content), name: input.name },
-    audience,
-  ))!;
+  const result = (await receiveMessage(ctx.db, ctx.config, channelId, {
+    from: input.from,
+    content: messageText('content', input.content),
+    name: input.name,
+  }))!;
   // The answer's Lead.tags come from the request's loader: what the transaction read.
   tagsByLead(ctx).clear(result.lead.id).prime(result.lead.id, result.tags);
   return result;

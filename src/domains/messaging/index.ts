@@ -5,6 +5,7 @@ import { messageDeliveryQueue } from './deliver.js';
 import { MESSAGING_EVENT_TYPES } from './event-types.js';
 import './fields.js';
 import { sendMediaHandler } from './send-media-route.js';
+import { operatorVisibility } from './visibility.js';
 import { receiveWebhook, verifyWebhook } from './whatsapp-webhook.js';
 
 export const messagingDomain = defineDomain({
@@ -38,6 +39,7 @@ export const messagingDomain = defineDomain({
   events: MESSAGING_EVENT_TYPES,
   // A sent media message keeps its file (send-media.ts).
   storedFiles: [{ table: 'messages', key: 'media_key', contentType: 'media_mime_type' }],
+  rowPolicies: [operatorVisibility],
   fields: {
     'Mutation.sendMediaMessage': 'messages.send',
     'Subscription.messageAdded': 'messages.view',

@@ -16,7 +16,7 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { liveHub, untilStopped } from '../../events/live.js';
 import type { Message } from '../../generated/prisma/client.js';
 import type { conversationData } from './shapes.js';
-import { audienceOf, messageWhere } from './visibility.js';
+import { audienceOf } from './visibility.js';
 
 // ---- messageAdded ----
 
@@ -46,17 +46,12 @@ type LegacyAnnouncement = { message_id: string };
 /** New messages of the caller's organisation, of the conversations the caller can see. */
 export function messagesFor(ctx: Context): AsyncIterable<Message> {
   const viewer = requireTenant(ctx.viewer);
-  const audience = audienceOf(viewer);
   const events = pipe(liveHub(ctx.config).subscribe('messageAdded', viewer.tenantId), untilStopped(ctx.config)) as unknown as AsyncIterable<
     MessageAnnouncement | LegacyAnnouncement
   >;
   return pipe(
     visibleTo(ctx, events, (event) => ('message' in event ? event.department_id : null)),
-    map((event) =>
-      'message' in event
-        ? revived(event.message)
-        : ctx.db.message.findFirst({ where: { AND: [{ id: event.message_id }, messageWhere(audience)] } }),
-    ),
+    map((event) => ('message' in event ? revived(event.message) : ctx.db.message.findFirst({ where: { id: event.message_id } }))),
     filter((message): message is Message => message !== null),
   );
 }

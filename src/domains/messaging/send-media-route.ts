@@ -5,10 +5,10 @@ import { invalidField } from '../../errors.js';
 import { readMultipartUpload } from '../../storage/multipart-stream.js';
 import { sendMedia } from './send-media.js';
 import { messageData } from './shapes.js';
-import { audienceOf } from './visibility.js';
+import { requireTenant } from '../../auth/viewer.js';
 
 export async function sendMediaHandler({ request, ctx }: HandlerInput) {
-  audienceOf(ctx.viewer); // an organisation's key, before a byte is stored
+  requireTenant(ctx.viewer); // an organisation's key, before a byte is stored
   const { fields, file } = await readMultipartUpload(request, ctx.storage);
   if (!file) throw invalidField('file', '(arquivo) é obrigatório');
   const message = await sendMedia(ctx, file, fields);

@@ -14,7 +14,7 @@ import { isUuid } from '../common/validate.js';
 import { recipientPhone } from './phone.js';
 import { chooseChannel, conversationToWrite, queueDelivery, visibleOpenConversation } from './send.js';
 import { appendMessage, leadForPhone, type MessageMedia } from './store.js';
-import { audienceOf } from './visibility.js';
+import { requireTenant } from '../../auth/viewer.js';
 
 export const MEDIA_TYPES = ['image', 'audio', 'video', 'document'] as const;
 export type MediaType = (typeof MEDIA_TYPES)[number];
@@ -78,7 +78,7 @@ async function checkedMedia(type: MediaType, file: IncomingFile): Promise<Messag
 export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaInput): Promise<Message> {
   let message: Message;
   try {
-    const audience = audienceOf(ctx.viewer);
+    requireTenant(ctx.viewer);
     if (!input.channel_id) throw invalidField('channel_id', 'é obrigatório');
     if (!isUuid(input.channel_id)) throw invalidField('channel_id', 'deve ser um UUID');
     if (!input.remote_jid) throw invalidField('remote_jid', 'é obrigatório');
@@ -90,8 +90,8 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
     message = await ctx.db.$transaction(async (tx) => {
       const channel = await chooseChannel(tx, channelId);
       const lead = await leadForPhone(tx, phone, phone);
-      const open = await visibleOpenConversation(tx, audience, lead.id);
-      const conversation = await conversationToWrite(tx, audience, lead, open, channel);
+      const open = await visibleOpenConversation(tx, lead.id);
+      const conversation = await conversationToWrite(tx, lead, open, channel);
       const stored = await appendMessage(tx, ctx.config, conversation, {
         role: 'assistant',
         status: 'pending',

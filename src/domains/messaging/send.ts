@@ -13,7 +13,7 @@ import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
 import { canReceiveMessages } from './phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
-import { audienceOf, isConversationVisible, type Audience } from './visibility.js';
+import { requireTenant } from '../../auth/viewer.js';
 
 export interface SendInput {
   lead_id: string;
@@ -40,9 +40,9 @@ export async function chooseChannel(
 }
 
 /** The lead's open conversation, if any; 404 when the sender cannot see it (nothing may be written into it). */
-export async function visibleOpenConversation(tx: TenantTx, audience: Audience, leadId: string): Promise<Conversation | null> {
+export async function visibleOpenConversation(tx: TenantTx, leadId: string): Promise<Conversation | null> {
   const open = await findOpenConversation(tx, leadId);
-  if (open && !(await isConversationVisible(tx, audience, open.id))) throw notFound('Conversa');
+  if (open && !open.visible) throw notFound('Conversa');
   return open;
 }
 
@@ -52,7 +52,6 @@ export async function visibleOpenConversation(tx: TenantTx, audience: Audience, 
  */
 export async function conversationToWrite(
   tx: TenantTx,
-  audience: Audience,
   lead: Pick<Lead, 'id' | 'name' | 'phone'>,
   open: Conversation | null,
   channel: Channel,
@@ -60,7 +59,7 @@ export async function conversationToWrite(
   if (open) return open;
   const conversation = await openConversation(tx, lead, { channel_id: channel.id, department_id: channel.department_id });
   // Another request may have opened one meanwhile: whichever it is, the sender must see it.
-  if (!(await isConversationVisible(tx, audience, conversation.id))) throw notFound('Conversa');
+  if (!conversation.visible) throw notFound('Conversa');
   return conversation;
 }
 
@@ -71,7 +70,7 @@ export async function queueDelivery(tx: TenantTx, message: Pick<Message, 'id'>):
 }
 
 export async function sendMessage(ctx: Context, input: SendInput) {
-  const audience = audienceOf(ctx.viewer);
+  requireTenant(ctx.viewer);
   const content = messageText('content', input.content);
   const type = input.type ?? 'text';
   if (type !== 'text') throw invalidField('type', 'aceita apenas text');
@@ -80,9 +79,9 @@ export async function sendMessage(ctx: Context, input: SendInput) {
     if (!lead) throw notFound('Lead');
     if (!canReceiveMessages(lead.phone))
       throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
-    const open = await visibleOpenConversation(tx, audience, lead.id);
+    const open = await visibleOpenConversation(tx, lead.id);
     const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
-    const conversation = await conversationToWrite(tx, audience, lead, open, channel);
+    const conversation = await conversationToWrite(tx, lead, open, channel);
     const message = await appendMessage(tx, ctx.config, conversation, {
       role: 'assistant',
       status: 'pending',

@@ -10,7 +10,6 @@ import { emit } from '../../events/emit.js';
 import type { Message, MessageStatus } from '../../generated/prisma/client.js';
 import { isUuid, optionalText } from '../common/validate.js';
 import { messageData } from './shapes.js';
-import { audienceOf, messageWhere } from './visibility.js';
 
 export type ReportedStatus = 'sent' | 'delivered' | 'read' | 'failed';
 export const REPORTED_STATUSES: readonly ReportedStatus[] = ['sent', 'delivered', 'read', 'failed'];
@@ -68,20 +67,15 @@ export async function advanceStatus(
  * the message is answered as it is.
  */
 export async function reportStatus(ctx: Context, channelId: string, input: { message_id: string; status: string; error?: string | null }) {
-  const audience = audienceOf(ctx.viewer);
   if (!REPORTED_STATUSES.includes(input.status as ReportedStatus))
     throw invalidField('status', `deve ser um de: ${REPORTED_STATUSES.join(', ')}`);
   const ref = input.message_id.trim();
   if (!ref || ref.length > 255) throw invalidField('message_id', 'é obrigatório');
   const error = optionalText('error', input.error, 1000);
   if (!(await ctx.db.channel.findUnique({ where: { id: channelId }, select: { id: true } }))) throw notFound('Canal');
+  // Under the scoped client: an operator's key finds only messages of the conversations it sees.
   const message = await ctx.db.message.findFirst({
-    where: {
-      AND: [
-        { channel_id: channelId, role: 'assistant', OR: [{ provider_message_id: ref }, ...(isUuid(ref) ? [{ id: ref }] : [])] },
-        messageWhere(audience),
-      ],
-    },
+    where: { channel_id: channelId, role: 'assistant', OR: [{ provider_message_id: ref }, ...(isUuid(ref) ? [{ id: ref }] : [])] },
     select: { id: true },
   });
   if (!message) throw notFound('Mensagem');

@@ -4,8 +4,12 @@
 // Lead and open conversation are created with INSERT … ON CONFLICT DO NOTHING on their unique keys
 // ((tenant_id, phone); one `active` conversation per lead), then read back in a new
 // statement: two requests racing for a new phone end with one lead and one open conversation.
+// The open conversation is read and written in SQL that also answers whether the caller sees it
+// (`visible`, the scoped client's policy condition): one the caller cannot see is not hidden from these
+// statements, since the caller must be refused (404), not given a second open conversation.
 import { Prisma, type Conversation, type Lead, type Message, type MessageRole, type MessageStatus } from '../../generated/prisma/client.js';
 import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { VisibleSql } from '../../db/row-policy.js';
 import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';
 import type { Config } from '../../config.js';
@@ -33,33 +37,46 @@ export interface NewConversation {
   department_id: string | null;
 }
 
-/** The lead's open conversation, or a new one (`conversation.created`) with these defaults. */
+/** A conversation row, with whether the caller sees it. */
+export type SeenConversation = Conversation & { visible: boolean };
+
+/** A conversations row aliased `c` as Prisma reads it, and whether the caller sees it. */
+const seenConversation = (visible: VisibleSql) => Prisma.sql`c.tenant_id::text AS tenant_id, c.id::text AS id,
+  c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id, c.status::text AS status,
+  c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role, c.last_message_at, c.created_at, c.updated_at,
+  ${visible.conversation(Prisma.sql`c`)} AS visible`;
+
+/** The lead's open conversation, or a new one (`conversation.created`) with these defaults; either may be hidden from the caller. */
 export async function openConversation(
   tx: TenantTx,
   lead: Pick<Lead, 'id' | 'name' | 'phone'>,
   defaults: NewConversation,
-): Promise<Conversation> {
+): Promise<SeenConversation> {
   // The conflicting open conversation can be archived between the two statements: then try again.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await tx.$tenantQuery<{ id: string }[]>(
-      (tenant) => Prisma.sql`
-      INSERT INTO conversations (tenant_id, lead_id, channel_id, department_id)
+    const [inserted] = await tx.$tenantQuery<SeenConversation[]>(
+      (tenant, visible) => Prisma.sql`
+      INSERT INTO conversations AS c (tenant_id, lead_id, channel_id, department_id)
       VALUES (${tenant}, ${lead.id}::uuid, ${defaults.channel_id}::uuid, ${defaults.department_id}::uuid)
-      ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING RETURNING id::text AS id`,
+      ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING RETURNING ${seenConversation(visible)}`,
     );
-    if (inserted.length) {
-      const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: inserted[0].id } });
-      await emit(tx, 'conversation.created', conversationData(conversation, lead));
-      return conversation;
+    if (inserted) {
+      await emit(tx, 'conversation.created', conversationData(inserted, lead));
+      return inserted;
     }
-    const open = await tx.conversation.findFirst({ where: { lead_id: lead.id, status: 'active' } });
+    const open = await findOpenConversation(tx, lead.id);
     if (open) return open;
   }
   throw new Error('openConversation: the open conversation kept changing');
 }
 
-export async function findOpenConversation(tx: Pick<TenantTx, 'conversation'>, leadId: string): Promise<Conversation | null> {
-  return tx.conversation.findFirst({ where: { lead_id: leadId, status: 'active' } });
+/** The lead's open conversation, whether or not the caller sees it (`visible` says). */
+export async function findOpenConversation(tx: Pick<TenantTx, '$tenantQuery'>, leadId: string): Promise<SeenConversation | null> {
+  const [open] = await tx.$tenantQuery<SeenConversation[]>(
+    (tenant, visible) => Prisma.sql`
+    SELECT ${seenConversation(visible)} FROM conversations c WHERE ${tenantIs(tenant, 'c')} AND c.lead_id = ${leadId}::uuid AND c.status = 'active'`,
+  );
+  return open ?? null;
 }
 
 export interface NewMessage {

@@ -12,7 +12,6 @@ import type { InboundResult } from './inbound.js';
 import type { ConversationChange, ConversationSnapshot } from './live.js';
 import { lastMessage, messageMediaUrl } from './shapes.js';
 import { MEDIA_TYPES } from './send-media.js';
-import { audienceOf, conversationWhere } from './visibility.js';
 
 export const Department = builder.prismaObject('Department', {
   description: 'A team of users. Operators see the conversations of their departments and those without a department.',
@@ -234,7 +233,8 @@ builder.prismaObjectField('Lead', 'conversations', (t) =>
     maxSize: 100,
     defaultSize: 20,
     totalCount: true,
-    query: (_args, ctx) => ({ where: conversationWhere(audienceOf(ctx.viewer)), orderBy: [{ updated_at: 'desc' }, { id: 'desc' }] }),
+    // Pothos nests this into the lead's query; the scoped client filters it (and its count) by visibility.
+    query: { orderBy: [{ updated_at: 'desc' }, { id: 'desc' }] },
   }),
 );
 
