@@ -1,7 +1,7 @@
 // The one place access is enforced. Every root field of the schema and every REST route declares who
 // may call it (its domain manifest: a route's `access`, or `fields` for root fields no route serves);
 // `guardRootFields` wraps each root field's resolver (and subscription, and JSON-text runner) with that
-// check, so GraphQL and the REST routes sofa runs through the same fields agree; the REST dispatcher
+// check, so GraphQL and the REST field routes (the same fields) agree; the REST dispatcher
 // applies `checkAccess` to handler routes. A root field without a declaration stops the start.
 import { type GraphQLFieldConfig, type GraphQLSchema } from 'graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';

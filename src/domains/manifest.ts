@@ -61,7 +61,7 @@ interface RouteBase extends SuccessShape {
   openapi?: RouteDocs;
 }
 
-/** A route answered by a root field of the schema, through sofa: the same resolver as GraphQL. */
+/** A route answered by a root field of the schema (the operation sofa derives for it): the same resolver as GraphQL. */
 export interface FieldRoute extends RouteBase {
   /** Root field, e.g. 'Mutation.createLead'. */
   field: `${'Query' | 'Mutation'}.${string}`;

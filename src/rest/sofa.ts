@@ -1,25 +1,37 @@
-// Generates the REST API from the GraphQL schema with sofa-api. sofa is given a copy of the schema
-// pruned to what REST serves: root fields of the route table, and no graph-only fields or arguments (GRAPH_ONLY),
-// so each route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
-// (rest/openapi/) documents the very selection sofa runs (restOperation).
+// The REST API is generated from the GraphQL schema with sofa-api: sofa's settings (createSofa) and its
+// own way of deriving a route's operation (buildOperationNodeForField with sofa's models, ignore list
+// and depth) decide what each route selects. sofa is given a copy of the schema pruned to what REST
+// serves: root fields of the route table, and no graph-only fields or arguments (GRAPH_ONLY), so each
+// route selects exactly the spec's shape. Resolvers are the very same functions. The API reference
+// (rest/openapi/) documents the very selection a route runs (restOperation).
+//
+// The dispatcher (rest/handler.ts) runs a route's operation itself, once: what sofa's router would do
+// per route (router.js useHandler) is reproduced here without a second routing pass: the path parameters
+// parsed as sofa parses them (checkPathParams), the compiled document executed with graphql-js, the
+// root field's value as the answer's JSON text, the first error thrown to the dispatcher's answer().
 import {
   execute,
+  GraphQLBoolean,
   GraphQLError,
+  isEqualType,
+  isInputObjectType,
   isObjectType,
+  isScalarType,
+  Kind,
   OperationTypeNode,
-  type ExecutionArgs,
+  type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type TypeNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { buildOperationNodeForField, MapperKind, mapSchema, pruneSchema } from '@graphql-tools/utils';
-import { useSofa } from 'sofa-api';
+import { createSofa } from 'sofa-api';
 import type { FieldRoute } from '../domains/manifest.js';
-import { normalizeError } from '../errors.js';
 import { executionAttributes } from '../http/graphql-tracing.js';
 import { answerTooLarge, jsonLongerThan, MAX_ANSWER_BYTES } from '../http/graphql-size.js';
 import { yieldIfSpent } from '../schema/time-slices.js';
-import { log, errorText } from '../log.js';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 import { BASE_PATH } from './route-table.js';
 
@@ -44,40 +56,116 @@ const objectTypeNames = (schema: GraphQLSchema) =>
 /** How deep sofa follows a type back into itself when it builds a route's selection. */
 const CIRCULAR_DEPTH = 2;
 
+/** sofa's settings for a REST schema: the models it finds, and the ignore list and depth it is given. */
+interface SofaSettings {
+  schema: GraphQLSchema;
+  models: string[];
+  ignore: string[];
+  depthLimit: number;
+}
+const settings = new WeakMap<GraphQLSchema, SofaSettings>();
+function sofaOf(schema: GraphQLSchema): SofaSettings {
+  let sofa = settings.get(schema);
+  if (!sofa) {
+    const config = { basePath: BASE_PATH, schema, ignore: objectTypeNames(schema), depthLimit: CIRCULAR_DEPTH };
+    // sofa looks for models among the Query fields; a schema that routes only mutations has none.
+    sofa = schema.getQueryType() ? createSofa(config) : { ...config, models: [] };
+    settings.set(schema, sofa);
+  }
+  return sofa;
+}
+
 /**
- * The operation sofa runs for a root field of the REST schema (the same options sofa is given), so the
- * API reference documents exactly the selection a route answers with.
+ * The operation sofa builds for a root field of the REST schema (router.js createQueryRoute /
+ * createMutationRoute): what a route runs, and what the API reference documents.
  */
 export function restOperation(schema: GraphQLSchema, field: FieldRoute['field']): OperationDefinitionNode {
+  const sofa = sofaOf(schema);
   const [root, name] = field.split('.');
   return buildOperationNodeForField({
-    schema,
+    schema: sofa.schema,
     kind: root === 'Query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION,
     field: name,
-    ignore: objectTypeNames(schema),
-    circularReferenceDepth: CIRCULAR_DEPTH,
+    models: sofa.models,
+    ignore: sofa.ignore,
+    circularReferenceDepth: sofa.depthLimit,
   });
 }
 
-/** What the REST dispatcher hands sofa for one call: the variables it built, and the context. */
-export interface RestCall {
-  variables: Record<string, unknown>;
-  context: unknown;
+/** A field route, compiled once: the document it executes. */
+export interface RestField {
+  document: DocumentNode;
+  operationName: string | undefined;
+  /** The root field: the key of the route's value in the result's data. */
+  fieldName: string;
+  variables: readonly VariableDefinitionNode[];
+}
+
+export function compileRestField(schema: GraphQLSchema, route: FieldRoute): RestField {
+  const operation = restOperation(schema, route.field);
+  return {
+    document: { kind: Kind.DOCUMENT, definitions: [operation] },
+    operationName: operation.name?.value,
+    fieldName: route.field.split('.')[1],
+    variables: operation.variableDefinitions ?? [],
+  };
 }
 
 /**
- * sofa builds variables its own way (the query string wins over the body, values are coerced: 123 →
- * "123", "yes" → false, a string wrapped into a list). The dispatcher builds them strictly instead
- * (rest/variables.ts) and they replace sofa's here, so graphql-js sees exactly what the client sent.
+ * sofa reads a variable named like a path parameter from the path and parses it before it executes
+ * (router.js pickParam, parse.js parseVariable: a scalar goes through its `serialize`, so a UUID
+ * parameter that is not one is refused). Its value is then dropped: the variables are the dispatcher's
+ * (rest/variables.ts). A refusal is sofa's 400, the message as sofa words it.
  */
-function executeWithRestVariables(args: ExecutionArgs) {
-  const call = (args.contextValue as { restCall: RestCall }).restCall;
-  const run = async () => await withinAnswerSize(await execute({ ...args, contextValue: call.context, variableValues: call.variables }));
-  return tracingEnabled() ? traced('graphql.execute', executionAttributes(args.document, args.operationName, 'rest'), run) : run();
+export function checkPathParams(schema: GraphQLSchema, field: RestField, params: Record<string, string>): void {
+  for (const variable of field.variables) {
+    const name = variable.variable.name.value;
+    if (!Object.hasOwn(params, name)) continue;
+    try {
+      sofaParse(schema, decodeURIComponent(params[name]), variable.type);
+    } catch (error) {
+      const e = error as { message?: string; toString?: () => string };
+      throw new GraphQLError(e.message || e.toString?.() || String(error), { extensions: { http: { status: 400 } } });
+    }
+  }
+}
+
+/** parse.js resolveVariable, as sofa 0.18 has it. */
+function sofaParse(schema: GraphQLSchema, value: unknown, type: TypeNode): unknown {
+  if (type.kind === Kind.NAMED_TYPE) {
+    const named = schema.getType(type.name.value);
+    if (isScalarType(named)) {
+      if (isEqualType(GraphQLBoolean, named)) value = value === 'true' || value === true;
+      return named.serialize(value);
+    }
+    if (isInputObjectType(named)) return value && typeof value === 'object' ? value : JSON.parse(value as string);
+    return value;
+  }
+  if (type.kind === Kind.LIST_TYPE) return (Array.isArray(value) ? value : [value]).map((v) => sofaParse(schema, v, type.type));
+  return sofaParse(schema, value, type.type);
 }
 
 /**
- * An answer past 10 MB of JSON is refused (400) before sofa writes any of its text (http/graphql-size.ts).
+ * Executes a route's document with the dispatcher's variables and context: the root field's value as
+ * JSON text, or the first error thrown (the dispatcher's answer() normalises it, errors.ts).
+ */
+export async function executeRestField(
+  schema: GraphQLSchema,
+  field: RestField,
+  contextValue: unknown,
+  variableValues: Record<string, unknown>,
+): Promise<string> {
+  const { document, operationName } = field;
+  const run = async () => await withinAnswerSize(await execute({ schema, document, contextValue, variableValues, operationName }));
+  const result = tracingEnabled()
+    ? await traced('graphql.execute', executionAttributes(document, operationName, 'rest'), run)
+    : await run();
+  if (result.errors) throw result.errors[0];
+  return JSON.stringify(result.data?.[field.fieldName] ?? null);
+}
+
+/**
+ * An answer past 10 MB of JSON is refused (400) before any of its text is written (http/graphql-size.ts).
  * The measure and then the JSON text each get a slice of the event loop of their own (schema/time-slices.ts).
  */
 async function withinAnswerSize(result: ExecutionResult): Promise<ExecutionResult> {
@@ -87,30 +175,4 @@ async function withinAnswerSize(result: ExecutionResult): Promise<ExecutionResul
   if (!tooLarge) return result;
   const refusal = answerTooLarge();
   return { errors: [new GraphQLError(refusal.message, { originalError: refusal })] };
-}
-
-export function createSofaRouter(schema: GraphQLSchema, routes: readonly FieldRoute[]) {
-  return useSofa({
-    basePath: BASE_PATH,
-    schema,
-    execute: executeWithRestVariables as typeof execute,
-    ignore: objectTypeNames(schema),
-    depthLimit: CIRCULAR_DEPTH,
-    routes: Object.fromEntries(
-      routes.map((r) => [
-        r.field,
-        { method: r.method, path: r.path, responseStatus: r.status === 204 ? 200 : (r.status ?? 200), description: r.summary },
-      ]),
-    ),
-    context: (serverContext: { restCall: RestCall }) => ({ restCall: serverContext.restCall }),
-    // A neutral {kind, message, extra} the dispatcher re-dresses in the route's style.
-    errorHandler: ((errors: readonly unknown[]) => {
-      const { error, internal } = normalizeError(errors[0]);
-      if (internal) log.error('unhandled error', { error: errorText(internal) });
-      return new Response(JSON.stringify({ kind: error.kind, message: error.message, extra: error.extra }), {
-        status: error.status,
-        headers: { 'content-type': 'application/json' },
-      });
-    }) as never,
-  });
 }

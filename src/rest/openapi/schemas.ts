@@ -1,5 +1,5 @@
 // GraphQL types → JSON Schema (OpenAPI 3.1) for the API reference. Inputs come from argument types;
-// answers come from the selection sofa runs for a route (rest/sofa.ts restOperation), so a documented
+// answers come from the selection a route runs (rest/sofa.ts restOperation, as sofa derives it), so a documented
 // answer has the keys the route sends. Named types become components; nullable values are marked with
 // `null`. Answers stay open to keys added later (no `additionalProperties: false`), so a strict client
 // does not break on a new field; input objects are closed, as graphql-js refuses their unknown fields.
