@@ -113,9 +113,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw answerTooLarge();
       return { text, context };
     }
-    // sofa serves a route under its own method only: a HEAD on a GET field route found no route there,
-    // which has always ended in a 500 (kept as it is; the JSON path above does answer a HEAD).
-    if (request.method !== route.method) throw new Error(`sofa serves no ${request.method} ${route.path}`);
+    // A HEAD on a GET route runs as the GET (the route table matches it there); the server sends no body.
     checkPathParams(served, field, params);
     return { text: await executeRestField(served, field, context, variables), context };
   }
@@ -143,6 +141,14 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
   }
 
   return async function handleRest(request: Request, requestId: string, facts: RequestFacts = {}): Promise<Response> {
+    const response = await dispatch(request, requestId, facts);
+    // A HEAD runs as its GET and answers the GET's status and headers without the body.
+    return request.method === 'HEAD' && response.body
+      ? new Response(null, { status: response.status, headers: response.headers })
+      : response;
+  };
+
+  async function dispatch(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
     const url = new URL(request.url);
     const { compiled, params, pathExists } = table.match(request.method, url.pathname);
     const style = compiled?.route.style ?? table.styleOf(url.pathname);
@@ -192,7 +198,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
         throw e;
       });
     }
-  };
+  }
 }
 
 /** A plain-array list's sync page names the next page in a header (the answer has no room for it). */

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.js';
 import { graphql } from '../gql/index.js';
+import { makeLead } from '../helpers/factories.js';
 
 const api = useTestApp();
 
@@ -60,6 +61,26 @@ describe('routing', () => {
     expect(streamed.status).toBe(413);
     expect(await streamed.json()).toEqual({ code: 'ERR_PAYLOAD_TOO_LARGE', message: expect.any(String) });
     expect(sent).toBeLessThan(15); // stopped reading soon after passing the limit (20 chunks were on offer)
+  });
+
+  it('answers HEAD on a GET route as the GET would, without a body', async () => {
+    const org = await api.newOrg();
+    const lead = await makeLead(api, org, { name: 'Head' });
+    for (const path of [`/backend/leads/${lead.id}`, '/backend/leads', '/backend/tags']) {
+      const get = await api.raw(path, { headers: { authorization: `Bearer ${org.key}` } });
+      const head = await api.raw(path, { method: 'HEAD', headers: { authorization: `Bearer ${org.key}` } });
+      expect(head.status, path).toBe(get.status);
+      expect(head.headers.get('content-type'), path).toBe(get.headers.get('content-type'));
+      expect(await head.text(), path).toBe('');
+      expect((await get.text()).length, path).toBeGreaterThan(0);
+    }
+    const missing = await api.raw('/backend/leads/00000000-0000-4000-8000-000000000000', {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${org.key}` },
+    });
+    expect(missing.status).toBe(404);
+    const notUuid = await api.raw('/backend/leads/abc', { method: 'HEAD', headers: { authorization: `Bearer ${org.key}` } });
+    expect(notUuid.status).toBe(400);
   });
 
   it('answers 204 with no body', async () => {
