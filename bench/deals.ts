@@ -2,7 +2,7 @@
 // (b) the same GraphQL query and (c) a hand-written raw-SQL server (bench/raw-server.ts), and the list
 // also as (d) PostGraphile V5 on the same tables (bench/postgraphile.ts), with throughput, p50/p99 and
 // SQL statements per request. The JSON of all of them is checked to agree first (PostGraphile's answer
-// mapped to the REST shape). Its summary, the last line of `npm run bench`, gives the list's ratios.
+// mapped to the REST shape). Its summary, among the last lines of `npm run bench`, gives the list's ratios.
 //
 // BENCH_LIST_DEALS (100000), BENCH_BOARD_DEALS (1000000), BENCH_LEADS (50000).
 import { isDeepStrictEqual } from 'node:util';

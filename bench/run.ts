@@ -12,8 +12,8 @@
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
-//   sync      a sync page (updated_since, a cursor halfway) beside the first page: leads and deals, REST
 //   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
+//   sync      a sync page (updated_since, a cursor halfway) beside the first page: leads and deals, REST
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
