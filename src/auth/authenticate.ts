@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import { hashApiKey, isWellFormedKey } from './keys.js';
 import { effectivePermissions, type RoleName } from './permissions.js';
 import type { Viewer } from './viewer.js';
-import { tenantIs } from '../db/tenant-scope.js';
+import { tenantIs } from '../tenant-sql.js';
 
 /** last_used_at is a hint for people, not an audit log: write it at most this often per key. */
 const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;

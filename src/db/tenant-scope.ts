@@ -2,7 +2,7 @@
 // read, update and delete, and to the data of every create, on every tenant-owned model. Resolvers and
 // services use the request's scoped client (ctx.db) and never write tenant_id themselves: its type
 // says so (create data without tenant_id, no raw SQL but through `$tenantQuery`, which binds the
-// tenant). A raw statement's tenant condition comes from one helper, `tenantIs` (`d.tenant_id = $n::uuid`),
+// tenant). A raw statement's tenant condition comes from one helper, `tenantIs` (src/tenant-sql.ts),
 // in `$tenantQuery` and outside the scoped client alike; test/platform/tenant-sql.test.ts fails on a
 // statement that binds `tenant_id` to a value itself. Relations are safe too: composite (tenant_id, id)
 // foreign keys keep related rows in the same tenant.
@@ -95,22 +95,6 @@ function scopeArgs(operation: string, args: Args, tenant_id: string) {
 
 /** Raised when a raw statement built for a tenant does not use the tenant it was given. */
 class UnscopedSqlError extends Error {}
-
-const ALIAS = /^[a-z_][a-z0-9_]*$/;
-
-/**
- * The tenant condition of a raw statement, the one place SQL binds `tenant_id` to a value (a test in
- * test/platform/tenant-sql.test.ts holds every other statement to it). `tenant` is the bound uuid a
- * `$tenantQuery` statement is given, or a tenant id (outside the scoped client): `tenantIs(tenant, 'd')`
- * is `d.tenant_id = $n::uuid`, `tenantIs(tenant)` is `tenant_id = $n::uuid` (a table without alias).
- * Joins between two aliases (`t.tenant_id = d.tenant_id`) are written as they are.
- */
-export function tenantIs(tenant: string | Prisma.Sql, alias?: string): Prisma.Sql {
-  const value = typeof tenant === 'string' ? Prisma.sql`${tenant}::uuid` : tenant;
-  if (alias === undefined) return Prisma.sql`tenant_id = ${value}`;
-  if (!ALIAS.test(alias)) throw new Error(`tenantIs: not a table alias: ${alias}`);
-  return Prisma.sql`${Prisma.raw(alias)}.tenant_id = ${value}`;
-}
 
 /** A raw statement's builder: the tenant as a bound `uuid`, and the row policies' SQL conditions for the caller. */
 export type TenantSqlBuilder = (tenant: Prisma.Sql, visible: VisibleSql) => Prisma.Sql;

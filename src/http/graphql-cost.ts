@@ -33,7 +33,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { servedOfCap, type ListBound } from '../schema/list-bounds.js';
 import { requestError } from './graphql-errors.js';
 import { executionArgs } from './execution-args.js';
-import { tenantIs } from '../db/tenant-scope.js';
+import { tenantIs } from '../tenant-sql.js';
 
 /** Arguments that bound how many items a field returns (a page, a connection). */
 const SIZE_ARGUMENTS = ['first', 'last', 'limit'];

@@ -12,7 +12,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from '../errors.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { readLimitedBody } from './body.js';
-import { tenantIs } from '../db/tenant-scope.js';
+import { tenantIs } from '../tenant-sql.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_KEY_LENGTH = 255;

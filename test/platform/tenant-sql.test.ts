@@ -1,4 +1,4 @@
-// Raw SQL gets its tenant condition from one helper, `tenantIs` (src/db/tenant-scope.ts): no statement
+// Raw SQL gets its tenant condition from one helper, `tenantIs` (src/tenant-sql.ts): no statement
 // in src binds `tenant_id` to a value by hand. Joins between two aliases (`t.tenant_id = dt.tenant_id`,
 // `m.tenant_id = ${alias}.tenant_id`) tie a row to one already bound, and stay as they are.
 import fs from 'node:fs';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve('src');
-const HELPER_FILE = 'src/db/tenant-scope.ts';
+const HELPER_FILE = 'src/tenant-sql.ts';
 
 /** A bound value: an interpolation (`${tenant}`, `${key.tenant_id}`) or a positional parameter (`$1`). */
 const VALUE = String.raw`(?:\$\{[^}]*\}(?!\.\w)|\$\d+)`;
@@ -33,7 +33,7 @@ function helperLines(text: string): [number, number] {
 }
 
 describe('raw SQL and the tenant condition', () => {
-  it('binds tenant_id to a value only through tenantIs (src/db/tenant-scope.ts)', () => {
+  it('binds tenant_id to a value only through tenantIs (src/tenant-sql.ts)', () => {
     const files = sourceFiles(SRC);
     expect(files.length).toBeGreaterThan(50);
     const found: string[] = [];
@@ -49,7 +49,7 @@ describe('raw SQL and the tenant condition', () => {
     }
     expect(
       found,
-      'Write the tenant condition with tenantIs from src/db/tenant-scope.ts: `${tenantIs(tenant, alias)}` in a $tenantQuery ' +
+      'Write the tenant condition with tenantIs from src/tenant-sql.ts: `${tenantIs(tenant, alias)}` in a $tenantQuery ' +
         'statement (`d.tenant_id = $n::uuid`), `${tenantIs(tenantId)}` with a tenant id outside the scoped client. Found:\n' +
         found.join('\n'),
     ).toEqual([]);

@@ -2,7 +2,8 @@
 // the second writer waits at the lock until the first commits, then reads what it left, so the last
 // writer wins whole.
 import { Prisma } from '../../generated/prisma/client.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 /** Tables whose rows a write may lock (fixed names: they are spliced into the statement). */
 type LockableTable = 'deals' | 'departments' | 'leads' | 'pipelines';

@@ -13,7 +13,7 @@ import { pageJson, planPage, type PagePlan, type PageType } from '../../schema/j
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
-import { tenantIs } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 /** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
 export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };

@@ -4,7 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidInput, invalidField } from '../../errors.js';
 import { escapeLike } from '../common/like.js';
-import { tenantIs } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 export type DealSortValue = 'recent' | 'oldest';
 export type DealModeValue = 'created' | 'won' | 'lost';

@@ -3,7 +3,8 @@
 import DataLoader from 'dataloader';
 import { Prisma, type DealProduct, type Lead, type Stage, type Tag, type User } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import { byKey, defineLoader, perRequest } from '../../context/loaders.js';
 import { DEAL_CARD, isList, LEAD_COLUMNS, LEAD_JOIN, TODO_JOIN, type LeadColumn } from './card.js';
 

@@ -4,7 +4,8 @@
 // write's answer, live announcements), and with the change's history rows written, in ONE statement for
 // any number of deals. test/webhooks/events.test.ts compares an event's data with the REST read.
 import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import type { SelectedField } from '../../schema/json-fields.js';
 import { DEAL_CARD, isList } from './card.js';
 import { cardJoins, dealCardSql } from './card-json.js';

@@ -3,7 +3,8 @@
 // here (Σ price × qty, or value without lines) so the board can aggregate it.
 import { Prisma, type Deal as DealRow } from '../../generated/prisma/client.js';
 import { requireTenant } from '../../auth/viewer.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import { invalidInput, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { optionalText } from '../common/validate.js';

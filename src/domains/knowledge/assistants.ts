@@ -4,7 +4,8 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import { conflict, notFound } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import type { Selection } from '../common/types.js';
 import { optionalText, requiredText } from '../common/validate.js';
 

@@ -6,7 +6,7 @@ import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
 import { defineLoader } from '../../context/loaders.js';
-import { tenantIs } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 export const visibleItemCounts = defineLoader(
   (ctx) =>

@@ -4,7 +4,8 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import { conflict, constraintViolation, notFound, invalidField } from '../../errors.js';
 import type { Context } from '../../context/context.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import type { Selection } from '../common/types.js';
 import { isUuid } from '../common/validate.js';
 import { assistantNotFound } from './assistants.js';

@@ -8,7 +8,7 @@ import { invalidParameter } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import type { Selection } from '../common/types.js';
 import { assistantNotFound } from './assistants.js';
-import { tenantIs } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 export interface SearchArgs {
   q?: string | null;

@@ -4,7 +4,8 @@
 import DataLoader from 'dataloader';
 import { Prisma, type Tag } from '../../generated/prisma/client.js';
 import type { Context } from '../../context/context.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import { defineLoader, groupByKey } from '../../context/loaders.js';
 
 type TagOfLead = Tag & { lead_id: string };

@@ -10,7 +10,7 @@ import { openSync, SyncedPage, SYNC_ORDER, type SyncArgs } from '../common/sync.
 import { offsetWindow, type Selection } from '../common/types.js';
 import { announceConversation, type ConversationChangeKind } from './live.js';
 import { conversationData } from './shapes.js';
-import { tenantIs } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 /** `limit` above this falls back to the default 20, like the other lists. */
 export const CONVERSATIONS_MAX_LIMIT = 100;

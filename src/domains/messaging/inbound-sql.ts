@@ -12,7 +12,8 @@
 // after this transaction's first read) makes `storeMessage` write nothing or not the message: it
 // answers null and the caller rolls back and runs the transaction again, which then finds them.
 import { Prisma } from '../../generated/prisma/client.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import { emitCtes, type EventInput } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 

@@ -8,7 +8,8 @@
 // (`visible`, the scoped client's policy condition): one the caller cannot see is not hidden from these
 // statements, since the caller must be refused (404), not given a second open conversation.
 import { Prisma, type Conversation, type Lead, type Message, type MessageRole, type MessageStatus } from '../../generated/prisma/client.js';
-import { tenantIs, type TenantTx } from '../../db/tenant-scope.js';
+import type { TenantTx } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import type { VisibleSql } from '../../db/row-policy.js';
 import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';

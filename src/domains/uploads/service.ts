@@ -9,7 +9,7 @@ import { notFound, invalidParameter } from '../../errors.js';
 import { log } from '../../log.js';
 import type { FileStorage } from '../../storage/storage.js';
 import type { Selection } from '../common/types.js';
-import { tenantIs } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 export const DEFAULT_CLEANUP_HOURS = 24;
 /** Ten years: anything larger is a mistake, not a retention period. */

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { Event, Webhook } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { tenantIs, type TenantDb } from '../../db/tenant-scope.js';
+import type { TenantDb } from '../../db/tenant-scope.js';
+import { tenantIs } from '../../tenant-sql.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
