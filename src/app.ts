@@ -5,7 +5,7 @@ import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';
 import type { ContextDeps } from './context/context.js';
 import type { Database } from './db/client.js';
-import { TenantClients } from './db/tenant-scope.js';
+import { tenantClientsOf } from './db/tenant-scope.js';
 import { domains, schema } from './domains/index.js';
 import { AppError } from './errors.js';
 import { readLimitedBody } from './http/body.js';
@@ -65,7 +65,7 @@ export function createApp(config: Config, db: Database): App {
   const deps: ContextDeps = {
     prisma: db.prisma,
     direct: db.direct,
-    tenants: new TenantClients(db.prisma, db.direct),
+    tenants: tenantClientsOf(db.prisma, db.direct),
     config,
     storage: createStorage(config),
   };

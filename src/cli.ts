@@ -7,7 +7,7 @@ import { generateApiKey } from './auth/keys.js';
 import { loadConfig, type Config } from './config.js';
 import { backup, restore } from './db/backup.js';
 import { openDatabase } from './db/client.js';
-import { TenantClients } from './db/tenant-scope.js';
+import { tenantClientsOf } from './db/tenant-scope.js';
 import { createApiKey, createOrganisation, deleteApiKey, revokeApiKey } from './domains/accounts/service.js';
 // The composition root: registers every domain (and so the permission catalogue the key checks use).
 import './domains/index.js';
@@ -76,7 +76,7 @@ async function main() {
     return v;
   };
   // The platform operator acting inside one organisation: the API's account services and their checks.
-  const tenants = new TenantClients(prisma);
+  const tenants = tenantClientsOf(prisma);
   const storage = createStorage(config);
   const operatorIn = (tenantId: string): Context => ({
     viewer: { kind: 'admin', tenantId },

@@ -21,6 +21,7 @@
 import type { TenantViewer } from '../auth/viewer.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
+import { FILTERING_OPERATIONS } from './operations.js';
 
 /**
  * The raw-SQL conditions of the registered policies, by name: each takes the alias of a row of its table
@@ -96,23 +97,8 @@ export function systemVisibility(): Visibility {
 
 // ---- Applying a visibility to a Prisma operation's arguments ----
 
-/** Operations whose `where` selects the rows they read, change or remove. */
-const WHERE_OPERATIONS = new Set([
-  'findUnique',
-  'findUniqueOrThrow',
-  'findFirst',
-  'findFirstOrThrow',
-  'findMany',
-  'count',
-  'aggregate',
-  'groupBy',
-  'update',
-  'updateMany',
-  'updateManyAndReturn',
-  'delete',
-  'deleteMany',
-  'upsert',
-]);
+/** Operations whose `where` selects the rows they read, change or remove (an upsert's, the row it replaces). */
+const WHERE_OPERATIONS = new Set<string>([...FILTERING_OPERATIONS, 'upsert']);
 
 type Args = Record<string, any>;
 interface Relation {

@@ -19,25 +19,11 @@
    This module rewrites the untyped arguments of every Prisma model operation. */
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { withCommitHooks } from './after-commit.js';
+import { FILTERING_OPERATIONS } from './operations.js';
 import type { DirectSql } from './direct.js';
 import { systemVisibility, visibilityOf, visibleArgs, type Visibility, type VisibleSql } from './row-policy.js';
 import type { TenantViewer } from '../auth/viewer.js';
 
-const FILTERED = new Set([
-  'findUnique',
-  'findUniqueOrThrow',
-  'findFirst',
-  'findFirstOrThrow',
-  'findMany',
-  'count',
-  'aggregate',
-  'groupBy',
-  'update',
-  'updateMany',
-  'updateManyAndReturn',
-  'delete',
-  'deleteMany',
-]);
 const CREATING = new Set(['create', 'createMany', 'createManyAndReturn']);
 /** Models that are not tenant-owned (the job queue serves every organisation). */
 const GLOBAL_MODELS = new Set(['Tenant', 'Job']);
@@ -85,7 +71,7 @@ function scopeArgs(operation: string, args: Args, tenant_id: string) {
     const where = uniqueWhere(args.where ?? {}, tenant_id);
     return operation === 'upsert' ? { ...args, where, create: { ...args.create, tenant_id } } : { ...args, where };
   }
-  if (FILTERED.has(operation)) return { ...args, where: { ...args.where, tenant_id } };
+  if (FILTERING_OPERATIONS.has(operation)) return { ...args, where: { ...args.where, tenant_id } };
   if (CREATING.has(operation)) {
     const data = Array.isArray(args.data) ? args.data.map((d: object) => ({ ...d, tenant_id })) : { ...args.data, tenant_id };
     return { ...args, data };
@@ -275,4 +261,16 @@ export class TenantClients {
     }
     return db;
   }
+}
+
+const clientsOfPrisma = new WeakMap<PrismaClient, TenantClients>();
+
+/**
+ * The tenant clients of a database, one set per Prisma client: the app's requests, the workers' jobs,
+ * the provider's webhook and the CLI all scope through the same cached clients.
+ */
+export function tenantClientsOf(prisma: PrismaClient, direct?: DirectSql): TenantClients {
+  let clients = clientsOfPrisma.get(prisma);
+  if (!clients) clientsOfPrisma.set(prisma, (clients = new TenantClients(prisma, direct)));
+  return clients;
 }

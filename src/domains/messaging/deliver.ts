@@ -9,7 +9,7 @@ import { defineQueue, type QueueDeps } from '../../jobs/queue.js';
 import { sendThroughChannel, type Outgoing } from './providers.js';
 import { messageMediaUrl } from './shapes.js';
 import { advanceStatus } from './status.js';
-import { tenantDb } from './tenant-db.js';
+import { tenantClientsOf } from '../../db/tenant-scope.js';
 
 export const DELIVER_QUEUE = 'messages.deliver';
 
@@ -32,7 +32,7 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
     retryDelays: DELIVERY_RETRY_DELAYS,
     maxAttempts: DELIVERY_RETRY_DELAYS.length + 1,
     handler: async ({ tenant_id, message_id }, job) => {
-      const scoped = tenantDb(db.prisma, tenant_id);
+      const scoped = tenantClientsOf(db.prisma, db.direct).for(tenant_id);
       const message = await scoped.message.findUnique({
         where: { id: message_id },
         include: { channel: true, lead: { select: { phone: true } } },

@@ -17,7 +17,7 @@ import { isUuid } from '../common/validate.js';
 import { whatsAppConfig } from './channels.js';
 import { receiveMessage } from './inbound.js';
 import { advanceStatus, REPORTED_STATUSES, type ReportedStatus } from './status.js';
-import { tenantDb } from './tenant-db.js';
+import { tenantClientsOf } from '../../db/tenant-scope.js';
 
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
@@ -166,7 +166,7 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
   } catch {
     throw invalidInput('O corpo deve ser JSON');
   }
-  const db = tenantDb(ctx.prisma, channel.tenant_id);
+  const db = tenantClientsOf(ctx.prisma, ctx.direct).for(channel.tenant_id);
   let messages = 0;
   let statuses = 0;
   const skip = (what: 'message' | 'status', reason: string) =>
