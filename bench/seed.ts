@@ -130,6 +130,10 @@ export async function seed(
   };
   opts.log(`seed: ${opts.listDeals} deals in the list pipeline`);
   await insertDeals(pipelines[0], opts.listDeals, 0);
+  // Fresh statistics before the statements below join by this organisation's id: when an earlier line
+  // left another organisation's million deals in the schema, the planner otherwise takes this one's for
+  // a handful of rows and nests loops over the whole table (the kanban line's seed ran past 10 minutes).
+  await q('ANALYZE deals');
   opts.log(`seed: lines, tags and todos of the list pipeline`);
   // 0–3 catalog lines per deal; total = Σ price × qty where there are lines.
   await q(
@@ -140,6 +144,7 @@ export async function seed(
      WHERE d.tenant_id = $1 AND d.pipeline_id = $2 AND k < d.number % 4`,
     [t, pipelines[0]],
   );
+  await q('ANALYZE deal_products');
   await q(
     `UPDATE deals d SET total = s.total FROM (SELECT deal_id, sum(price * qty) AS total FROM deal_products WHERE tenant_id = $1 GROUP BY deal_id) s
      WHERE d.tenant_id = $1 AND d.id = s.deal_id`,
