@@ -124,16 +124,18 @@ describe('GET /media/proxy/{path}', () => {
 
     // A symlink planted in storage under a key that has a record, pointing outside storage.
     const linked = randomBytes(24).toString('hex');
-    // A fan-out directory replaced by a symlink to a directory outside storage that holds the "file".
-    const viaDir = `ee${randomBytes(23).toString('hex')}`;
+    // A fan-out directory replaced by a symlink to a directory outside storage that holds the "file"
+    // (never the live file's own fan-out directory, which the test still reads at the end).
+    const fanOut = key.startsWith('ee') ? 'ef' : 'ee';
+    const viaDir = `${fanOut}${randomBytes(23).toString('hex')}`;
     if (testStorageKind() === 'disk') {
       fs.mkdirSync(path.dirname(pathOfKey(root, linked)), { recursive: true });
       fs.symlinkSync(secret, pathOfKey(root, linked));
       const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-outside-dir-'));
       fs.mkdirSync(path.join(outsideDir, viaDir.slice(2, 4)));
       fs.writeFileSync(path.join(outsideDir, viaDir.slice(2, 4), viaDir), 'SEGREDO');
-      fs.rmSync(path.join(root, 'ee'), { recursive: true, force: true });
-      fs.symlinkSync(outsideDir, path.join(root, 'ee'));
+      fs.rmSync(path.join(root, fanOut), { recursive: true, force: true });
+      fs.symlinkSync(outsideDir, path.join(root, fanOut));
     }
     // (On a bucket these two are records whose file is missing.)
     for (const storage_key of [linked, viaDir]) {
