@@ -43,12 +43,14 @@ export function autocannon(url: string, opts: LoadOptions): Promise<LoadResult> 
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
       const r = JSON.parse(out);
+      // A fixed amount: its own timing (autocannon's duration and per-second samples are whole seconds).
+      const seconds = opts.amount ? r.elapsedSeconds : r.duration;
       resolve({
-        rps: r.requests.average,
+        rps: opts.amount ? r['2xx'] / seconds : r.requests.average,
         p50: r.latency.p50,
         p99: r.latency.p99,
         requests: r['2xx'],
-        seconds: r.duration,
+        seconds,
         errors: r.errors + r.non2xx + r.timeouts,
       });
     });
