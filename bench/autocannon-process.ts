@@ -2,6 +2,7 @@
 // given as JSON in argv[2] and prints its result as JSON. The API, not the CLI: the CLI reads a body file
 // (-i) as UTF-8 text, which turns binary bytes into U+FFFD replacement characters (random bytes grow by
 // about 80 %, so the server receives neither the size nor the bytes the bench meant to send).
+import type { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import autocannon from 'autocannon';
 import type { LoadOptions } from './autocannon.js';
@@ -15,6 +16,7 @@ let sent = 0;
 // from the start to the last answer.
 const started = performance.now();
 let lastAnswer = started;
+// Without a callback autocannon returns its EventEmitter made thenable (its types say only Promise).
 const instance = autocannon({
   url,
   method: (method ?? 'GET') as autocannon.Request['method'],
@@ -36,7 +38,7 @@ const instance = autocannon({
       }
     : {}),
   ...(amount ? { amount } : { duration: duration ?? 5 }),
-});
+}) as unknown as EventEmitter & PromiseLike<autocannon.Result>;
 instance.on('response', () => (lastAnswer = performance.now()));
 const result = await instance;
 process.stdout.write(JSON.stringify({ ...result, elapsedSeconds: (lastAnswer - started) / 1000 }));

@@ -255,7 +255,7 @@ describe('text of every accepted type', () => {
     );
   });
 
-  it('runs in its own process when the server itself runs under tsx (npm start)', () => {
+  it('runs in its own process when the server itself runs under tsx (npm start), and keeps no process alive afterwards', () => {
     const script = path.join(os.tmpdir(), `funil-extract-${process.pid}.mts`);
     const entry = path.resolve('src/domains/knowledge/extract/index.ts');
     fs.writeFileSync(
@@ -265,8 +265,11 @@ describe('text of every accepted type', () => {
         `process.stdout.write(JSON.stringify(r));\n`,
     );
     try {
-      const run = spawnSync(path.resolve('node_modules/.bin/tsx'), [script], { encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync(path.resolve('node_modules/.bin/tsx'), [script], { encoding: 'utf8', timeout: 30_000 });
       expect(run.stderr).toBe('');
+      // It ended on its own: neither the launcher thread nor the spare process it keeps holds it open.
+      expect(run.signal).toBeNull();
+      expect(run.status).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual({ text: 'Olá tsx', mimeType: 'text/markdown' });
     } finally {
       fs.rmSync(script, { force: true });

@@ -1,18 +1,19 @@
-// One extraction, one new Node process (child/main.mjs), discarded afterwards, within three limits:
+// One extraction, one Node process (child/main.mjs) of its own, discarded afterwards, within three limits:
 // - a heap limit (--max-old-space-size): V8 ends the process when its heap is full;
 // - a memory budget for the whole process, ArrayBuffers outside the heap included: the process's own
 //   watchdog thread (child/watchdog.mjs), which also ends it if the server dies first;
-// - a time limit: the server kills the process (SIGKILL), even one stuck in a loop that never yields.
+// - a time limit: the process is killed (SIGKILL), even one stuck in a loop that never yields.
 // A process, not a worker thread: on Node 20 a worker that reaches its heap limit inside one large
 // allocation aborts the whole server (nodejs/node#47224, reproduced in test/knowledge/extract.test.ts),
 // and no cap on the libraries' inputs rules that out. A process also gets an empty environment (no
 // database URL or secret for a parser to read) and its own address space.
+// The processes are started, timed and killed by the launcher thread (launcher.mjs: fork() blocks the
+// thread that calls it, and it is not the one serving requests), one process ahead as a spare. This is
+// its front: one request per extraction, answered once the process is gone.
 // How many run at once, whose turn it is and at which OS priority are decided by the caller (slots.ts,
 // index.ts). Whatever the process does, the caller gets an outcome, never a crash; a cancelled request
 // (`signal`) kills its process.
-import { fork } from 'node:child_process';
-import os from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { ExtractionInput, ExtractionOutcome } from './child/main.mjs';
 
 export interface ExtractionLimits {
@@ -28,9 +29,45 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   maxOldGenerationSizeMb: 256,
 };
 
-const CHILD_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
-/** V8 writes why it gave up (the "FATAL ERROR" line) within its first few KB of stderr. */
-const STDERR_KEPT_CHARS = 16 * 1024;
+const LAUNCHER = new URL('./launcher.mjs', import.meta.url);
+
+type LauncherAnswer = { id: number } & ({ outcome: ExtractionOutcome } | { cancelled: true } | { error: string });
+
+interface Pending {
+  resolve(outcome: ExtractionOutcome): void;
+  reject(error: Error): void;
+  signal?: AbortSignal;
+}
+
+let launcher: Worker | undefined;
+const pending = new Map<number, Pending>();
+let lastId = 0;
+
+/** The launcher thread, started on first use; it keeps the server alive only while an extraction is under way. */
+function launcherThread(): Worker {
+  if (launcher) return launcher;
+  // No TypeScript loader (execArgv) and no copy of the server's environment: the thread needs neither.
+  const thread = new Worker(LAUNCHER, { execArgv: [], env: {} });
+  thread.on('message', (answer: LauncherAnswer) => {
+    const waiting = pending.get(answer.id);
+    if (!waiting) return;
+    pending.delete(answer.id);
+    if (!pending.size) thread.unref();
+    if ('outcome' in answer) waiting.resolve(answer.outcome);
+    else if ('cancelled' in answer) waiting.reject(abortReason(waiting.signal!));
+    else waiting.reject(new Error(`the extraction process could not start: ${answer.error}`));
+  });
+  // The thread failing is the server's failure (a 500) for the files under way; the next file starts another.
+  const lost = (error: Error) => {
+    if (launcher === thread) launcher = undefined;
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  };
+  thread.on('error', lost);
+  thread.on('exit', (code) => lost(new Error(`the extraction launcher exited with code ${code}`)));
+  thread.unref();
+  return (launcher = thread);
+}
 
 /**
  * Resolves once the process is gone (its memory released), with its outcome or why it died; rejects with
@@ -45,56 +82,19 @@ export function runExtraction(
 ): Promise<ExtractionOutcome> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
-    const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
-      // Plain JavaScript: no TypeScript loader (or any other flag) inherited from `tsx` or NODE_OPTIONS.
-      execArgv: [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, '--max-semi-space-size=16'],
-      env: {},
-      serialization: 'advanced', // the bytes travel as a typed array, not as JSON
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    if (niceness && child.pid !== undefined) {
-      try {
-        os.setPriority(child.pid, niceness);
-      } catch {
-        // Lowering a priority needs no privilege, but a sandbox may refuse it: the extraction runs as it is.
-      }
-    }
-    let outcome: ExtractionOutcome | undefined;
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < STDERR_KEPT_CHARS) stderr += chunk;
-    });
-    const settle = (result: ExtractionOutcome) => {
-      outcome ??= result;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => settle({ ok: false, reason: 'limits', detail: `over ${limits.timeoutMs} ms` }), limits.timeoutMs);
-    const cancel = () => child.kill('SIGKILL');
+    const thread = launcherThread();
+    const id = ++lastId;
+    const cancel = () => thread.postMessage({ type: 'cancel', id });
     signal?.addEventListener('abort', cancel, { once: true });
-    child.once('message', (result: ExtractionOutcome) => settle(result));
-    child.on('error', (error) => {
-      // A process that could not start is the server's failure (a 500), not the file's.
-      if (child.pid === undefined) {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', cancel);
-        reject(error);
-      }
+    const done = () => signal?.removeEventListener('abort', cancel);
+    pending.set(id, {
+      resolve: (outcome) => (done(), resolve(outcome)),
+      reject: (error) => (done(), reject(error)),
+      signal,
     });
-    child.once('close', (code, killedBy) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', cancel);
-      if (signal?.aborted && !outcome) reject(abortReason(signal));
-      else resolve(outcome ?? { ok: false, reason: 'limits', detail: deathDetail(stderr, code, killedBy) });
-    });
-    child.send(input, () => {}); // a process that died before reading its input: its 'close' says why
+    if (pending.size === 1) thread.ref();
+    thread.postMessage({ type: 'run', id, input, limits, niceness });
   });
-}
-
-/** Why a process ended without an outcome: its watchdog's line, V8's fatal error, or its exit status. */
-function deathDetail(stderr: string, code: number | null, signal: NodeJS.Signals | null): string {
-  const said = /^funil-extract: (.*)$/m.exec(stderr)?.[1] ?? /FATAL ERROR: (.*)$/m.exec(stderr)?.[1];
-  const status = signal ? `killed by ${signal}` : `exited with code ${code}`;
-  return said ? `${said} (${status})` : status;
 }
 
 /** The reason an AbortSignal carries, as an Error (AbortController.abort() gives a DOMException, which is one). */
