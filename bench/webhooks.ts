@@ -183,6 +183,7 @@ export const webhooksLine: BenchLine = {
         .join(' | ')} |`;
     const funil500 = steady.find((s) => s.consumer === 'funil' && s.rate === 500)!.run;
     return {
+      ratios: { 'webhooks/raw': ratio },
       report: [
         `Webhooks (commit → 2xx on a loopback receiver, one hook; WORKER_CONCURRENCY ${env.config.workerConcurrency}; best of ${env.rounds} bursts of ${EVENTS} events, ${PRODUCERS} producers)`,
         '',

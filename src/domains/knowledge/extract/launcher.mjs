@@ -54,7 +54,7 @@ function startProcess(limits) {
 
 /**
  * A process for one file: the spare when it was started with these limits and is alive, else a new one;
- * then the next spare.
+ * then, once the file is on its way, the next spare.
  * @param {Limits} limits
  */
 function extractionProcess(limits) {
@@ -65,12 +65,14 @@ function extractionProcess(limits) {
   if (ready && !alive) ready.child.kill('SIGKILL');
   const child = alive ? ready.child : startProcess(limits);
   holdsEventLoop(child, true);
-  if (!spare) {
+  // After this file has been handed over (fork() blocks this thread for milliseconds).
+  setImmediate(() => {
+    if (spare) return;
     const next = startProcess(limits);
     next.on('error', () => {}); // one that could not start is never used: it is not 'connected'
     holdsEventLoop(next, false);
     spare = { child: next, limits: key };
-  }
+  });
   return child;
 }
 
