@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './autocannon.js';
@@ -64,7 +65,11 @@ async function extractionRatio(env: BenchEnv) {
   };
   // The first uploads pay for cold paths (the connection, code compiled on first use): neither side's.
   for (let i = 0; i < 2; i++) await upload(b.key, `warm${i}`, small);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const alone = await measureB();
+  const loopAlone = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+  loop.reset();
   // A floods from its own process (bench/fairness-flood.ts), as a client on another machine would: its
   // request bodies are not built on the server's event loop.
   const flood = spawn(process.execPath, ['--import', 'tsx', FLOOD, JSON.stringify({ url: env.serverUrl, key: a.key, uploads: 4 })], {
@@ -78,7 +83,12 @@ async function extractionRatio(env: BenchEnv) {
     flood.kill('SIGKILL');
     await once(flood, 'close');
   }
+  loop.disable();
   trace('extraction', alone, beside);
+  if (process.env.BENCH_FAIRNESS_TRACE)
+    console.log(
+      `event loop delay: alone p99 ${loopAlone.p99.toFixed(1)} ms, max ${loopAlone.max.toFixed(1)}; beside p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)}`,
+    );
   return { alone: p99(alone), beside: p99(beside) };
 }
 
