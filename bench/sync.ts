@@ -79,7 +79,7 @@ export const syncLine: BenchLine = {
     // The counter is the process's: requests of the previous run still being answered (autocannon closes
     // its sockets with requests in flight) counted into this one's 40 to 100 statements. Wait until none runs.
     const quiet = async () => {
-      for (let last = -1; last !== totalStatements.count; ) {
+      for (let last = -1; last !== totalStatements.count;) {
         last = totalStatements.count;
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
