@@ -83,7 +83,15 @@ export function constraintViolation(error: unknown): 'unique' | 'foreign_key' | 
     if (error.code === 'P2002') return 'unique';
     if (error.code === 'P2003') return 'foreign_key';
   }
-  const cause = (error as { cause?: { kind?: string; code?: string } } | undefined)?.cause;
+  // node-postgres (the direct path, db/direct.ts): the SQLSTATE on the error itself.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === '23505') return 'unique';
+  if (code === '23503') return 'foreign_key';
+  type Cause = { kind?: string; code?: string };
+  // A raw statement's refusal through Prisma (P2010) carries the driver's error in `meta`.
+  const cause =
+    (error as { meta?: { driverAdapterError?: { cause?: Cause } } } | undefined)?.meta?.driverAdapterError?.cause ??
+    (error as { cause?: Cause } | undefined)?.cause;
   if (cause?.kind === 'UniqueConstraintViolation' || (cause?.kind === 'postgres' && cause.code === '23505')) return 'unique';
   if (cause?.kind === 'ForeignKeyConstraintViolation' || (cause?.kind === 'postgres' && cause.code === '23503')) return 'foreign_key';
   return null;
