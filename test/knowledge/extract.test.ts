@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { MAX_FILE_BYTES } from '../../src/config.js';
 import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract/index.js';
-import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from '../../src/domains/knowledge/extract/run-child.js';
+import { DEFAULT_EXTRACTION_LIMITS, launcherThread, type ExtractionLimits } from '../../src/domains/knowledge/extract/run-child.js';
 import { normalizeText } from '../../src/domains/knowledge/extract/child/normalize.mjs';
 import { buildXlsx, buildZip, exponentialFormsPdf, flateBombPdf, mergeBombXlsx, selfReferencingPdf, zipBombXlsx } from './hostile-files.js';
 
@@ -400,6 +400,37 @@ describe('hostile files: refused, the extraction process discarded, the server a
 });
 
 describe('the extraction process', () => {
+  it('a launcher thread that dies takes its extraction processes with it: none runs on without its time limit', async () => {
+    const extractionProcesses = () =>
+      spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((line) => line.includes('extract/child/main.mjs'))
+        .map((line) => Number(line.trim().split(/\s+/)[0]));
+    // An endless extraction (2^49 form draws) under a ten-minute limit, which only the launcher's timer enforces.
+    const endless = extractText(
+      { filename: 'x.pdf', bytes: exponentialFormsPdf(50) },
+      { ...DEFAULT_EXTRACTION_LIMITS, timeoutMs: 600_000 },
+    ).then(
+      () => 'answered',
+      (error: Error) => error.message,
+    );
+    while (extractionProcesses().length === 0) await sleep(50);
+    await sleep(500); // the file handed over, the process parsing
+    const started = extractionProcesses();
+    await launcherThread().terminate();
+    expect(await endless).toContain('the extraction launcher exited');
+    const running = (pid: number) =>
+      !['', 'Z'].includes(
+        spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })
+          .stdout.trim()
+          .slice(0, 1),
+      );
+    while (started.some(running)) await sleep(50); // bounded by the test's timeout
+    expect(started.filter(running)).toEqual([]);
+    // The next file gets a new launcher.
+    expect(await extractText({ filename: 'a.txt', bytes: Buffer.from('de novo') })).toEqual({ text: 'de novo', mimeType: 'text/plain' });
+  });
+
   it('an extraction process outlives neither its time limit nor its server, even one killed with SIGKILL', async () => {
     const script = path.join(os.tmpdir(), `funil-orphan-${process.pid}.mts`);
     const entry = path.resolve('src/domains/knowledge/extract/index.ts');

@@ -75,8 +75,8 @@ function assistantRefused(e: unknown): unknown {
   return constraintViolation(e) === 'foreign_key' ? assistantNotFound() : e;
 }
 
-/** The columns a new item is written with, and the type each bound value is cast to. */
-const ITEM_COLUMNS = {
+/** The columns a new item is written with, and the type each bound value is cast to (every field of a write: the compiler checks). */
+const ITEM_COLUMNS: Record<keyof ItemChanges | keyof ReturnType<typeof fileChanges>, 'text' | 'uuid' | 'int'> = {
   name: 'text',
   description: 'text',
   typed_text: 'text',
@@ -87,7 +87,7 @@ const ITEM_COLUMNS = {
   file_name: 'text',
   file_type: 'text',
   file_size: 'int',
-} as const;
+};
 
 /**
  * A new item, by one INSERT on the driver's fastest path (`pg` on PostgreSQL). Not Prisma's `create`:

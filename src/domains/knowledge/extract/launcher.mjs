@@ -6,8 +6,9 @@
 // Plain JavaScript like child/ (type-checked through JSDoc): the thread starts with no TypeScript loader.
 //
 // Messages from the front: { type: 'run', id, input, limits, niceness } and { type: 'cancel', id }.
-// Answers: { id, outcome } (the process is gone), { id, cancelled: true } (killed for a cancelled
-// request, and gone), or { id, error } (no process could be started: the server's failure).
+// Answers: { id, pid } (its process started), then { id, outcome } (the process is gone), { id,
+// cancelled: true } (killed for a cancelled request, and gone), or { id, error } (no process could be
+// started: the server's failure).
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -98,6 +99,8 @@ function run({ id, input, limits, niceness }) {
   } catch (error) {
     return port.postMessage({ id, error: String(error) });
   }
+  // The front kills it by pid should this thread die with it running (its timer would die here too).
+  if (child.pid !== undefined) port.postMessage({ id, pid: child.pid });
   if (niceness && child.pid !== undefined) {
     try {
       os.setPriority(child.pid, niceness);

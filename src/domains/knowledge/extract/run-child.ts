@@ -31,26 +31,29 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
 
 const LAUNCHER = new URL('./launcher.mjs', import.meta.url);
 
-type LauncherAnswer = { id: number } & ({ outcome: ExtractionOutcome } | { cancelled: true } | { error: string });
+type LauncherAnswer = { id: number } & ({ pid: number } | { outcome: ExtractionOutcome } | { cancelled: true } | { error: string });
 
 interface Pending {
   resolve(outcome: ExtractionOutcome): void;
   reject(error: Error): void;
   signal?: AbortSignal;
+  /** Its process, once started: killed from here if the launcher thread dies first. */
+  pid?: number;
 }
 
 let launcher: Worker | undefined;
 const pending = new Map<number, Pending>();
 let lastId = 0;
 
-/** The launcher thread, started on first use; it keeps the server alive only while an extraction is under way. */
-function launcherThread(): Worker {
+/** The launcher thread, started on first use; it keeps the server alive only while an extraction is under way. Exported for tests. */
+export function launcherThread(): Worker {
   if (launcher) return launcher;
   // No TypeScript loader (execArgv) and no copy of the server's environment: the thread needs neither.
   const thread = new Worker(LAUNCHER, { execArgv: [], env: {} });
   thread.on('message', (answer: LauncherAnswer) => {
     const waiting = pending.get(answer.id);
     if (!waiting) return;
+    if ('pid' in answer) return void (waiting.pid = answer.pid);
     pending.delete(answer.id);
     if (!pending.size) thread.unref();
     if ('outcome' in answer) waiting.resolve(answer.outcome);
@@ -58,9 +61,13 @@ function launcherThread(): Worker {
     else waiting.reject(new Error(`the extraction process could not start: ${answer.error}`));
   });
   // The thread failing is the server's failure (a 500) for the files under way; the next file starts another.
+  // Its processes lose their time limit with it: they are killed here, not left running.
   const lost = (error: Error) => {
     if (launcher === thread) launcher = undefined;
-    for (const waiting of pending.values()) waiting.reject(error);
+    for (const waiting of pending.values()) {
+      if (waiting.pid !== undefined) killQuietly(waiting.pid);
+      waiting.reject(error);
+    }
     pending.clear();
   };
   thread.on('error', lost);
@@ -95,6 +102,14 @@ export function runExtraction(
     if (pending.size === 1) thread.ref();
     thread.postMessage({ type: 'run', id, input, limits, niceness });
   });
+}
+
+function killQuietly(pid: number) {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }
 
 /** The reason an AbortSignal carries, as an Error (AbortController.abort() gives a DOMException, which is one). */
