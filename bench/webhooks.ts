@@ -12,6 +12,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { percentile } from './autocannon.js';
+import { profiled } from './cpu-profile.js';
 import type { BenchEnv, BenchLine } from './line.js';
 import { startRawDelivery } from './webhooks-raw.js';
 
@@ -118,6 +119,10 @@ export const webhooksLine: BenchLine = {
       consumer === 'funil' ? startJobRunner(env.db, env.config) : Promise.resolve(startRawDelivery(env.db));
     /** Backlog: the events are committed first, then the consumer starts (throughput from its start). */
     const measure = async (consumer: Consumer, count: number, options: { rate?: number; backlog?: boolean } = {}): Promise<Run> => {
+      // Statistics as a running server has them (autovacuum analyses within a minute): on tables never
+      // analysed the planner chose plans that read every event of the organisation per job, for the raw
+      // loop's joins too, and each run was slower than the one before.
+      await env.db.sql.query('ANALYZE events, webhooks, jobs, webhook_deliveries');
       const early = options.backlog ? undefined : await start(consumer);
       let running = early;
       try {
@@ -150,7 +155,7 @@ export const webhooksLine: BenchLine = {
         env.log(
           `webhooks burst ${consumer}: ${run.eventsPerSecond.toFixed(0)} events/s (committed at ${run.offered.toFixed(0)}/s), delay p50 ${run.p50} ms, p99 ${run.p99} ms${run.missing ? `, ${run.missing} missing` : ''}`,
         );
-        const backlog = await measure(consumer, EVENTS, { backlog: true });
+        const backlog = await profiled(`webhooks-backlog-${consumer}-${round}`, () => measure(consumer, EVENTS, { backlog: true }));
         backlogs[consumer].push(backlog);
         env.log(
           `webhooks backlog ${consumer}: ${backlog.eventsPerSecond.toFixed(0)} events/s${backlog.missing ? `, ${backlog.missing} missing` : ''}`,

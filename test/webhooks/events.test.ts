@@ -39,6 +39,30 @@ describe('a hook inactive when the event was raised', () => {
   });
 });
 
+describe('a dispatch job queued before the organisation rode along in its payload', () => {
+  it('is fanned out by the event alone, to that organisation’s hook only', async () => {
+    await pauseRunner();
+    const [org, other] = [await api.newOrg(), await api.newOrg()];
+    const hook = await receiver(undefined, { keep: true });
+    const otherHook = await receiver(undefined, { keep: true });
+    await makeWebhook(api, org, { url: hook.url, events: ['lead.created'] });
+    await makeWebhook(api, other, { url: otherHook.url, events: ['lead.created'] });
+    await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'legacy payload', phone: nextPhone() } });
+    const dropped = await api.db.sql.query<{ id: string }>(
+      `UPDATE jobs SET payload = payload - 'tenant_id'
+       WHERE queue = 'events.dispatch' AND payload->>'tenant_id' = $1 RETURNING id::text AS id`,
+      [org.tenantId],
+    );
+    expect(dropped).toHaveLength(1);
+    await startRunner();
+    await waitFor(() => expect(hook.hits).toHaveLength(1));
+    await sleep(300);
+    expect(hook.hits[0].json.data.name).toBe('legacy payload');
+    expect(otherHook.hits).toHaveLength(0);
+    await Promise.all([hook.close(), otherHook.close()]);
+  });
+});
+
 /** A hook on every kind; `next(n)` waits for the next n deliveries and returns them sorted by type. */
 function everything() {
   const state = {} as { org: Org; hook: Receiver; seen: number; p: PipelineFixture };

@@ -1,0 +1,104 @@
+// The jobs table is a queue, so its statistics mislead the planner: analysed when it happened to be
+// empty (as autovacuum does after a drained burst), it is believed to hold one row however many it
+// holds. Every claim must still do work in proportion to the queue, not to its square, and claim no
+// more than it was asked for. The work is counted in the plan (rows each node produced × its loops),
+// not timed. Before the claims reached jobs only by id = ANY(ARRAY(...)), here a plain claim of 50 took
+// 79 to 94 jobs, a fair claim of 10 took 100 (past the slots free and the groups' caps), and a fair
+// batch claim produced about 14 million rows.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { claimStatements } from '../../src/jobs/runner.js';
+import { newQueueName, useJobsDatabase } from './helpers.js';
+
+const t = useJobsDatabase();
+const DUE = 1_000;
+/** Generous for a linear plan (the claims produce 5–15 rows per due job), far below a quadratic one. */
+const ROWS_PER_DUE_JOB = 40;
+
+interface PlanNode {
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+const produced = (node: PlanNode): number =>
+  (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) + (node.Plans ?? []).reduce((sum, child) => sum + produced(child), 0);
+
+beforeAll(async () => {
+  if (t.db.kind === 'postgres') await t.db.sql.query('ALTER TABLE jobs SET (autovacuum_enabled = false)');
+  // Filled and drained without a vacuum, then analysed empty: its pages remain, its rows are counted 0.
+  const fill = newQueueName();
+  await t.db.sql.query(`INSERT INTO jobs (queue, payload) SELECT $1, jsonb_build_object('n', n) FROM generate_series(1, $2::int) AS n`, [
+    fill,
+    DUE,
+  ]);
+  await t.db.sql.query('DELETE FROM jobs WHERE queue = $1', [fill]);
+  await t.db.sql.query('ANALYZE jobs');
+});
+
+/** DUE due jobs in `groups` groups (payload field k); answers the queue's name. */
+async function dueQueue(groups: number): Promise<string> {
+  const queue = newQueueName();
+  await t.db.sql.query(
+    `INSERT INTO jobs (queue, payload, run_at)
+     SELECT $1, jsonb_build_object('k', (n % $2::int)::text), now() - interval '1 second' FROM generate_series(1, $3::int) AS n`,
+    [queue, groups, DUE],
+  );
+  return queue;
+}
+
+/** Runs the claim under EXPLAIN ANALYZE (which performs it): the rows its plan produced, and what it claimed. */
+async function claim(statement: string, params: unknown[], queue: string) {
+  const [row] = await t.db.sql.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`,
+    params,
+  );
+  const plan = row['QUERY PLAN'];
+  const [{ Plan }] = typeof plan === 'string' ? (JSON.parse(plan) as [{ Plan: PlanNode }]) : plan;
+  const held = await t.db.sql.query<{ token: string; n: number }>(
+    'SELECT locked_by AS token, count(*)::int AS n FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL GROUP BY 1 ORDER BY 1',
+    [queue],
+  );
+  return { produced: produced(Plan), held };
+}
+
+describe('claims on a queue whose statistics say it is empty', () => {
+  it('the planner is misled: the table is believed to be nearly empty', async () => {
+    const queue = await dueQueue(1);
+    const [row] = await t.db.sql.query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] | string }>(
+      'EXPLAIN (FORMAT JSON) SELECT id FROM jobs WHERE queue = $1',
+      [queue],
+    );
+    const plan = row['QUERY PLAN'];
+    const [{ Plan }] = typeof plan === 'string' ? (JSON.parse(plan) as [{ Plan: { 'Plan Rows': number } }]) : plan;
+    // The premise of the other tests: without it they would prove nothing.
+    expect(Plan['Plan Rows']).toBeLessThan(DUE / 10);
+  });
+
+  it('a plain claim takes exactly its limit, in work linear in the queue', async () => {
+    const queue = await dueQueue(1);
+    const result = await claim(claimStatements.CLAIM, ['test:plain', 30_000, queue, 50], queue);
+    expect(result.held).toEqual([{ token: 'test:plain', n: 50 }]);
+    expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
+  });
+
+  it('a fair claim takes its groups’ shares, in work linear in the queue', async () => {
+    const queue = await dueQueue(100);
+    // 10 slots free, at most 2 running per group: 10 jobs, of 10 groups (one each: fewer running first).
+    const result = await claim(claimStatements.FAIR_CLAIM, ['test:fair', 30_000, queue, 10, 'k', 2], queue);
+    expect(result.held).toEqual([{ token: 'test:fair', n: 10 }]);
+    const groups = await t.db.sql.query<{ k: string }>(
+      "SELECT DISTINCT payload->>'k' AS k FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL",
+      [queue],
+    );
+    expect(groups).toHaveLength(10);
+    expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
+  });
+
+  it('a fair batch claim deals one group’s jobs into its free batches, in work linear in the queue', async () => {
+    const queue = await dueQueue(1);
+    // One group, 4 batches at most, 50 jobs each: 4 batches of 50, each under a token of its own.
+    const result = await claim(claimStatements.FAIR_BATCH_CLAIM, ['test:batch', 30_000, queue, 9, 'k', 4, 50], queue);
+    expect(result.held).toEqual(['test:batch:1', 'test:batch:2', 'test:batch:3', 'test:batch:4'].map((token) => ({ token, n: 50 })));
+    expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
+  });
+});
