@@ -118,7 +118,12 @@ export const webhooksLine: BenchLine = {
     const start = (consumer: Consumer) =>
       consumer === 'funil' ? startJobRunner(env.db, env.config) : Promise.resolve(startRawDelivery(env.db));
     /** Backlog: the events are committed first, then the consumer starts (throughput from its start). */
-    const measure = async (consumer: Consumer, count: number, options: { rate?: number; backlog?: boolean } = {}): Promise<Run> => {
+    /** `profileAs`: a CPU profile (BENCH_CPU_PROFILE) of the delivery, from the consumer's start to the last arrival. */
+    const measure = async (
+      consumer: Consumer,
+      count: number,
+      options: { rate?: number; backlog?: boolean; profileAs?: string } = {},
+    ): Promise<Run> => {
       // Statistics as a running server has them (autovacuum analyses within a minute): on tables never
       // analysed the planner chose plans that read every event of the organisation per job, for the raw
       // loop's joins too, and each run was slower than the one before.
@@ -128,8 +133,11 @@ export const webhooksLine: BenchLine = {
       try {
         const { seqs, committed, seconds } = await produce(count, options.rate);
         const from = options.backlog ? performance.now() : Math.min(...committed.values());
-        running ??= await start(consumer);
-        const complete = await receiver.all(seqs);
+        const deliver = async () => {
+          running ??= await start(consumer);
+          return receiver.all(seqs);
+        };
+        const complete = options.profileAs ? await profiled(options.profileAs, deliver) : await deliver();
         const arrivals = seqs.filter((s) => receiver.arrived.has(s));
         const last = Math.max(...arrivals.map((s) => receiver.arrived.get(s)!));
         const delays = arrivals.map((s) => receiver.arrived.get(s)! - committed.get(s)!).sort((a, b) => a - b);
@@ -155,7 +163,7 @@ export const webhooksLine: BenchLine = {
         env.log(
           `webhooks burst ${consumer}: ${run.eventsPerSecond.toFixed(0)} events/s (committed at ${run.offered.toFixed(0)}/s), delay p50 ${run.p50} ms, p99 ${run.p99} ms${run.missing ? `, ${run.missing} missing` : ''}`,
         );
-        const backlog = await profiled(`webhooks-backlog-${consumer}-${round}`, () => measure(consumer, EVENTS, { backlog: true }));
+        const backlog = await measure(consumer, EVENTS, { backlog: true, profileAs: `webhooks-backlog-${consumer}-${round}` });
         backlogs[consumer].push(backlog);
         env.log(
           `webhooks backlog ${consumer}: ${backlog.eventsPerSecond.toFixed(0)} events/s${backlog.missing ? `, ${backlog.missing} missing` : ''}`,

@@ -89,13 +89,24 @@ const CLAIM = `
     FOR UPDATE SKIP LOCKED))
   RETURNING id::text AS id, payload, attempts, locked_by AS token`;
 
-/** Per group (the payload field $5; a job without it is in the group ''), what runs of the queue $3 now. */
-const runningByGroup = (counted: string) => `
+// Which of the queues $1 have a job claimable now: per queue, an index probe that stops at the first.
+const CLAIMABLE_QUEUES = `
+  SELECT q AS queue FROM unnest($1::text[]) AS q
+  WHERE EXISTS (
+    SELECT 1 FROM jobs
+    WHERE queue = q AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now()))`;
+
+/** Per group (payload field `key`; a job without it is in the group ''), what runs of the queue now: one jsonb object. */
+const runningByGroup = (counted: string, queue: string, key: string) => `
   running AS MATERIALIZED (
     SELECT COALESCE(jsonb_object_agg(k, n), '{}') AS n FROM (
-      SELECT COALESCE(payload->>$5, '') AS k, ${counted} AS n FROM jobs
-      WHERE queue = $3 AND failed_at IS NULL AND locked_until > now()
-      GROUP BY 1) AS held),
+      SELECT COALESCE(payload->>${key}, '') AS k, ${counted} AS n FROM jobs
+      WHERE queue = ${queue} AND failed_at IS NULL AND locked_until > now()
+      GROUP BY 1) AS held)`;
+
+/** The claimable jobs of queue $3 with their group (payload field $5), what runs of it (busy) and their turn in it. */
+const dueByGroup = (counted: string) => `
+  ${runningByGroup(counted, '$3', '$5')},
   due AS (
     SELECT j.id, j.run_at, j.k, COALESCE((r.n->>j.k)::int, 0) AS busy,
       row_number() OVER (PARTITION BY j.k ORDER BY j.run_at, j.id) AS turn
@@ -111,7 +122,7 @@ const runningByGroup = (counted: string) => `
 // conditions on its newest version) and leaves it. The allowed jobs are locked in their order (pos,
 // looked up in a jsonb object built once) until $4 are held.
 const FAIR_CLAIM = `
-  WITH ${runningByGroup('count(*)')},
+  WITH ${dueByGroup('count(*)')},
   allowed AS MATERIALIZED (
     SELECT id, row_number() OVER (ORDER BY turn + busy, run_at, id) AS pos FROM due WHERE turn + busy <= $6)
   UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
@@ -130,7 +141,7 @@ const FAIR_CLAIM = `
 // $1:<its rank>. Concurrent claims deal the same oldest rows, so together they start at most the free
 // batches of a group, whichever rows each one locks.
 const FAIR_BATCH_CLAIM = `
-  WITH ${runningByGroup('count(DISTINCT locked_by)')},
+  WITH ${dueByGroup('count(DISTINCT locked_by)')},
   dealt AS (
     SELECT id, k, run_at, busy + (turn - 1) % ($6 - busy) AS place FROM due
     WHERE busy < $6 AND turn - 1 < ($6 - busy) * $7),
@@ -150,14 +161,11 @@ const FAIR_BATCH_CLAIM = `
 // When the next job of a fair queue can be claimed, leaving out groups already at their cap (one of
 // their jobs finishing wakes the runner that ran it).
 const fairNextDue = (counted: string) => `
-  WITH running AS (
-    SELECT payload->>$2 AS k, ${counted}::int AS n FROM jobs
-    WHERE queue = $1 AND failed_at IS NULL AND locked_until > now()
-    GROUP BY 1)
+  WITH ${runningByGroup(counted, '$1', '$2')}
   SELECT (EXTRACT(EPOCH FROM min(GREATEST(j.run_at, COALESCE(j.locked_until, j.run_at))) - now()) * 1000)::float8 AS ms
-  FROM jobs j LEFT JOIN running r ON r.k IS NOT DISTINCT FROM j.payload->>$2
+  FROM jobs j CROSS JOIN running r
   WHERE j.queue = $1 AND j.failed_at IS NULL AND (j.locked_by IS NULL OR NOT starts_with(j.locked_by, $4))
-    AND (COALESCE(r.n, 0) < $3 OR j.locked_until > now())`;
+    AND (COALESCE((r.n->>COALESCE(j.payload->>$2, ''))::int, 0) < $3 OR j.locked_until > now())`;
 const FAIR_NEXT_DUE = fairNextDue('count(*)');
 const FAIR_BATCH_NEXT_DUE = fairNextDue('count(DISTINCT locked_by)');
 
@@ -288,7 +296,8 @@ class Runner implements JobRunner {
       let sleepMs = this.pollMs;
       try {
         await this.claimDue();
-        sleepMs = await this.nextDueInMs();
+        // Woken during the claims (a handler finished, a job was queued): the next pass starts at once.
+        if (!this.again) sleepMs = await this.nextDueInMs();
       } catch (e) {
         log.error('job runner: claim failed', { error: String(e) });
       }
@@ -300,10 +309,17 @@ class Runner implements JobRunner {
   private async claimDue() {
     const order = [...this.queues.slice(this.first), ...this.queues.slice(0, this.first)];
     this.first = (this.first + 1) % Math.max(1, this.queues.length);
+    const freeIn = (queue: Queue) => Math.min(this.concurrency - this.running.size, queue.limit - queue.running);
+    // A pass follows every finished handler: one probe tells which queues have work, rather than a
+    // claim on each (most of them empty) before the slot is filled again.
+    const open = order.filter((q) => freeIn(q) > 0).map((q) => q.definition.name);
+    const claimable =
+      open.length > 1 ? new Set((await this.db.sql.query<{ queue: string }>(CLAIMABLE_QUEUES, [open])).map((r) => r.queue)) : undefined;
     for (const queue of order) {
-      const free = Math.min(this.concurrency - this.running.size, queue.limit - queue.running);
+      const free = freeIn(queue);
       if (free <= 0 || this.stopping) continue;
       const { name, fairness, batch } = queue.definition;
+      if (claimable && !claimable.has(name)) continue;
       if (batch) {
         // Each claim's batches get tokens of their own (a fair claim appends each batch's rank).
         const token = `${this.id}:${++this.claims}`;

@@ -8,7 +8,7 @@
 // setting: a socket the guarded agent opened was checked when it connected, so reusing it is safe.
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, errors as undiciErrors, request } from 'undici';
+import { Agent, buildConnector, errors as undiciErrors } from 'undici';
 import { signatureHeader } from './signing.js';
 import { isPublicAddress } from './url-guard.js';
 
@@ -19,7 +19,8 @@ const MAX_RESPONSE_BYTES = 4096;
 const KEEP_ALIVE_MS = 4_000;
 
 export interface DeliveryRequest {
-  url: string;
+  /** A batch to one hook parses its URL once and passes the URL. */
+  url: string | URL;
   /** `webhook-id`: the same for every attempt of one event to one webhook. */
   msgId: string;
   /** `webhook-timestamp`, seconds since the epoch, of this attempt. */
@@ -119,18 +120,6 @@ function describeFailure(error: Error, timeoutMs: number): string {
   return `Falha de rede: ${code ?? error.message}`;
 }
 
-/** Reads at most MAX_RESPONSE_BYTES of the answer (so the socket can be reused), then drops the rest. */
-async function drain(body: AsyncIterable<Buffer> & { destroy(): unknown }) {
-  let received = 0;
-  for await (const chunk of body) {
-    received += chunk.length;
-    if (received > MAX_RESPONSE_BYTES) {
-      body.destroy();
-      return;
-    }
-  }
-}
-
 /** Sends one signed attempt and reports what happened. Rejects only on a programming error (no secret). */
 export async function attemptDelivery(delivery: DeliveryRequest): Promise<DeliveryResult> {
   const started = performance.now();
@@ -139,7 +128,7 @@ export async function attemptDelivery(delivery: DeliveryRequest): Promise<Delive
 
   let url: URL;
   try {
-    url = new URL(delivery.url);
+    url = typeof delivery.url === 'string' ? new URL(delivery.url) : delivery.url;
   } catch {
     return { ok: false, error: 'URL inválida', durationMs: elapsed() };
   }
@@ -160,16 +149,18 @@ export async function attemptDelivery(delivery: DeliveryRequest): Promise<Delive
   const timer = setTimeout(() => deadline.abort(new DeliveryTimeout()), timeoutMs);
   let answered: Omit<DeliveryResult, 'durationMs'> | undefined;
   try {
-    const response = await request(url, {
+    const response = await (delivery.allowPrivate ? openAgent : guardedAgent).request({
+      origin: url.origin,
+      path: url.pathname + url.search,
       method: 'POST',
       headers,
       body,
-      dispatcher: delivery.allowPrivate ? openAgent : guardedAgent,
       signal: deadline.signal,
     });
     // Once the status is known it decides the outcome, whatever happens to the rest of the body.
     answered = outcomeOf(response.statusCode, response.headers['retry-after']);
-    await drain(response.body).catch(() => {});
+    // Enough of the answer to let the connection be reused; past MAX_RESPONSE_BYTES it is dropped.
+    await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
     return { ...answered, durationMs: elapsed() };
   } catch (error) {
     if (answered) return { ...answered, durationMs: elapsed() };

@@ -152,6 +152,7 @@ async function deliverBatch(
   const outcomes: BatchOutcome[] = [];
   const attempts: Attempt[] = [];
   const disabled = new Set<string>();
+  const urls = new Map<string, URL | string>(); // a batch is one hook's: its URL parsed once
   const started = performance.now();
   for (const [i, { payload, job }] of jobs.entries()) {
     const target = targets.get(i);
@@ -165,7 +166,10 @@ async function deliverBatch(
       outcomes.push('release');
       continue;
     }
-    const result = await sendEvent(target, { ...target, id: payload.event_id, hook: payload.webhook_id }, options.allowPrivate);
+    let url = urls.get(target.url);
+    if (url === undefined) urls.set(target.url, (url = URL.canParse(target.url) ? new URL(target.url) : target.url));
+    const event = { type: target.type, created_at: target.created_at, data: target.data, id: payload.event_id, hook: payload.webhook_id };
+    const result = await sendEvent({ ...target, url }, event, options.allowPrivate);
     const attempt = { payload, type: target.type, result, deliveryId: job.attempt === 1 ? payload.delivery_id : undefined };
     if (result.ok) {
       attempts.push({ ...attempt, status: 'succeeded', delayMs: null });
@@ -233,7 +237,7 @@ async function logAttempts(sql: QueueDeps['db']['sql'], attempts: Attempt[]) {
   ]);
 }
 
-type HookSecrets = Pick<Webhook, 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>;
+type HookSecrets = Pick<Webhook, 'secret' | 'previous_secret' | 'previous_secret_expires_at'> & { url: string | URL };
 
 /**
  * One signed POST of an event to a hook (both secrets during a regeneration's grace window). The body's
