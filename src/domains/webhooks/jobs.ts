@@ -74,6 +74,10 @@ export const dispatchQueue = ({ db, config }: QueueDeps) => {
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<EventsDispatchPayload>({
     name: EVENTS_DISPATCH_QUEUE,
+    // One fan-out at a time in a process: each inserts up to DISPATCH_BATCH × hooks jobs at the end of
+    // the same index, and ten at once (a backlog claimed in one pass) queued behind each other's page
+    // locks: 50-340 ms each instead of 3-9 once the table held the dead rows of earlier deliveries.
+    concurrency: 1,
     batch: {
       size: DISPATCH_BATCH,
       handler: async (jobs) => {
