@@ -69,11 +69,12 @@ interface Running {
 const MIN_SLEEP_MS = 20;
 
 // The jobs table is a queue: autovacuum analyses it whenever it churns, often when it is empty, and the
-// planner then believes it holds one row whatever it holds. So no statement here joins jobs to anything
-// or uses IN (subquery): with such statistics those became nested loops over the whole queue (90 ms for
-// a plain claim, 4.7 s for a fair batch claim at 2,000 due jobs), and an IN (... LIMIT ... SKIP LOCKED)
+// planner then believes it holds one row whatever it holds. So no statement here reaches jobs through a
+// join or IN (subquery) alone: with such statistics those became nested loops over the whole queue (90 ms
+// for a plain claim, 4.7 s for a fair batch claim at 2,000 due jobs), and an IN (... LIMIT ... SKIP LOCKED)
 // re-run per row claimed more than its LIMIT. Rows are reached by id = ANY(ARRAY(...)) (evaluated once,
-// the primary key's only use), the groups' running counts are one jsonb object looked up per job, and
+// the primary key's only use; the outcome and renewal statements name their ids as id = ANY($1) beside
+// their join), the groups' running counts are one jsonb object looked up per job, and
 // the conditions re-checked on a row another claim just took are wrapped in IS TRUE so that no index
 // on them competes with the primary key (test/jobs/queue-statistics.test.ts).
 const CLAIMABLE = (alias: string) =>
