@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { extractionSlots, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
+import { extractionSlots, IN_SERVER_TEXT_BYTES, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { form } from './helpers.js';
 
@@ -68,7 +68,14 @@ describe('extraction turns', () => {
         ]),
       { timeout: 20_000, interval: 20 },
     );
-    const small = await upload(b, 'b', 'nome\nAna\n').then((r) => (finished.push(`B${r.status}`), r));
+    // Markdown, which is parsed in a process and so takes a turn (small plain text needs none, below).
+    const small = await api
+      .raw('/backend/knowledge', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${b.key}` },
+        body: form({ name: 'b' }, ['file', 'b.md', '# Ana\n']),
+      })
+      .then((r) => (finished.push(`B${r.status}`), r));
     expect(small.status).toBe(201);
     await Promise.all(flood);
     // B's extraction ran beside or right after the one of A's running when it arrived: at most that one
@@ -155,6 +162,44 @@ describe('a file that waits too long for its turn', () => {
     expect(await late.json()).toEqual({ code: 'ERR_SERVICE_UNAVAILABLE', message: expect.any(String), retry_after: expect.any(Number) });
     // Once the slot is free, the same file is extracted.
     expect((await send('primeiro')).status).toBe(201);
+  });
+
+  it('small plain text needs no turn: read while every slot is taken, where a file to parse waits', { timeout: 120_000 }, async () => {
+    const org = await short.newOrg();
+    const CONTACTS = 'nome;telefone\r\nAna;+5511987650001\r\n';
+    const send = (filename: string, content: string) =>
+      short.raw('/backend/knowledge', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.key}` },
+        body: form({ name: filename }, ['file', filename, content]),
+      });
+    const release = await extractionSlots(short.config).acquire('another-organisation');
+    let csv: Response;
+    let md: Response;
+    let largeText: Response;
+    try {
+      csv = await send('contatos.csv', CONTACTS);
+      md = await send('guia.md', '# Guia\n');
+      // Past IN_SERVER_TEXT_BYTES plain text goes to a process too.
+      largeText = await send('grande.txt', 'a'.repeat(IN_SERVER_TEXT_BYTES + 1));
+    } finally {
+      release();
+    }
+    expect(csv.status).toBe(201);
+    // Normalised as the process would: Unix line ends, nothing else changed.
+    expect(await csv.json()).toMatchObject({
+      content: 'nome;telefone\nAna;+5511987650001',
+      file_type: 'text/csv',
+      file_size: CONTACTS.length,
+    });
+    expect([md.status, largeText.status]).toEqual([503, 503]);
+    // A small text file that is not UTF-8 is refused as before, without a process.
+    const latin1 = await short.raw('/backend/knowledge', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.key}` },
+      body: form({ name: 'x' }, ['file', 'x.txt', new Uint8Array([0x6f, 0xe7, 0x61])]),
+    });
+    expect(latin1.status).toBe(400);
   });
 
   it(

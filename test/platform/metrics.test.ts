@@ -141,10 +141,11 @@ describe('GET /metrics', () => {
     const seen = { running: 0, waiting: 0 };
     // One organisation more than extractions can run at once (EXTRACT_CONCURRENCY: the cores), one file
     // each, so that one waits for a slot. (One organisation's second file would wait before its body is
-    // read, for its organisation's turn, and never reach the extraction queue.)
+    // read, for its organisation's turn, and never reach the extraction queue.) Markdown: small plain text
+    // is read in the server, with no extraction.
     const orgs = await Promise.all(Array.from({ length: os.availableParallelism() + 1 }, () => api.newOrg()));
     const uploads = orgs.map((org, i) =>
-      api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: `n${i}` }, ['file', `n${i}.txt`, `Texto ${i}`]) }),
+      api.rest('POST', '/backend/knowledge', { key: org.key, body: form({ name: `n${i}` }, ['file', `n${i}.md`, `# Texto ${i}`]) }),
     );
     await vi.waitFor(
       async () => {
