@@ -15,7 +15,7 @@ import { createGraphQLServer, isMutationRequest } from './http/graphql.js';
 import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
-import { errorResponse, graphqlErrorResponse, type ResponseStyle } from './http/responses.js';
+import { errorResponse, graphqlErrorResponse, longBodyAsBytes, type ResponseStyle } from './http/responses.js';
 import { queueStats } from './jobs/stats.js';
 import { log, errorText } from './log.js';
 import { enableMetrics, observeDatabase, observeRequest } from './observability/metrics.js';
@@ -101,44 +101,46 @@ export function createApp(config: Config, db: Database): App {
         return Response.json({ status: 'unavailable' }, { status: 503 });
       }
     }
-    if (pathname === '/graphql') {
-      const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
-      if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
-      try {
-        const login = () =>
-          authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
-        const viewer = await authenticateWithin(limits, (facts.limits ??= {}), login);
-        noteViewer(facts, viewer);
-        const key = request.method === 'POST' && viewer.kind === 'user' ? idempotencyKeyOf(request) : null;
-        if (isMultipartForm(request)) {
-          if (key) throw multipartKeyRefused();
-          // The request's files wait on disk while it runs, and are removed once it is answered.
-          const spool = new FileSpool(config.uploadTempDir);
-          try {
-            return await yoga.fetch(request, { viewer, requestId, facts, spool });
-          } finally {
-            await spool.dispose();
-          }
-        }
-        // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
-        const bounded = await withBoundedBody(request, yoga.fetchAPI.Request);
-        // A mutation with an Idempotency-Key runs once per key (http/idempotency.ts); queries need none.
-        if (key && viewer.kind === 'user' && (await isMutationRequest(bounded.clone()))) {
-          return await runIdempotent(db.prisma, viewer.tenantId, key, bounded, async (r) => yoga.fetch(r, { viewer, requestId, facts }));
-        }
-        return await yoga.fetch(bounded, { viewer, requestId, facts });
-      } catch (e) {
-        // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
-        if (e instanceof AppError) return graphqlErrorResponse(e);
-        throw e;
-      }
-    }
+    if (pathname === '/graphql') return longBodyAsBytes(await graphql(request, requestId, facts));
     const document = reference(request);
     if (document) {
       facts.route = pathname.startsWith('/backend/docs') ? '/backend/docs' : pathname;
       return document;
     }
     return rest(request, requestId, facts);
+  }
+
+  async function graphql(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
+    const wantsGraphiQL = request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
+    if (wantsGraphiQL) return yoga.fetch(request, { viewer: null, requestId });
+    try {
+      const login = () =>
+        authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
+      const viewer = await authenticateWithin(limits, (facts.limits ??= {}), login);
+      noteViewer(facts, viewer);
+      const key = request.method === 'POST' && viewer.kind === 'user' ? idempotencyKeyOf(request) : null;
+      if (isMultipartForm(request)) {
+        if (key) throw multipartKeyRefused();
+        // The request's files wait on disk while it runs, and are removed once it is answered.
+        const spool = new FileSpool(config.uploadTempDir);
+        try {
+          return await yoga.fetch(request, { viewer, requestId, facts, spool });
+        } finally {
+          await spool.dispose();
+        }
+      }
+      // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
+      const bounded = await withBoundedBody(request, yoga.fetchAPI.Request);
+      // A mutation with an Idempotency-Key runs once per key (http/idempotency.ts); queries need none.
+      if (key && viewer.kind === 'user' && (await isMutationRequest(bounded.clone()))) {
+        return await runIdempotent(db.prisma, viewer.tenantId, key, bounded, async (r) => yoga.fetch(r, { viewer, requestId, facts }));
+      }
+      return await yoga.fetch(bounded, { viewer, requestId, facts });
+    } catch (e) {
+      // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
+      if (e instanceof AppError) return graphqlErrorResponse(e);
+      throw e;
+    }
   }
 
   async function handle(request: Request, requestId: string, client: ClientInfo): Promise<Response> {

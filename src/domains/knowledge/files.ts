@@ -28,8 +28,10 @@ export async function readKnowledgeFile(ctx: Context, tenantId: string, file: Fi
     signal: ctx.signal,
     queued: () => uploadAdmission(ctx.config).waitingOf(tenantId),
   };
-  const { text, mimeType } = await extractText({ filename: name, bytes }, DEFAULT_EXTRACTION_LIMITS, turn);
-  return { file_name: name, file_type: mimeType, file_size: bytes.byteLength, text };
+  const file_size = bytes.byteLength;
+  // The bytes are not needed here afterwards: a large file moves to the extraction instead of being copied.
+  const { text, mimeType } = await extractText({ filename: name, bytes, handOver: true }, DEFAULT_EXTRACTION_LIMITS, turn);
+  return { file_name: name, file_type: mimeType, file_size, text };
 }
 
 /** The knowledge write routes' admission: one organisation's file uploads one at a time, before their body is read. */

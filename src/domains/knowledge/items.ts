@@ -69,6 +69,7 @@ const sentFile = (file: File | null | undefined): file is File => !!file && !(fi
 function fileChanges(file: KnowledgeFile) {
   return { file_text: file.text, file_name: file.file_name, file_type: file.file_type, file_size: file.file_size };
 }
+type FileChanges = ReturnType<typeof fileChanges>;
 
 /** The item's assistant must be one of the organisation's: the composite foreign key says so, 404 here. */
 function assistantRefused(e: unknown): unknown {
@@ -76,7 +77,7 @@ function assistantRefused(e: unknown): unknown {
 }
 
 /** The columns a new item is written with, and the type each bound value is cast to (every field of a write: the compiler checks). */
-const ITEM_COLUMNS: Record<keyof ItemChanges | keyof ReturnType<typeof fileChanges>, 'text' | 'uuid' | 'int'> = {
+const ITEM_COLUMNS: Record<keyof ItemChanges | keyof FileChanges, 'text' | 'uuid' | 'int'> = {
   name: 'text',
   description: 'text',
   typed_text: 'text',
@@ -94,7 +95,7 @@ const ITEM_COLUMNS: Record<keyof ItemChanges | keyof ReturnType<typeof fileChang
  * an extracted text can be megabytes, and in Prisma's query compiler it held the event loop, so every
  * organisation's requests, for tens of milliseconds per file (docs/benchmarks.md, "Fairness").
  */
-async function insertItem(ctx: Context, data: ItemChanges & Partial<ReturnType<typeof fileChanges>>): Promise<string> {
+async function insertItem(ctx: Context, data: ItemChanges & Partial<FileChanges>): Promise<string> {
   const entries = Object.entries(data).filter(([, value]) => value !== undefined) as [keyof typeof ITEM_COLUMNS, unknown][];
   const [row] = await ctx.db.$tenantQueryDirect<{ id: string }>(
     (tenant) => Prisma.sql`INSERT INTO knowledge_items (tenant_id, ${Prisma.raw(entries.map(([column]) => column).join(', '))})
@@ -108,10 +109,10 @@ export async function createItem(ctx: Context, input: ItemInput, query: Selectio
   // The permission is checked once, by the root field (auth/access.ts).
   const { tenantId } = requireTenant(ctx.viewer);
   const changes = textChanges({ ...input, name: input.name ?? null });
-  const file = sentFile(input.file) ? fileChanges(await readKnowledgeFile(ctx, tenantId, input.file)) : {};
+  const file: Partial<FileChanges> = sentFile(input.file) ? fileChanges(await readKnowledgeFile(ctx, tenantId, input.file)) : {};
   try {
     const id = await insertItem(ctx, { ...changes, name: changes.name!, ...file });
-    return ctx.db.knowledgeItem.findUniqueOrThrow({ ...query, where: { id } });
+    return await writtenItem(ctx, id, query, file.file_text);
   } catch (e) {
     throw assistantRefused(e);
   }
@@ -125,7 +126,7 @@ export async function updateItem(ctx: Context, id: string, input: ItemInput, que
   // The permission is checked once, by the root field (auth/access.ts).
   const { tenantId } = requireTenant(ctx.viewer);
   const changes = textChanges(input);
-  let file = {};
+  let file: Partial<FileChanges> = {};
   if (sentFile(input.file)) {
     // Extraction takes a process and up to seconds: not for an item that does not exist.
     if (!(await ctx.db.knowledgeItem.findUnique({ where: { id }, select: { id: true } }))) throw itemNotFound();
@@ -142,7 +143,22 @@ export async function updateItem(ctx: Context, id: string, input: ItemInput, que
       if (changes.assistant_id) await tx.knowledgeExclusion.deleteMany({ where: { item_id: id } });
     });
   }
-  return getItem(ctx, id, query);
+  return writtenItem(ctx, id, query, file.file_text);
+}
+
+/**
+ * The item just written with this file text, read back without it: the text is already here, and it can
+ * be megabytes, which reading back cost the event loop (every organisation's requests) about 18 ms per
+ * 1.7 MB in `pg`'s parser and Prisma's result handling (docs/benchmarks.md, "Fairness").
+ */
+async function writtenItem(ctx: Context, id: string, query: Selection, fileText: string | undefined) {
+  if (fileText === undefined) return getItem(ctx, id, query);
+  const select = query.select as Record<string, unknown> | undefined;
+  if (select && !select.file_text) return getItem(ctx, id, query);
+  const without = select
+    ? { ...query, select: { ...select, file_text: false } }
+    : { ...query, omit: { ...(query.omit as object | undefined), file_text: true } };
+  return { ...(await getItem(ctx, id, without)), file_text: fileText };
 }
 
 export async function getItem(ctx: Context, id: string, query: Selection = {}) {
