@@ -1,6 +1,7 @@
 // The fairness line of `npm run bench` (decisions.md, "Bounded work"): how much one organisation (A)
 // flooding a shared queue slows another (B), as B's p99 latency with A flooding ÷ without (target ≤ 1.5):
-// - extraction: B uploads a small CSV knowledge file, one at a time (BENCH_FAIRNESS_SAMPLES times, 100),
+// - extraction: B uploads a small Markdown knowledge file (parsed in a process, in B's turn) and a small
+//   CSV (read in the server, no turn), in turns, one at a time (BENCH_FAIRNESS_SAMPLES times each, 100),
 //   while A keeps 4 uploads of a 1.7 MB CSV going from a process of its own (bench/fairness-flood.ts);
 // - webhook deliveries: B's events, from commit to its receiver's 2xx, while A has 100 deliveries queued
 //   to a receiver that answers after 2 s;
@@ -10,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './autocannon.js';
@@ -40,13 +41,15 @@ function trace(what: string, alone: number[], beside: number[]) {
   console.log(`${what}: alone ${show(alone)}; beside ${show(beside)}`);
 }
 
+const pct = (share: number) => `${Math.round(share * 100)} %`;
+
 async function extractionRatio(env: BenchEnv) {
   const a = await env.organisation('Bench fairness A');
   const b = await env.organisation('Bench fairness B');
-  const upload = async (key: string, name: string, csv: string) => {
+  const upload = async (key: string, fileName: string, content: string) => {
     const form = new FormData();
-    form.set('name', name);
-    form.set('file', new File([csv], `${name}.csv`));
+    form.set('name', fileName);
+    form.set('file', new File([content], fileName));
     const started = performance.now();
     const r = await fetch(`${env.serverUrl}/backend/knowledge`, {
       method: 'POST',
@@ -57,39 +60,55 @@ async function extractionRatio(env: BenchEnv) {
     if (r.status !== 201) throw new Error(`fairness bench: upload answered ${r.status}`);
     return performance.now() - started;
   };
-  const small = 'nome,telefone\nAna,+5511987650001\n';
+  // B's two files, in turns: a small CSV (plain text up to 64 KB is read in the server, with no process
+  // and no extraction turn) and a small Markdown file (parsed in a process of its own, in B's turn).
+  const csv = 'nome,telefone\nAna,+5511987650001\n';
+  const markdown = '# Contatos\n\n- Ana: +5511987650001\n';
   const measureB = async () => {
-    const times: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) times.push(await upload(b.key, `b${i}`, small));
+    const times = { csv: [] as number[], markdown: [] as number[] };
+    for (let i = 0; i < SAMPLES; i++) {
+      times.csv.push(await upload(b.key, `b${i}.csv`, csv));
+      times.markdown.push(await upload(b.key, `b${i}.md`, markdown));
+    }
     return times;
   };
   // The first uploads pay for cold paths (the connection, code compiled on first use): neither side's.
-  for (let i = 0; i < 2; i++) await upload(b.key, `warm${i}`, small);
+  for (let i = 0; i < 2; i++) {
+    await upload(b.key, `warm${i}.csv`, csv);
+    await upload(b.key, `warm${i}.md`, markdown);
+  }
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  let busy = performance.eventLoopUtilization();
   const alone = await measureB();
-  const loopAlone = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+  const loopAlone = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, busy: performance.eventLoopUtilization(busy).utilization };
   loop.reset();
   // A floods from its own process (bench/fairness-flood.ts), as a client on another machine would: its
   // request bodies are not built on the server's event loop.
   const flood = spawn(process.execPath, ['--import', 'tsx', FLOOD, JSON.stringify({ url: env.serverUrl, key: a.key, uploads: 4 })], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  let beside: number[];
+  let beside: Awaited<ReturnType<typeof measureB>>;
   try {
     await sleep(1_500); // tsx's start and A's first uploads under way
+    busy = performance.eventLoopUtilization();
     beside = await profiled('fairness-extraction-beside', measureB);
   } finally {
     flood.kill('SIGKILL');
     await once(flood, 'close');
   }
   loop.disable();
-  trace('extraction', alone, beside);
+  trace('extraction, CSV', alone.csv, beside.csv);
+  trace('extraction, Markdown', alone.markdown, beside.markdown);
   if (process.env.BENCH_FAIRNESS_TRACE)
     console.log(
-      `event loop delay: alone p99 ${loopAlone.p99.toFixed(1)} ms, max ${loopAlone.max.toFixed(1)}; beside p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)}`,
+      `event loop delay: alone p99 ${loopAlone.p99.toFixed(1)} ms, max ${loopAlone.max.toFixed(1)}; beside p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)}` +
+        `; main thread busy ${pct(loopAlone.busy)} alone, ${pct(performance.eventLoopUtilization(busy).utilization)} beside`,
     );
-  return { alone: p99(alone), beside: p99(beside) };
+  return {
+    csv: { alone: p99(alone.csv), beside: p99(beside.csv) },
+    markdown: { alone: p99(alone.markdown), beside: p99(beside.markdown) },
+  };
 }
 
 async function receiver(delayMs: number, onHit: (body: { data: { seq?: number } }) => void) {
@@ -200,8 +219,10 @@ export const fairnessLine: BenchLine = {
   name: 'fairness',
   async run(env) {
     env.log(`fairness: extraction, then webhook deliveries (${SAMPLES} samples each), then the limiter`);
-    const extraction = await extractionRatio(env);
-    env.log(`fairness: extraction p99 ${extraction.alone.toFixed(0)} ms alone, ${extraction.beside.toFixed(0)} ms beside A`);
+    const { csv, markdown: extraction } = await extractionRatio(env);
+    env.log(
+      `fairness: extraction p99 ${extraction.alone.toFixed(0)} ms alone, ${extraction.beside.toFixed(0)} ms beside A (small CSV: ${csv.alone.toFixed(0)} → ${csv.beside.toFixed(0)} ms)`,
+    );
     const deliveries = await deliveryRatio(env);
     env.log(`fairness: delivery p99 ${deliveries.alone.toFixed(0)} ms alone, ${deliveries.beside.toFixed(0)} ms beside A`);
     const limiter = await limiterCost(env);
@@ -210,15 +231,17 @@ export const fairnessLine: BenchLine = {
     return {
       report: [
         `Fairness (organisation B's p99 with A flooding ÷ without; target ≤ 1.5):`,
-        `  extraction (B: a small CSV; A: 4 uploads of 1.7 MB at a time, EXTRACT_CONCURRENCY ${env.config.extractConcurrency}): ` +
+        `  extraction (B: a small Markdown file, parsed in its process; A: 4 uploads of a 1.7 MB CSV at a time, EXTRACT_CONCURRENCY ${env.config.extractConcurrency}): ` +
           `${extraction.alone.toFixed(0)} ms → ${extraction.beside.toFixed(0)} ms, ratio ${ratio(extraction)}`,
+        `  knowledge upload without extraction (B: a small CSV, read in the server; same A): ` +
+          `${csv.alone.toFixed(0)} ms → ${csv.beside.toFixed(0)} ms, ratio ${ratio(csv)}`,
         `  webhook deliveries (B: commit → 2xx; A: 100 queued to a receiver answering after 2 s): ` +
           `${deliveries.alone.toFixed(0)} ms → ${deliveries.beside.toFixed(0)} ms, ratio ${ratio(deliveries)}`,
         `Rate limiter (in-process GET /backend/pipeline/groups, median of ${LIMITER_PAIRS.toLocaleString('en')} alternating pairs): ${limiter.without.toFixed(0)} µs without, ` +
           `${limiter.with.toFixed(0)} µs with: ${cost.toFixed(1)} µs per request (target ≤ 50)`,
       ],
       summary: [
-        `fairness: extraction ratio ${ratio(extraction)}, deliveries ratio ${ratio(deliveries)}, limiter ${cost.toFixed(1)} µs/request`,
+        `fairness: extraction ratio ${ratio(extraction)} (small CSV ${ratio(csv)}), deliveries ratio ${ratio(deliveries)}, limiter ${cost.toFixed(1)} µs/request`,
       ],
     };
   },
