@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { extractionSlots, IN_SERVER_TEXT_BYTES, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
+import { DEFAULT_EXTRACTION_LIMITS, runExtraction } from '../../src/domains/knowledge/extract/run-child.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { form } from './helpers.js';
 
@@ -114,6 +115,23 @@ describe('extraction turns', () => {
       const niceness = [...seen.values()];
       expect(niceness.filter((n) => n === 19).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
       expect(niceness.filter((n) => n === 0).length, JSON.stringify(niceness)).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it(
+    'starts the spare process at the priority of the file before it, and a lone file still runs at the server’s',
+    { timeout: 120_000 },
+    async () => {
+      await settle();
+      const input = (text: string) => ({ kind: 'markdown' as const, bytes: Buffer.from(text) });
+      const spares = () => extractionProcesses().map((pid) => os.getPriority(pid));
+      // A flooding organisation's file (19): the process started after it, for the next file, is at 19 too.
+      expect(await runExtraction(input('# A'), DEFAULT_EXTRACTION_LIMITS, undefined, 19)).toEqual({ ok: true, text: 'A' });
+      await vi.waitFor(() => expect(spares()).toEqual([19]), { timeout: 10_000, interval: 20 });
+      // A lone file takes that spare at the server's priority (or a new process where raising it is not
+      // allowed), and the next spare is at the server's priority.
+      expect(await runExtraction(input('# B'), DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({ ok: true, text: 'B' });
+      await vi.waitFor(() => expect(spares()).toEqual([0]), { timeout: 10_000, interval: 20 });
     },
   );
 

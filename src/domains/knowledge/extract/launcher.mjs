@@ -35,44 +35,75 @@ port.on('message', (/** @type {Request} */ request) => {
 
 /**
  * One process started ahead, waiting for its file: starting Node and the watchdog thread (≈ 40–50 ms of
- * CPU) is most of what a small file costs. The next file takes it; the one after starts a new one
- * meanwhile. Idle, it holds no file, no secret (empty environment) and no event-loop reference, and it
- * ends with its server (its watchdog, and the IPC channel closing).
- * @type {{ child: ChildProcess, limits: string } | undefined}
+ * CPU, ≈ 100 ms on a slow machine) is most of what a small file costs. The next file takes it; the one
+ * after starts a new one meanwhile. Idle, it holds no file, no secret (empty environment) and no
+ * event-loop reference, and it ends with its server (its watchdog, and the IPC channel closing).
+ * It starts at the OS priority of the file before it: after a flooding organisation's file (nice 19) the
+ * next is likely that organisation's too, and its start-up then yields the CPU to other organisations'
+ * requests instead of taking it at the server's priority. A file of higher priority given a lower spare
+ * raises it when it may (a process needs privilege to do that), else gets a process of its own.
+ * @type {{ child: ChildProcess, limits: string, niceness: number } | undefined}
  */
 let spare;
 
-/** @param {Limits} limits */
-function startProcess(limits) {
-  return fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
+/**
+ * @param {Limits} limits
+ * @param {number} niceness
+ */
+function startProcess(limits, niceness) {
+  const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
     // Plain JavaScript: no TypeScript loader (or any other flag) inherited from `tsx` or NODE_OPTIONS.
     execArgv: [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, '--max-semi-space-size=16'],
     env: {},
     serialization: 'advanced', // the bytes travel as a typed array, not as JSON
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
+  if (niceness) setNiceness(child, niceness);
+  return child;
 }
 
 /**
- * A process for one file: the spare when it was started with these limits and is alive, else a new one;
- * then, once the file is on its way, the next spare.
- * @param {Limits} limits
+ * Whether the process now runs at this OS priority. Lowering a priority needs no privilege, but a sandbox
+ * may refuse it (the extraction then runs as it is, and this says yes); raising one needs privilege.
+ * @param {ChildProcess} child
+ * @param {number} niceness
  */
-function extractionProcess(limits) {
+function setNiceness(child, niceness) {
+  if (child.pid === undefined) return true;
+  try {
+    os.setPriority(child.pid, niceness);
+    return true;
+  } catch {
+    try {
+      return niceness >= os.getPriority(child.pid);
+    } catch {
+      return false; // gone: the caller starts another
+    }
+  }
+}
+
+/**
+ * A process for one file at this OS priority: the spare when it was started with these limits and is
+ * alive, else a new one; then, once the file is on its way, the next spare.
+ * @param {Limits} limits
+ * @param {number} niceness
+ */
+function extractionProcess(limits, niceness) {
   const key = `${limits.maxRssMb}/${limits.maxOldGenerationSizeMb}`;
   const ready = spare;
   spare = undefined;
   const alive = ready && ready.limits === key && ready.child.exitCode === null && ready.child.signalCode === null && ready.child.connected;
-  if (ready && !alive) ready.child.kill('SIGKILL');
-  const child = alive ? ready.child : startProcess(limits);
+  const usable = alive && (ready.niceness === niceness || setNiceness(ready.child, niceness));
+  if (ready && !usable) ready.child.kill('SIGKILL');
+  const child = usable ? ready.child : startProcess(limits, niceness);
   holdsEventLoop(child, true);
   // After this file has been handed over (fork() blocks this thread for milliseconds).
   setImmediate(() => {
     if (spare) return;
-    const next = startProcess(limits);
+    const next = startProcess(limits, niceness);
     next.on('error', () => {}); // one that could not start is never used: it is not 'connected'
     holdsEventLoop(next, false);
-    spare = { child: next, limits: key };
+    spare = { child: next, limits: key, niceness };
   });
   return child;
 }
@@ -95,19 +126,12 @@ function run({ id, input, limits, niceness }) {
   /** @type {ChildProcess} */
   let child;
   try {
-    child = extractionProcess(limits);
+    child = extractionProcess(limits, niceness);
   } catch (error) {
     return port.postMessage({ id, error: String(error) });
   }
   // The front kills it by pid should this thread die with it running (its timer would die here too).
   if (child.pid !== undefined) port.postMessage({ id, pid: child.pid });
-  if (niceness && child.pid !== undefined) {
-    try {
-      os.setPriority(child.pid, niceness);
-    } catch {
-      // Lowering a priority needs no privilege, but a sandbox may refuse it: the extraction runs as it is.
-    }
-  }
   /** @type {ExtractionOutcome | undefined} */
   let outcome;
   let cancelled = false;

@@ -4,9 +4,7 @@
 // Text inside JSX elements stays: it is what the page shows.
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { mdxFromMarkdown } from 'mdast-util-mdx';
 import { gfm } from 'micromark-extension-gfm';
-import { mdxjs } from 'micromark-extension-mdxjs';
 import { TextBuilder } from './limits.mjs';
 
 /** @typedef {import('mdast').Nodes} Nodes */
@@ -18,16 +16,21 @@ const LEAF_BLOCKS = new Set(['paragraph', 'heading']);
  * @param {string} source
  * @param {{ mdx: boolean }} options
  */
-export function markdownText(source, { mdx }) {
-  const tree = mdx
-    ? fromMarkdown(source, { extensions: [gfm(), mdxjs()], mdastExtensions: [gfmFromMarkdown(), mdxFromMarkdown()] })
-    : fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+export async function markdownText(source, { mdx }) {
+  // MDX's parsers (acorn among them) only for .mdx: loading them took about 50 ms of every .md file's process.
+  const tree = mdx ? await mdxTree(source) : fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   const text = new TextBuilder();
   for (const block of tree.children) {
     writeBlock(block, text);
     text.push('\n');
   }
   return text.toString();
+}
+
+/** @param {string} source */
+async function mdxTree(source) {
+  const [{ mdxFromMarkdown }, { mdxjs }] = await Promise.all([import('mdast-util-mdx'), import('micromark-extension-mdxjs')]);
+  return fromMarkdown(source, { extensions: [gfm(), mdxjs()], mdastExtensions: [gfmFromMarkdown(), mdxFromMarkdown()] });
 }
 
 /**
