@@ -126,7 +126,7 @@ export async function updateItem(ctx: Context, id: string, input: ItemInput, que
   // The permission is checked once, by the root field (auth/access.ts).
   const { tenantId } = requireTenant(ctx.viewer);
   const changes = textChanges(input);
-  let file: Partial<FileChanges> = {};
+  let file = {};
   if (sentFile(input.file)) {
     // Extraction takes a process and up to seconds: not for an item that does not exist.
     if (!(await ctx.db.knowledgeItem.findUnique({ where: { id }, select: { id: true } }))) throw itemNotFound();
@@ -143,13 +143,16 @@ export async function updateItem(ctx: Context, id: string, input: ItemInput, que
       if (changes.assistant_id) await tx.knowledgeExclusion.deleteMany({ where: { item_id: id } });
     });
   }
-  return writtenItem(ctx, id, query, file.file_text);
+  // Read whole: a concurrent writer's file may have replaced this one since, and the answer must not
+  // mix its metadata with this write's text (the row as it now is, like any read).
+  return getItem(ctx, id, query);
 }
 
 /**
- * The item just written with this file text, read back without it: the text is already here, and it can
+ * The item just created with this file text, read back without it: the text is already here, and it can
  * be megabytes, which reading back cost the event loop (every organisation's requests) about 18 ms per
- * 1.7 MB in `pg`'s parser and Prisma's result handling (docs/benchmarks.md, "Fairness").
+ * 1.7 MB in `pg`'s parser and Prisma's result handling (docs/benchmarks.md, "Fairness"). Only for a new
+ * item: no other writer knows its id before this answer.
  */
 async function writtenItem(ctx: Context, id: string, query: Selection, fileText: string | undefined) {
   if (fileText === undefined) return getItem(ctx, id, query);
