@@ -19,6 +19,8 @@ import { MAX_FILE_BYTES } from '../../src/config.js';
 import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract/index.js';
 import { DEFAULT_EXTRACTION_LIMITS, launcherThread, type ExtractionLimits } from '../../src/domains/knowledge/extract/run-child.js';
 import { normalizeText } from '../../src/domains/knowledge/extract/child/normalize.mjs';
+import { currentBundle } from '../../src/domains/knowledge/extract/child-bundle.mjs';
+import { EXTRACTION_SCRIPT } from './helpers.js';
 import { buildXlsx, buildZip, exponentialFormsPdf, flateBombPdf, mergeBombXlsx, selfReferencingPdf, zipBombXlsx } from './hostile-files.js';
 
 const MB = 1024 * 1024;
@@ -400,11 +402,43 @@ describe('hostile files: refused, the extraction process discarded, the server a
 });
 
 describe('the extraction process', () => {
+  it('where the launcher cannot watch its processes (no /proc or no setpriv), each watches its own memory', async () => {
+    await launcherThread().terminate();
+    launcherThread({ ownWatchdog: true });
+    try {
+      const error = await refusal('inflada.pdf', flateBombPdf(), { maxRssMb: 384 });
+      expect(error.cause.detail).toMatch(/^memory \d+ MB, over the 384 MB budget \(killed by SIGKILL\)$/);
+    } finally {
+      await launcherThread().terminate(); // the next test gets a launcher that watches its processes
+    }
+  });
+
+  it('runs the bundled code once it is built, and never a bundle older than its sources', async () => {
+    while (!currentBundle()) await sleep(50); // built by this file's first extraction, or before (bounded by the test's timeout)
+    const bundle = currentBundle()!;
+    expect(bundle).toMatch(EXTRACTION_SCRIPT);
+    expect(bundle).toContain('/node_modules/.cache/funil-extract/');
+    // A process started now runs it: the one parsing an endless PDF, seen from /proc.
+    const endless = extractText(
+      { filename: 'x.pdf', bytes: exponentialFormsPdf(50) },
+      { ...DEFAULT_EXTRACTION_LIMITS, timeoutMs: 1500 },
+    ).catch((error: Refused) => error.cause.detail);
+    await sleep(500);
+    const scripts = spawnSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout;
+    expect(await endless).toBe('over 1500 ms');
+    expect(scripts).toContain(bundle);
+    // A source changed after the build: the bundle is no longer current (the next server builds anew).
+    const source = path.resolve('src/domains/knowledge/extract/child/normalize.mjs');
+    const { atime, mtime } = fs.statSync(source);
+    fs.utimesSync(source, atime, new Date(mtime.getTime() + 1000));
+    expect(currentBundle()).toBeUndefined();
+  });
+
   it('a launcher thread that dies takes its extraction processes with it: none runs on without its time limit', async () => {
     const extractionProcesses = () =>
       spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
         .stdout.split('\n')
-        .filter((line) => line.includes('extract/child/main.mjs'))
+        .filter((line) => EXTRACTION_SCRIPT.test(line))
         .map((line) => Number(line.trim().split(/\s+/)[0]));
     // An endless extraction (2^49 form draws) under a ten-minute limit, which only the launcher's timer enforces.
     const endless = extractText(
@@ -431,7 +465,10 @@ describe('the extraction process', () => {
     expect(await extractText({ filename: 'a.txt', bytes: Buffer.from('de novo') })).toEqual({ text: 'de novo', mimeType: 'text/plain' });
   });
 
-  it('an extraction process outlives neither its time limit nor its server, even one killed with SIGKILL', async () => {
+  it.each([
+    ['the kernel (setpriv)', false],
+    ['its own watchdog thread', true],
+  ])('an extraction process outlives neither its time limit nor its server, even one killed with SIGKILL: %s', async (_, ownWatchdog) => {
     const script = path.join(os.tmpdir(), `funil-orphan-${process.pid}.mts`);
     const entry = path.resolve('src/domains/knowledge/extract/index.ts');
     // An endless extraction (2^49 form draws) under a ten-minute limit.
@@ -440,6 +477,8 @@ describe('the extraction process', () => {
     fs.writeFileSync(
       script,
       `import fs from 'node:fs';\nimport { extractText } from ${JSON.stringify(entry)};\n` +
+        `import { launcherThread } from ${JSON.stringify(path.resolve('src/domains/knowledge/extract/run-child.ts'))};\n` +
+        `launcherThread({ ownWatchdog: ${ownWatchdog} });\n` +
         `await extractText({ filename: 'x.pdf', bytes: fs.readFileSync(${JSON.stringify(pdfFile)}) }, { timeoutMs: 600_000, maxRssMb: 768, maxOldGenerationSizeMb: 256 });\n`,
     );
     // Started as `npm start` starts the server: one node process with tsx's loader.
@@ -447,17 +486,17 @@ describe('the extraction process', () => {
     const ps = (...args: string[]) => spawnSync('ps', args, { encoding: 'utf8' }).stdout.trim();
     // Gone, or a zombie nobody has reaped yet (it runs no more).
     const running = (pid: number) => !['', 'Z'].includes(ps('-o', 'stat=', '-p', String(pid)).slice(0, 1));
+    const children = () => ps('-o', 'pid=', '--ppid', String(server.pid)).split('\n').filter(Boolean).map(Number);
     try {
-      let extraction: number | undefined;
-      while (extraction === undefined && server.exitCode === null) {
-        extraction = Number(ps('-o', 'pid=', '--ppid', String(server.pid)).split('\n')[0]) || undefined;
-        await sleep(50);
-      }
-      expect(extraction).toBeDefined();
-      expect(running(extraction!)).toBe(true);
+      while (children().length === 0 && server.exitCode === null) await sleep(50);
+      await sleep(1000); // the file handed over and being parsed, the spare started beside it
+      // All of them: the one parsing (an idle spare would also end when its IPC channel closes).
+      const extractions = children();
+      expect(extractions.length).toBeGreaterThan(0);
+      expect(extractions.every(running)).toBe(true);
       server.kill('SIGKILL');
-      while (running(extraction!)) await sleep(50); // bounded by the test's timeout
-      expect(running(extraction!)).toBe(false);
+      while (extractions.some(running)) await sleep(50); // bounded by the test's timeout
+      expect(extractions.filter(running)).toEqual([]);
     } finally {
       server.kill('SIGKILL');
       fs.rmSync(script, { force: true });

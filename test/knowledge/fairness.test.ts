@@ -11,7 +11,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { extractionSlots, IN_SERVER_TEXT_BYTES, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
 import { DEFAULT_EXTRACTION_LIMITS, runExtraction } from '../../src/domains/knowledge/extract/run-child.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { form } from './helpers.js';
+import { EXTRACTION_SCRIPT, form } from './helpers.js';
 
 const api = useTestApp({ EXTRACT_CONCURRENCY: '1', EXTRACT_WAIT_MS: '20000' });
 const slots = () => extractionSlots(api.config);
@@ -28,7 +28,7 @@ function upload(org: Org, name: string, content: string, signal?: AbortSignal) {
   return api.raw('/backend/knowledge', { method: 'POST', headers: { authorization: `Bearer ${org.key}` }, body, signal });
 }
 
-/** The extraction processes this test's server started (children of this process running child/main.mjs). */
+/** The extraction processes this test's server started (children of this process running child/main.mjs or its bundle). */
 function extractionProcesses(): number[] {
   const pids: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
@@ -36,7 +36,7 @@ function extractionProcesses(): number[] {
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('child/main.mjs')) pids.push(Number(entry));
+      if (parent === process.pid && EXTRACTION_SCRIPT.test(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) pids.push(Number(entry));
     } catch {
       // A process that ended meanwhile.
     }

@@ -40,3 +40,6 @@ export async function knowledgeRows(api: TestClient, tenantId: string) {
     exclusions: await p.knowledgeExclusion.findMany({ where, orderBy: [{ item_id: 'asc' }, { assistant_id: 'asc' }] }),
   };
 }
+
+/** An extraction process's command line: child/main.mjs as it is, or its bundle (child-bundle.mjs). */
+export const EXTRACTION_SCRIPT = /(extract\/child|\.cache\/funil-extract\/[^/\0]+)\/main\.mjs/;

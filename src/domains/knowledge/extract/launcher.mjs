@@ -9,10 +9,11 @@
 // Answers: { id, pid } (its process started), then { id, outcome } (the process is gone), { id,
 // cancelled: true } (killed for a cancelled request, and gone), or { id, error } (no process could be
 // started: the server's failure).
-import { fork } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { childEntry } from './child-bundle.mjs';
 
 /** @typedef {import('./child/main.mjs').ExtractionInput} ExtractionInput */
 /** @typedef {import('./child/main.mjs').ExtractionOutcome} ExtractionOutcome */
@@ -20,11 +21,34 @@ import { parentPort } from 'node:worker_threads';
 /** @typedef {import('node:child_process').ChildProcess} ChildProcess */
 /** @typedef {{ type: 'run', id: number, input: ExtractionInput, limits: Limits, niceness: number } | { type: 'cancel', id: number }} Request */
 
-const CHILD_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
 /** V8 writes why it gave up (the "FATAL ERROR" line) within its first few KB of stderr. */
 const STDERR_KEPT_CHARS = 16 * 1024;
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
+
+/**
+ * Where this thread watches its processes itself: every 25 ms it reads each working process's resident
+ * memory (ArrayBuffers live outside the heap limit, and libraries inflate into them: pdf.js a whole
+ * content stream, JSZip a whole zip entry) and kills the process past its budget; and each process is
+ * started through util-linux's `setpriv --pdeathsig KILL`, so the kernel kills it once this thread is
+ * gone (the server exited, even with SIGKILL, or the thread died): no extraction outlives the timer
+ * that bounds it, even one stuck inside a parser. Elsewhere (no /proc, no setpriv) each process runs a
+ * watchdog thread of its own (child/watchdog.mjs) doing both, at about 0.1 s of CPU per file.
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find(executable);
+const WATCHED_HERE = !workerData?.ownWatchdog && SETPRIV !== undefined && fs.existsSync(`/proc/${process.pid}/status`);
+const MEMORY_CHECK_MS = 25;
+const MB = 1024 * 1024;
+
+/** @param {string} file */
+function executable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 /** @type {Map<number, () => void>} the cancel of each extraction under way */
 const cancels = new Map();
 
@@ -34,10 +58,10 @@ port.on('message', (/** @type {Request} */ request) => {
 });
 
 /**
- * One process started ahead, waiting for its file: starting Node and the watchdog thread (≈ 40–50 ms of
- * CPU, ≈ 100 ms on a slow machine) is most of what a small file costs. The next file takes it; the one
+ * One process started ahead, waiting for its file: starting Node (≈ 40–50 ms of CPU, ≈ 100 ms on a
+ * slow machine) is most of what a small file costs. The next file takes it; the one
  * after starts a new one meanwhile. Idle, it holds no file, no secret (empty environment) and no
- * event-loop reference, and it ends with its server (its watchdog, and the IPC channel closing).
+ * event-loop reference, and it ends with its server (the parent-death signal, or its watchdog, and the IPC channel closing).
  * It starts at the OS priority of the file before it: after a flooding organisation's file (nice 19) the
  * next is likely that organisation's too, and its start-up then yields the CPU to other organisations'
  * requests instead of taking it at the server's priority. A file of higher priority given a lower spare
@@ -51,9 +75,16 @@ let spare;
  * @param {number} niceness
  */
 function startProcess(limits, niceness) {
-  const child = fork(CHILD_ENTRY, [String(limits.maxRssMb), String(process.pid)], {
-    // Plain JavaScript: no TypeScript loader (or any other flag) inherited from `tsx` or NODE_OPTIONS.
-    execArgv: [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, '--max-semi-space-size=16'],
+  // Plain JavaScript: no TypeScript loader (or any other flag) inherited from `tsx` or NODE_OPTIONS.
+  const node = [
+    process.execPath,
+    `--max-old-space-size=${limits.maxOldGenerationSizeMb}`,
+    '--max-semi-space-size=16',
+    childEntry(),
+    ...(WATCHED_HERE ? [] : ['--own-watchdog', String(limits.maxRssMb), String(process.pid)]),
+  ];
+  const [command, ...args] = WATCHED_HERE ? [/** @type {string} */ (SETPRIV), '--pdeathsig', 'KILL', ...node] : node;
+  const child = spawn(command, args, {
     env: {},
     serialization: 'advanced', // the bytes travel as a typed array, not as JSON
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -145,6 +176,12 @@ function run({ id, input, limits, niceness }) {
     child.kill('SIGKILL');
   };
   const timer = setTimeout(() => settle({ ok: false, reason: 'limits', detail: `over ${limits.timeoutMs} ms` }), limits.timeoutMs);
+  /** @type {string | undefined} why this thread killed it */
+  let killedFor;
+  const unwatch = watchMemory(child, limits.maxRssMb, (why) => {
+    killedFor ??= why;
+    child.kill('SIGKILL');
+  });
   cancels.set(id, () => {
     cancelled = true;
     child.kill('SIGKILL');
@@ -154,6 +191,7 @@ function run({ id, input, limits, niceness }) {
     // A process that could not start is the server's failure (a 500), not the file's.
     if (child.pid === undefined) {
       clearTimeout(timer);
+      unwatch();
       cancels.delete(id);
       port.postMessage({ id, error: String(error) });
     }
@@ -161,21 +199,68 @@ function run({ id, input, limits, niceness }) {
   child.once('close', (code, killedBy) => {
     if (child.pid === undefined) return; // answered by 'error'
     clearTimeout(timer);
+    unwatch();
     cancels.delete(id);
     if (cancelled && !outcome) port.postMessage({ id, cancelled: true });
-    else port.postMessage({ id, outcome: outcome ?? { ok: false, reason: 'limits', detail: deathDetail(stderr, code, killedBy) } });
+    else
+      port.postMessage({ id, outcome: outcome ?? { ok: false, reason: 'limits', detail: deathDetail(killedFor, stderr, code, killedBy) } });
   });
   child.send(input, () => {}); // a process that died before reading its input: its 'close' says why
 }
 
+/** @type {Map<ChildProcess, { maxRssMb: number, overBudget(why: string): void }>} working processes whose memory this thread checks */
+const watched = new Map();
+/** @type {NodeJS.Timeout | undefined} */
+let memoryTimer;
+
 /**
- * Why a process ended without an outcome: its watchdog's line, V8's fatal error, or its exit status.
+ * Checks the process's resident memory every 25 ms until the returned function is called (WATCHED_HERE).
+ * @param {ChildProcess} child
+ * @param {number} maxRssMb
+ * @param {(why: string) => void} overBudget
+ */
+function watchMemory(child, maxRssMb, overBudget) {
+  if (!WATCHED_HERE || child.pid === undefined) return () => {};
+  watched.set(child, { maxRssMb, overBudget });
+  memoryTimer ??= setInterval(checkMemory, MEMORY_CHECK_MS);
+  return () => {
+    watched.delete(child);
+    if (watched.size) return;
+    clearInterval(memoryTimer);
+    memoryTimer = undefined;
+  };
+}
+
+function checkMemory() {
+  for (const [child, { maxRssMb, overBudget }] of watched) {
+    const rssMb = residentMb(/** @type {number} */ (child.pid));
+    if (rssMb > maxRssMb) overBudget(`memory ${Math.round(rssMb)} MB, over the ${maxRssMb} MB budget`);
+  }
+}
+
+/**
+ * The process's resident memory (0 once it is gone).
+ * @param {number} pid
+ */
+function residentMb(pid) {
+  try {
+    const kb = /^VmRSS:\s*(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? 0 : (Number(kb) * 1024) / MB;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Why a process ended without an outcome: why this thread killed it, its own watchdog's line, V8's fatal
+ * error, or its exit status.
+ * @param {string | undefined} killedFor
  * @param {string} stderr
  * @param {number | null} code
  * @param {NodeJS.Signals | null} signal
  */
-function deathDetail(stderr, code, signal) {
-  const said = /^funil-extract: (.*)$/m.exec(stderr)?.[1] ?? /FATAL ERROR: (.*)$/m.exec(stderr)?.[1];
+function deathDetail(killedFor, stderr, code, signal) {
+  const said = killedFor ?? /^funil-extract: (.*)$/m.exec(stderr)?.[1] ?? /FATAL ERROR: (.*)$/m.exec(stderr)?.[1];
   const status = signal ? `killed by ${signal}` : `exited with code ${code}`;
   return said ? `${said} (${status})` : status;
 }

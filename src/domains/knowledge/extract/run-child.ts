@@ -1,8 +1,9 @@
 // One extraction, one Node process (child/main.mjs) of its own, discarded afterwards, within three limits:
 // - a heap limit (--max-old-space-size): V8 ends the process when its heap is full;
-// - a memory budget for the whole process, ArrayBuffers outside the heap included: the process's own
-//   watchdog thread (child/watchdog.mjs), which also ends it if the server dies first;
-// - a time limit: the process is killed (SIGKILL), even one stuck in a loop that never yields.
+// - a memory budget for the whole process, ArrayBuffers outside the heap included, checked by the
+//   launcher thread (or, where it cannot, by the process's own watchdog thread, child/watchdog.mjs);
+// - a time limit: the process is killed (SIGKILL), even one stuck in a loop that never yields;
+// and it never outlives the server (the kernel's parent-death signal, or its own watchdog).
 // A process, not a worker thread: on Node 20 a worker that reaches its heap limit inside one large
 // allocation aborts the whole server (nodejs/node#47224, reproduced in test/knowledge/extract.test.ts),
 // and no cap on the libraries' inputs rules that out. A process also gets an empty environment (no
@@ -45,11 +46,15 @@ let launcher: Worker | undefined;
 const pending = new Map<number, Pending>();
 let lastId = 0;
 
-/** The launcher thread, started on first use; it keeps the server alive only while an extraction is under way. Exported for tests. */
-export function launcherThread(): Worker {
+/**
+ * The launcher thread, started on first use; it keeps the server alive only while an extraction is under
+ * way. Exported for tests, which may also start it with `ownWatchdog` (each process then watches itself,
+ * as where the launcher cannot: no /proc or no setpriv).
+ */
+export function launcherThread(options: { ownWatchdog?: boolean } = {}): Worker {
   if (launcher) return launcher;
   // No TypeScript loader (execArgv) and no copy of the server's environment: the thread needs neither.
-  const thread = new Worker(LAUNCHER, { execArgv: [], env: {} });
+  const thread = new Worker(LAUNCHER, { execArgv: [], env: {}, workerData: options });
   thread.on('message', (answer: LauncherAnswer) => {
     const waiting = pending.get(answer.id);
     if (!waiting) return;

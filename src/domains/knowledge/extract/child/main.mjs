@@ -1,6 +1,6 @@
-// The extraction process: one per file, started by run-child.ts with an empty environment and a heap
-// limit, killed by the server when it runs over its time limit and by its own watchdog thread
-// (watchdog.mjs) when its memory passes the budget or the server is gone. It receives one file over IPC,
+// The extraction process: one per file, started by the launcher thread (launcher.mjs) with an empty
+// environment and a heap limit, killed by it when it runs over its time or memory limit, and by the kernel
+// once the server is gone (or by its own watchdog thread, watchdog.mjs, where the launcher cannot do that). It receives one file over IPC,
 // extracts and normalises its text, sends one outcome back and exits.
 // Everything under child/ is plain JavaScript (type-checked through JSDoc), so the process starts with no
 // TypeScript loader: through tsx's loader, pdf.js alone took 1.4 s more and 180 MB more to load. Each
@@ -14,8 +14,11 @@ import { normalizeText } from './normalize.mjs';
 /** @typedef {{ ok: true, text: string } | { ok: false, reason: import('./limits.mjs').RefusalReason, detail?: string }} ExtractionOutcome */
 /** @typedef {(bytes: Uint8Array) => string | Promise<string>} Extractor */
 
-const [maxRssMb, serverPid] = process.argv.slice(2).map(Number);
-new Worker(new URL('./watchdog.mjs', import.meta.url), { workerData: { maxRssMb, serverPid } }).unref();
+// Where the launcher cannot watch the process itself (no /proc or no setpriv), it asks for a watchdog here.
+if (process.argv[2] === '--own-watchdog') {
+  const [maxRssMb, serverPid] = process.argv.slice(3).map(Number);
+  new Worker(new URL('./watchdog.mjs', import.meta.url), { workerData: { maxRssMb, serverPid } }).unref();
+}
 
 /** @param {Uint8Array} bytes */
 const decode = (bytes) => new TextDecoder('utf-8', { fatal: true }).decode(bytes);
