@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { extractionSlots, IN_SERVER_TEXT_BYTES, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
-import { DEFAULT_EXTRACTION_LIMITS, runExtraction } from '../../src/domains/knowledge/extract/run-child.js';
+import { DEFAULT_EXTRACTION_LIMITS, launcherThread, runExtraction } from '../../src/domains/knowledge/extract/run-child.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { EXTRACTION_SCRIPT, form } from './helpers.js';
 
@@ -119,19 +119,29 @@ describe('extraction turns', () => {
   );
 
   it(
-    'starts the spare process at the priority of the file before it, and a lone file still runs at the server’s',
+    'keeps a spare process per priority: a flooder’s file neither takes nor lowers the one waiting for the others’ files',
     { timeout: 120_000 },
     async () => {
       await settle();
+      // A new launcher: the earlier tests' spares end with the old one.
+      await launcherThread().terminate();
+      await vi.waitFor(() => expect(extractionProcesses()).toEqual([]), { timeout: 10_000, interval: 20 });
       const input = (text: string) => ({ kind: 'markdown' as const, bytes: Buffer.from(text) });
-      const spares = () => extractionProcesses().map((pid) => os.getPriority(pid));
-      // A flooding organisation's file (19): the process started after it, for the next file, is at 19 too.
-      expect(await runExtraction(input('# A'), DEFAULT_EXTRACTION_LIMITS, undefined, 19)).toEqual({ ok: true, text: 'A' });
-      await vi.waitFor(() => expect(spares()).toEqual([19]), { timeout: 10_000, interval: 20 });
-      // A lone file takes that spare at the server's priority (or a new process where raising it is not
-      // allowed), and the next spare is at the server's priority.
-      expect(await runExtraction(input('# B'), DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({ ok: true, text: 'B' });
-      await vi.waitFor(() => expect(spares()).toEqual([0]), { timeout: 10_000, interval: 20 });
+      const spares = () => new Map(extractionProcesses().map((pid) => [os.getPriority(pid), pid]));
+      // A file at the server's priority: a spare at 0 waits for the next one.
+      expect(await runExtraction(input('# A'), DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({ ok: true, text: 'A' });
+      await vi.waitFor(() => expect([...spares().keys()]).toEqual([0]), { timeout: 10_000, interval: 20 });
+      const waitingAtZero = spares().get(0);
+      // A flooding organisation's file (19) runs in a process of its own, and leaves a spare at 19 beside it.
+      expect(await runExtraction(input('# B'), DEFAULT_EXTRACTION_LIMITS, undefined, 19)).toEqual({ ok: true, text: 'B' });
+      await vi.waitFor(() => expect([...spares().keys()].sort()).toEqual([0, 19]), { timeout: 10_000, interval: 20 });
+      expect(spares().get(0)).toBe(waitingAtZero);
+      const waitingAt19 = spares().get(19);
+      // The next file at 0 takes the spare at 0 (gone, replaced), not the flooder's.
+      expect(await runExtraction(input('# C'), DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({ ok: true, text: 'C' });
+      await vi.waitFor(() => expect([...spares().keys()].sort()).toEqual([0, 19]), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(extractionProcesses()).not.toContain(waitingAtZero), { timeout: 10_000, interval: 20 });
+      expect(spares().get(19)).toBe(waitingAt19);
     },
   );
 

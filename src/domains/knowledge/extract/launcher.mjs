@@ -58,17 +58,19 @@ port.on('message', (/** @type {Request} */ request) => {
 });
 
 /**
- * One process started ahead, waiting for its file: starting Node (≈ 40–50 ms of CPU, ≈ 100 ms on a
- * slow machine) is most of what a small file costs. The next file takes it; the one
- * after starts a new one meanwhile. Idle, it holds no file, no secret (empty environment) and no
- * event-loop reference, and it ends with its server (the parent-death signal, or its watchdog, and the IPC channel closing).
- * It starts at the OS priority of the file before it: after a flooding organisation's file (nice 19) the
- * next is likely that organisation's too, and its start-up then yields the CPU to other organisations'
- * requests instead of taking it at the server's priority. A file of higher priority given a lower spare
- * raises it when it may (a process needs privilege to do that), else gets a process of its own.
- * @type {{ child: ChildProcess, limits: string, niceness: number } | undefined}
+ * Processes started ahead, one per OS priority in use, each waiting for a file of its priority: starting
+ * Node (≈ 40–50 ms of CPU, ≈ 100 ms on a slow machine) is most of what a small file costs. A file takes
+ * the spare of its priority, and a new one starts meanwhile. Idle, a spare holds no file, no secret (empty
+ * environment) and no event-loop reference, and it ends with its server (the parent-death signal, or its
+ * watchdog, and the IPC channel closing).
+ * One per priority so that a flooding organisation's file (nice 19) neither takes nor lowers the process
+ * waiting for the others' files, and its own next process does not start at the server's priority. With
+ * one shared spare, another organisation's file often got the spare started after a flooder's file, at
+ * 19 and possibly still booting. (The bench's fairness ratio did not move visibly with this change: the
+ * machine's two cores, not the spare, set it.) At most two idle processes (0 and BACKGROUND_NICENESS).
+ * @type {Map<number, { child: ChildProcess, limits: string }>}
  */
-let spare;
+const spares = new Map();
 
 /**
  * @param {Limits} limits
@@ -94,47 +96,40 @@ function startProcess(limits, niceness) {
 }
 
 /**
- * Whether the process now runs at this OS priority. Lowering a priority needs no privilege, but a sandbox
- * may refuse it (the extraction then runs as it is, and this says yes); raising one needs privilege.
+ * Lowering a priority needs no privilege, but a sandbox may refuse it: the extraction then runs as it is.
  * @param {ChildProcess} child
  * @param {number} niceness
  */
 function setNiceness(child, niceness) {
-  if (child.pid === undefined) return true;
+  if (child.pid === undefined) return;
   try {
     os.setPriority(child.pid, niceness);
-    return true;
   } catch {
-    try {
-      return niceness >= os.getPriority(child.pid);
-    } catch {
-      return false; // gone: the caller starts another
-    }
+    // refused, or already gone (its 'close' says why)
   }
 }
 
 /**
- * A process for one file at this OS priority: the spare when it was started with these limits and is
- * alive, else a new one; then, once the file is on its way, the next spare.
+ * A process for one file at this OS priority: the spare of that priority when it was started with these
+ * limits and is alive, else a new one; then, once the file is on its way, the next spare.
  * @param {Limits} limits
  * @param {number} niceness
  */
 function extractionProcess(limits, niceness) {
   const key = `${limits.maxRssMb}/${limits.maxOldGenerationSizeMb}`;
-  const ready = spare;
-  spare = undefined;
-  const alive = ready && ready.limits === key && ready.child.exitCode === null && ready.child.signalCode === null && ready.child.connected;
-  const usable = alive && (ready.niceness === niceness || setNiceness(ready.child, niceness));
+  const ready = spares.get(niceness);
+  spares.delete(niceness);
+  const usable = ready && ready.limits === key && ready.child.exitCode === null && ready.child.signalCode === null && ready.child.connected;
   if (ready && !usable) ready.child.kill('SIGKILL');
   const child = usable ? ready.child : startProcess(limits, niceness);
   holdsEventLoop(child, true);
   // After this file has been handed over (fork() blocks this thread for milliseconds).
   setImmediate(() => {
-    if (spare) return;
+    if (spares.has(niceness)) return;
     const next = startProcess(limits, niceness);
     next.on('error', () => {}); // one that could not start is never used: it is not 'connected'
     holdsEventLoop(next, false);
-    spare = { child: next, limits: key, niceness };
+    spares.set(niceness, { child: next, limits: key });
   });
   return child;
 }
