@@ -486,7 +486,12 @@ describe('the extraction process', () => {
     const ps = (...args: string[]) => spawnSync('ps', args, { encoding: 'utf8' }).stdout.trim();
     // Gone, or a zombie nobody has reaped yet (it runs no more).
     const running = (pid: number) => !['', 'Z'].includes(ps('-o', 'stat=', '-p', String(pid)).slice(0, 1));
-    const children = () => ps('-o', 'pid=', '--ppid', String(server.pid)).split('\n').filter(Boolean).map(Number);
+    // The server's extraction processes (its other children: tsx's esbuild service, the bundle's build).
+    const children = () =>
+      ps('-o', 'pid=,args=', '--ppid', String(server.pid))
+        .split('\n')
+        .filter((line) => EXTRACTION_SCRIPT.test(line))
+        .map((line) => Number(line.trim().split(/\s+/)[0]));
     try {
       while (children().length === 0 && server.exitCode === null) await sleep(50);
       await sleep(1000); // the file handed over and being parsed, the spare started beside it

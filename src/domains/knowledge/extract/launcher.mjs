@@ -58,19 +58,20 @@ port.on('message', (/** @type {Request} */ request) => {
 });
 
 /**
- * Processes started ahead, one per OS priority in use, each waiting for a file of its priority: starting
- * Node (≈ 40–50 ms of CPU, ≈ 100 ms on a slow machine) is most of what a small file costs. A file takes
- * the spare of its priority, and a new one starts meanwhile. Idle, a spare holds no file, no secret (empty
- * environment) and no event-loop reference, and it ends with its server (the parent-death signal, or its
- * watchdog, and the IPC channel closing).
- * One per priority so that a flooding organisation's file (nice 19) neither takes nor lowers the process
- * waiting for the others' files, and its own next process does not start at the server's priority. With
- * one shared spare, another organisation's file often got the spare started after a flooder's file, at
- * 19 and possibly still booting. (The bench's fairness ratio did not move visibly with this change: the
- * machine's two cores, not the spare, set it.) At most two idle processes (0 and BACKGROUND_NICENESS).
- * @type {Map<number, { child: ChildProcess, limits: string }>}
+ * Processes started ahead, waiting for a file of their OS priority: starting Node (≈ 40–50 ms of CPU,
+ * ≈ 100 ms on a slow machine) is most of what a small file costs. A file takes the oldest spare of its
+ * priority, and a new one starts meanwhile. Idle, a spare holds no file, no secret (empty environment)
+ * and no event-loop reference, and it ends with its server (the parent-death signal, or its watchdog,
+ * and the IPC channel closing).
+ * Per priority, so that a flooding organisation's file (nice 19) neither takes nor lowers the processes
+ * waiting for the others' files, and its own next process does not start at the server's priority.
+ * Two of each: with one, an organisation sending files one after the other got a spare started a median
+ * 95 ms earlier, often still starting; with two, 166–169 ms (bench fairness line). At most four idle
+ * processes (two at 0, two at BACKGROUND_NICENESS once an organisation has flooded).
+ * @type {Map<number, { child: ChildProcess, limits: string }[]>}
  */
 const spares = new Map();
+const SPARES_PER_PRIORITY = 2;
 
 /**
  * @param {Limits} limits
@@ -117,21 +118,39 @@ function setNiceness(child, niceness) {
  */
 function extractionProcess(limits, niceness) {
   const key = `${limits.maxRssMb}/${limits.maxOldGenerationSizeMb}`;
-  const ready = spares.get(niceness);
-  spares.delete(niceness);
-  const usable = ready && ready.limits === key && ready.child.exitCode === null && ready.child.signalCode === null && ready.child.connected;
-  if (ready && !usable) ready.child.kill('SIGKILL');
-  const child = usable ? ready.child : startProcess(limits, niceness);
+  const waiting = spares.get(niceness) ?? [];
+  spares.set(niceness, waiting);
+  /** @type {ChildProcess | undefined} */
+  let child;
+  // The oldest first: the most likely to have finished starting.
+  while (!child && waiting.length) {
+    const ready = /** @type {{ child: ChildProcess, limits: string }} */ (waiting.shift());
+    if (ready.limits === key && ready.child.exitCode === null && ready.child.signalCode === null && ready.child.connected) {
+      child = ready.child;
+    } else ready.child.kill('SIGKILL');
+  }
+  child ??= startProcess(limits, niceness);
   holdsEventLoop(child, true);
   // After this file has been handed over (fork() blocks this thread for milliseconds).
-  setImmediate(() => {
-    if (spares.has(niceness)) return;
-    const next = startProcess(limits, niceness);
-    next.on('error', () => {}); // one that could not start is never used: it is not 'connected'
-    holdsEventLoop(next, false);
-    spares.set(niceness, { child: next, limits: key });
-  });
+  setImmediate(() => topUp(waiting, limits, niceness, key));
   return child;
+}
+
+/**
+ * Starts spares until SPARES_PER_PRIORITY wait at this priority, one per turn of this thread's loop
+ * (each start blocks it for milliseconds).
+ * @param {{ child: ChildProcess, limits: string }[]} waiting
+ * @param {Limits} limits
+ * @param {number} niceness
+ * @param {string} key
+ */
+function topUp(waiting, limits, niceness, key) {
+  if (waiting.length >= SPARES_PER_PRIORITY) return;
+  const next = startProcess(limits, niceness);
+  next.on('error', () => {}); // one that could not start is never used: it is not 'connected'
+  holdsEventLoop(next, false);
+  waiting.push({ child: next, limits: key });
+  setImmediate(() => topUp(waiting, limits, niceness, key));
 }
 
 /**
