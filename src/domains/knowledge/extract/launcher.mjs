@@ -67,7 +67,8 @@ port.on('message', (/** @type {Request} */ request) => {
  * waiting for the others' files, and its own next process does not start at the server's priority.
  * Two of each: with one, an organisation sending files one after the other got a spare started a median
  * 95 ms earlier, often still starting; with two, 166–169 ms (bench fairness line). At most four idle
- * processes (two at 0, two at BACKGROUND_NICENESS once an organisation has flooded).
+ * processes (two at 0, two at BACKGROUND_NICENESS once an organisation has flooded), each about 9 MB of
+ * memory of its own (45 MB resident, most of it Node's binary, shared).
  * @type {Map<number, { child: ChildProcess, limits: string }[]>}
  */
 const spares = new Map();
