@@ -20,7 +20,7 @@ import { extractText, MAX_TEXT_CHARS } from '../../src/domains/knowledge/extract
 import { DEFAULT_EXTRACTION_LIMITS, launcherThread, type ExtractionLimits } from '../../src/domains/knowledge/extract/run-child.js';
 import { normalizeText } from '../../src/domains/knowledge/extract/child/normalize.mjs';
 import { currentBundle } from '../../src/domains/knowledge/extract/child-bundle.mjs';
-import { EXTRACTION_SCRIPT } from './helpers.js';
+import { EXTRACTION_SCRIPT, extractionProcessesOf } from './helpers.js';
 import { buildXlsx, buildZip, exponentialFormsPdf, flateBombPdf, mergeBombXlsx, selfReferencingPdf, zipBombXlsx } from './hostile-files.js';
 
 const MB = 1024 * 1024;
@@ -435,11 +435,7 @@ describe('the extraction process', () => {
   });
 
   it('a launcher thread that dies takes its extraction processes with it: none runs on without its time limit', async () => {
-    const extractionProcesses = () =>
-      spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .filter((line) => EXTRACTION_SCRIPT.test(line))
-        .map((line) => Number(line.trim().split(/\s+/)[0]));
+    const extractionProcesses = () => extractionProcessesOf();
     // An endless extraction (2^49 form draws) under a ten-minute limit, which only the launcher's timer enforces.
     const endless = extractText(
       { filename: 'x.pdf', bytes: exponentialFormsPdf(50) },
@@ -486,12 +482,7 @@ describe('the extraction process', () => {
     const ps = (...args: string[]) => spawnSync('ps', args, { encoding: 'utf8' }).stdout.trim();
     // Gone, or a zombie nobody has reaped yet (it runs no more).
     const running = (pid: number) => !['', 'Z'].includes(ps('-o', 'stat=', '-p', String(pid)).slice(0, 1));
-    // The server's extraction processes (its other children: tsx's esbuild service, the bundle's build).
-    const children = () =>
-      ps('-o', 'pid=,args=', '--ppid', String(server.pid))
-        .split('\n')
-        .filter((line) => EXTRACTION_SCRIPT.test(line))
-        .map((line) => Number(line.trim().split(/\s+/)[0]));
+    const children = () => extractionProcessesOf(server.pid);
     try {
       while (children().length === 0 && server.exitCode === null) await sleep(50);
       await sleep(1000); // the file handed over and being parsed, the spare started beside it

@@ -5,13 +5,12 @@
 // An organisation with files waiting (flooding) has its extraction run at the lowest OS priority. Before
 // any of that, an organisation's uploads are admitted one at a time, their bodies read only once
 // admitted (uploadAdmission).
-import fs from 'node:fs';
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { extractionSlots, IN_SERVER_TEXT_BYTES, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
 import { DEFAULT_EXTRACTION_LIMITS, launcherThread, runExtraction } from '../../src/domains/knowledge/extract/run-child.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { EXTRACTION_SCRIPT, form } from './helpers.js';
+import { extractionProcessesOf, form } from './helpers.js';
 
 const api = useTestApp({ EXTRACT_CONCURRENCY: '1', EXTRACT_WAIT_MS: '20000' });
 const slots = () => extractionSlots(api.config);
@@ -28,21 +27,8 @@ function upload(org: Org, name: string, content: string, signal?: AbortSignal) {
   return api.raw('/backend/knowledge', { method: 'POST', headers: { authorization: `Bearer ${org.key}` }, body, signal });
 }
 
-/** The extraction processes this test's server started (children of this process running child/main.mjs or its bundle). */
-function extractionProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && EXTRACTION_SCRIPT.test(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) pids.push(Number(entry));
-    } catch {
-      // A process that ended meanwhile.
-    }
-  }
-  return pids;
-}
+/** The extraction processes this test's server started (its children running child/main.mjs or its bundle). */
+const extractionProcesses = () => extractionProcessesOf();
 
 const settle = () =>
   vi.waitFor(
@@ -130,7 +116,10 @@ describe('extraction turns', () => {
       /** The waiting processes' pids by priority. */
       const spares = () => {
         const byPriority = new Map<number, number[]>();
-        for (const pid of extractionProcesses()) byPriority.set(os.getPriority(pid), [...(byPriority.get(os.getPriority(pid)) ?? []), pid]);
+        for (const pid of extractionProcesses()) {
+          const niceness = os.getPriority(pid);
+          byPriority.set(niceness, [...(byPriority.get(niceness) ?? []), pid]);
+        }
         return byPriority;
       };
       const counts = () => Object.fromEntries([...spares()].map(([niceness, pids]) => [niceness, pids.length]));

@@ -1,5 +1,6 @@
 // Knowledge test helpers: assistants and items made through the REST API, multipart bodies, and a
 // snapshot of an organisation's knowledge rows for "nothing changed" assertions.
+import { spawnSync } from 'node:child_process';
 import { expect } from 'vitest';
 import type { Org, TestClient } from '../helpers/app.js';
 
@@ -43,3 +44,14 @@ export async function knowledgeRows(api: TestClient, tenantId: string) {
 
 /** An extraction process's command line: child/main.mjs as it is, or its bundle (child-bundle.mjs). */
 export const EXTRACTION_SCRIPT = /(extract\/child|\.cache\/funil-extract\/[^/\0]+)\/main\.mjs/;
+
+/**
+ * The extraction processes among this process's children (a test's in-process server), or another
+ * server's: not its other children (tsx's esbuild service, the bundle's build).
+ */
+export function extractionProcessesOf(parent = process.pid): number[] {
+  return spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((line) => EXTRACTION_SCRIPT.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
