@@ -133,3 +133,8 @@ export function errorCodes(style: ResponseStyle, status: number): string[] {
   const codes = style === 'envelope' || status === 401 ? ENVELOPE_CODES : BARE_CODES;
   return [...new Set(kinds.map((kind) => codes[kind]))];
 }
+
+/** A handler's answer given as a Response: @whatwg-node's (this module's, the media proxy's) or a global one. */
+export function isResponse(value: unknown): value is globalThis.Response | Response {
+  return value instanceof Response || value instanceof globalThis.Response;
+}

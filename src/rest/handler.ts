@@ -22,7 +22,7 @@ import { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { noteViewer, type RequestFacts } from '../http/request-facts.js';
 import { authenticateWithin, type RateLimits } from '../http/rate-limit.js';
-import { errorResponse, successResponse, type ResponseStyle } from '../http/responses.js';
+import { errorResponse, isResponse, successResponse, type ResponseStyle } from '../http/responses.js';
 import { readRestForm } from './multipart.js';
 import { operationIdOf } from './openapi/document.js';
 import { BASE_PATH, type RouteTable } from './route-table.js';
@@ -186,7 +186,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
             params,
             ctx: createContext(deps, { viewer, requestId, signal: request.signal }),
           });
-          if (result instanceof Response) return result;
+          if (isResponse(result)) return result as Response;
           if (jsonLongerThan(result, MAX_ANSWER_BYTES)) throw answerTooLarge();
           return successResponse(route, JSON.stringify(result ?? null));
         });

@@ -224,6 +224,20 @@ function openedFile(key: string, handle: fs.FileHandle, size: number, mtime: Dat
     size,
     mtime,
     close,
+    async read(range) {
+      try {
+        const buffer = Buffer.allocUnsafe(range.end + 1 - range.start);
+        let filled = 0;
+        while (filled < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, range.start + filled);
+          if (bytesRead === 0) throw new Error(`Arquivo ${key} terminou antes do esperado`);
+          filled += bytesRead;
+        }
+        return buffer;
+      } finally {
+        await close();
+      }
+    },
     stream(range = { start: 0, end: size - 1 }, signal) {
       let position = range.start;
       // A signal aborted already (the client left while the file was being opened) fires no event: the

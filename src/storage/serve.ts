@@ -2,9 +2,13 @@
 // (ETag / If-None-Match, Last-Modified / If-Modified-Since), one byte range, HEAD, and a body streamed from
 // disk. Types a browser would run are never served as themselves: they download as opaque bytes.
 import { createHash } from 'node:crypto';
+// @whatwg-node's Response: the Node server writes a held body to the socket as it is (http/responses.ts).
+import { Response } from '@whatwg-node/server';
 import type { ByteRange, OpenedFile } from './storage.js';
 
 const OPAQUE = 'application/octet-stream';
+/** Bodies up to this size are read whole and written in one go; larger ones stream. */
+const HELD_BODY_MAX = 256 * 1024;
 
 /** Types a browser renders as a document or runs as script; `+xml` and `/xml` types are caught by suffix. */
 const ACTIVE_TYPES = new Set([
@@ -34,7 +38,7 @@ export function isActiveContentType(contentType: string): boolean {
   return ACTIVE_TYPES.has(essence) || essence.endsWith('+xml') || essence.endsWith('/xml') || /(?:java|ecma)script/.test(essence);
 }
 
-export function serveFile(request: Request, file: OpenedFile, { contentType }: { contentType: string }): Response {
+export async function serveFile(request: Request, file: OpenedFile, { contentType }: { contentType: string }): Promise<Response> {
   const etag = strongEtag(file);
   const headers = new Headers({
     'cache-control': 'public, max-age=86400',
@@ -69,6 +73,10 @@ export function serveFile(request: Request, file: OpenedFile, { contentType }: {
   if (request.method === 'HEAD') {
     void file.close();
     return new Response(null, { status, headers });
+  }
+  const whole = range ?? { start: 0, end: file.size - 1 };
+  if (file.read && whole.end + 1 - whole.start <= HELD_BODY_MAX) {
+    return new Response((await file.read(whole)) as Uint8Array<ArrayBuffer>, { status, headers });
   }
   // The request's signal aborts when the client goes away: the file is closed even if nobody cancels the body.
   return new Response(file.stream(range, request.signal), { status, headers });

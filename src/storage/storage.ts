@@ -35,6 +35,11 @@ export interface OpenedFile {
    * instead when no body is needed.
    */
   stream(range?: ByteRange, signal?: AbortSignal): ReadableStream<Uint8Array>;
+  /**
+   * The bytes of `range` at once, then the file is released: for a body small enough to hold (a store
+   * that has no cheaper way than its stream leaves this out). Call once, instead of stream().
+   */
+  read?(range: ByteRange): Promise<Buffer>;
   close(): Promise<void>;
 }
 
