@@ -3,13 +3,12 @@
 // does not fit the type, the database refusing the insert — removes the file again, so a file never
 // outlives a failed upload. The content type is judged from the bytes, never from the name.
 import type { Context } from '../../context/context.js';
-import type { UploadFileType } from '../../generated/prisma/client.js';
+import { Prisma, type Upload, type UploadFileType } from '../../generated/prisma/client.js';
 import { invalidInput, invalidField } from '../../errors.js';
 import { log } from '../../log.js';
 import { isActiveContentType } from '../../storage/serve.js';
 import { sniffContentType, UNKNOWN_TYPE } from '../../storage/sniff.js';
 import type { StoredFile } from '../../storage/storage.js';
-import type { Selection } from '../common/types.js';
 
 /** A file already in storage, with what the client said about it. */
 export interface IncomingFile extends StoredFile {
@@ -26,6 +25,10 @@ export interface UploadInput {
 }
 
 const FILE_TYPES: readonly UploadFileType[] = ['media', 'audio'];
+/** An `Upload` row as Prisma would give it, from raw SQL on either driver. */
+const UPLOAD_COLUMNS = Prisma.raw(
+  'id::text AS id, tenant_id::text AS tenant_id, storage_key, filename, file_type::text AS file_type, mime_type, size, status::text AS status, folder, created_at, updated_at',
+);
 const FILENAME_MAX = 255;
 const FOLDER_MAX = 100;
 /** Segments of letters, digits, `_`, `-` and `.` (not starting with a dot), joined by `/`: a label, never a path. */
@@ -35,7 +38,8 @@ const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 /** Containers that carry audio but are named as video by content sniffing (browser recordings are WebM). */
 const AUDIO_CONTAINERS = new Set(['video/webm', 'video/ogg', 'video/mp4', 'application/ogg']);
 
-export async function recordUpload(ctx: Context, file: IncomingFile, input: UploadInput, query: Selection = {}) {
+/** The upload's record (every column: GraphQL's selections are all scalars), once its file is in storage. */
+export async function recordUpload(ctx: Context, file: IncomingFile, input: UploadInput): Promise<Upload> {
   try {
     const fileType = uploadFileType(input.type);
     const folder = uploadFolder(input.folder);
@@ -44,10 +48,15 @@ export async function recordUpload(ctx: Context, file: IncomingFile, input: Uplo
     if (fileType === 'audio' && !mimeType.startsWith('audio/') && !AUDIO_CONTAINERS.has(mimeType)) {
       throw invalidInput(`O arquivo enviado como audio não é um áudio (${mimeType})`);
     }
-    return await ctx.db.upload.create({
-      ...query,
-      data: { storage_key: file.key, filename, file_type: fileType, mime_type: mimeType, size: file.size, folder },
-    });
+    // One INSERT on the driver's fastest path (`pg` on PostgreSQL): Prisma's query compiler took about
+    // 1 ms of main-thread CPU per upload, a sixth of a 1 MB upload's (docs/benchmarks.md, "Uploads").
+    const [upload] = await ctx.db.$tenantQueryDirect<Upload>(
+      (tenant) => Prisma.sql`
+        INSERT INTO uploads (tenant_id, storage_key, filename, file_type, mime_type, size, folder)
+        VALUES (${tenant}, ${file.key}, ${filename}, ${fileType}::"UploadFileType", ${mimeType}, ${file.size}::int, ${folder})
+        RETURNING ${UPLOAD_COLUMNS}`,
+    );
+    return upload;
   } catch (error) {
     await ctx.storage
       .delete(file.key)

@@ -39,9 +39,9 @@ builder.mutationField('uploadFile', (t) =>
       type: t.arg({ type: UploadFileTypeEnum, description: 'Default `media`. `audio` requires an audio file.' }),
       folder: t.arg.string({ description: 'An optional label (up to 100 of A-Z a-z 0-9 _ - . in parts separated by /).' }),
     },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (_query, _root, args, ctx) => {
       const stored = await ctx.storage.put(args.file.stream(), { maxBytes: MAX_FILE_BYTES });
-      return recordUpload(ctx, { ...stored, filename: args.file.name, declaredType: args.file.type }, args, query);
+      return recordUpload(ctx, { ...stored, filename: args.file.name, declaredType: args.file.type }, args);
     },
   }),
 );
