@@ -135,6 +135,6 @@ export function errorCodes(style: ResponseStyle, status: number): string[] {
 }
 
 /** A handler's answer given as a Response: @whatwg-node's (this module's, the media proxy's) or a global one. */
-export function isResponse(value: unknown): value is globalThis.Response | Response {
+export function isResponse(value: unknown): value is Response {
   return value instanceof Response || value instanceof globalThis.Response;
 }

@@ -186,7 +186,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
             params,
             ctx: createContext(deps, { viewer, requestId, signal: request.signal }),
           });
-          if (isResponse(result)) return result as Response;
+          if (isResponse(result)) return result;
           if (jsonLongerThan(result, MAX_ANSWER_BYTES)) throw answerTooLarge();
           return successResponse(route, JSON.stringify(result ?? null));
         });

@@ -15,6 +15,8 @@ const READ_CHUNK = 128 * 1024;
  * in turn, ran a 1 MB upload at a third of plain Node's speed).
  */
 const WRITE_BUFFER = 256 * 1024;
+/** Bytes written between the fdatasyncs a put starts while its file is still arriving. */
+const SYNC_STEP = 2 * 1024 * 1024;
 
 /** The directory store also answers where a key's file is (open and delete go through it; tests look at the file). */
 export interface DirectoryStorage extends FileStorage {
@@ -162,20 +164,36 @@ async function writeFrom(source: FileSource, handle: fs.FileHandle, meter: FileM
   let queue: Uint8Array[] = [];
   let queued = 0;
   let writing: Promise<void> | undefined;
+  let syncing: Promise<void> | undefined;
+  let unsynced = 0;
   let failure: { error: unknown } | undefined;
   const drain = async () => {
     try {
       while (queue.length && !failure) {
         const batch = queue;
+        const bytes = queued;
         queue = [];
         queued = 0;
         await writeAll(handle, batch);
+        unsynced += bytes;
+        // What is written so far goes to disk while the rest arrives, so the fdatasync that makes the
+        // file durable (before its record) has little left to flush: 21 ms of a 10 MB upload's 110 otherwise.
+        if (unsynced >= SYNC_STEP && !syncing) {
+          unsynced = 0;
+          syncing = handle
+            .datasync()
+            .catch((error: unknown) => void (failure ??= { error }))
+            .finally(() => (syncing = undefined));
+        }
       }
     } catch (error) {
       failure = { error };
     } finally {
       writing = undefined;
     }
+  };
+  const settled = async () => {
+    while (writing || syncing) await (writing ?? syncing);
   };
   try {
     // for-await cancels a web stream (or returns an iterator) when the loop throws: the sender stops.
@@ -187,10 +205,10 @@ async function writeFrom(source: FileSource, handle: fs.FileHandle, meter: FileM
       writing ??= drain();
       if (queued >= WRITE_BUFFER) await writing;
     }
-    while (writing) await writing;
+    await settled();
     if (failure) throw failure.error;
   } catch (error) {
-    while (writing) await writing;
+    await settled();
     throw error;
   }
 }
