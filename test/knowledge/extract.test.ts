@@ -413,7 +413,7 @@ describe('the extraction process', () => {
     }
   });
 
-  it('runs the bundled code once it is built, and never a bundle older than its sources', async () => {
+  it('runs the bundled code once it is built, keeps the build in use fresh, and never runs a bundle older than its sources', async () => {
     while (!currentBundle()) await sleep(50); // built by this file's first extraction, or before (bounded by the test's timeout)
     const bundle = currentBundle()!;
     expect(bundle).toMatch(EXTRACTION_SCRIPT);
@@ -427,6 +427,13 @@ describe('the extraction process', () => {
     const scripts = spawnSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout;
     expect(await endless).toBe('over 1500 ms');
     expect(scripts).toContain(bundle);
+    // The build in use stays fresh: a later build deletes day-old builds other than its own, and a process
+    // waiting as a spare loads a kind's parser only when its file comes. The next process started touches it.
+    const dir = path.dirname(bundle);
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    fs.utimesSync(dir, twoDaysAgo, twoDaysAgo);
+    expect((await extractText({ filename: 'fresco.md', bytes: Buffer.from('# Fresco\n') }, DEFAULT_EXTRACTION_LIMITS)).text).toContain('Fresco');
+    await expect.poll(() => Date.now() - fs.statSync(dir).mtimeMs, { timeout: 5_000 }).toBeLessThan(60_000);
     // A source changed after the build: the bundle is no longer current (the next server builds anew).
     const source = path.resolve('src/domains/knowledge/extract/child/normalize.mjs');
     const { atime, mtime } = fs.statSync(source);

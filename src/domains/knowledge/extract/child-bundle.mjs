@@ -20,11 +20,15 @@ const CACHE = path.join(ROOT, 'node_modules', '.cache', 'funil-extract');
 const LATEST = path.join(CACHE, 'latest.json');
 /** Builds older than this, other than the one in use, are deleted by the next build. */
 const STALE_MS = 24 * 60 * 60 * 1000;
+/** How often a build in use has its time renewed; far below STALE_MS. */
+const TOUCH_MS = 60 * 60 * 1000;
 
 /** @typedef {{ build: number, dir: string, inputs: Record<string, [size: number, mtimeMs: number]> }} Latest */
 
 /** @type {string | undefined} */
 let entry;
+/** @type {NodeJS.Timeout | undefined} */
+let renewing;
 
 /**
  * The script a new extraction process runs: the bundle when it is built and current, else child/main.mjs
@@ -33,8 +37,11 @@ let entry;
 export function childEntry() {
   // A build is deleted only when a day old and no longer current: a server up for that long through a
   // redeploy finds the new one.
-  if (entry && (entry === SOURCE_ENTRY || fs.existsSync(entry))) return entry;
+  if (entry && (entry === SOURCE_ENTRY || keptFresh(entry))) return entry;
   entry = currentBundle() ?? SOURCE_ENTRY;
+  if (entry !== SOURCE_ENTRY) keptFresh(entry);
+  // Also while no file comes: the spares waiting meanwhile were started from it.
+  renewing ??= setInterval(() => entry && entry !== SOURCE_ENTRY && keptFresh(entry), TOUCH_MS).unref();
   if (entry === SOURCE_ENTRY) {
     build().then(
       (built) => (entry = built),
@@ -42,6 +49,26 @@ export function childEntry() {
     );
   }
   return entry;
+}
+
+/**
+ * Whether the bundle `bundled` is still there; its directory's time is renewed while in use (at most
+ * hourly), so that a later build, which deletes day-old builds other than its own, leaves it to the
+ * servers and waiting processes still running it: a process loads a kind's parser only when its file
+ * comes, and would find the chunk gone.
+ * @param {string} bundled
+ */
+function keptFresh(bundled) {
+  const dir = path.dirname(bundled);
+  try {
+    if (Date.now() - fs.statSync(dir).mtimeMs > TOUCH_MS) {
+      const now = new Date();
+      fs.utimesSync(dir, now, now);
+    }
+    return fs.existsSync(bundled);
+  } catch {
+    return false;
+  }
 }
 
 /** The bundle on disk when it was built from the files now there, by this version of the build. Exported for tests. */
