@@ -432,7 +432,9 @@ describe('the extraction process', () => {
     const dir = path.dirname(bundle);
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
     fs.utimesSync(dir, twoDaysAgo, twoDaysAgo);
-    expect((await extractText({ filename: 'fresco.md', bytes: Buffer.from('# Fresco\n') }, DEFAULT_EXTRACTION_LIMITS)).text).toContain('Fresco');
+    expect((await extractText({ filename: 'fresco.md', bytes: Buffer.from('# Fresco\n') }, DEFAULT_EXTRACTION_LIMITS)).text).toContain(
+      'Fresco',
+    );
     await expect.poll(() => Date.now() - fs.statSync(dir).mtimeMs, { timeout: 5_000 }).toBeLessThan(60_000);
     // A source changed after the build: the bundle is no longer current (the next server builds anew).
     const source = path.resolve('src/domains/knowledge/extract/child/normalize.mjs');
