@@ -49,7 +49,7 @@ export async function recordUpload(ctx: Context, file: IncomingFile, input: Uplo
       throw invalidInput(`O arquivo enviado como audio não é um áudio (${mimeType})`);
     }
     // One INSERT on the driver's fastest path (`pg` on PostgreSQL): Prisma's query compiler took about
-    // 1 ms of main-thread CPU per upload, a sixth of a 1 MB upload's (docs/benchmarks.md, "Uploads").
+    // 1 ms of main-thread CPU per upload, a sixth of a 1 MB upload's (src/storage/README.md, "Speed").
     const [upload] = await ctx.db.$tenantQueryDirect<Upload>(
       (tenant) => Prisma.sql`
         INSERT INTO uploads (tenant_id, storage_key, filename, file_type, mime_type, size, folder)
