@@ -17,18 +17,19 @@ function query<T>(db: SqlClient, build: (tenant: Prisma.Sql) => Prisma.Sql): Pro
   return '$tenantQuery' in db ? db.$tenantQuery<T>((tenant) => build(Prisma.sql`${tenant}::text`)) : db.$queryRaw<T>(build(Prisma.sql`''`));
 }
 
-export async function enqueue(db: SqlClient, queue: string, payload: JobPayload = {}, options: { delayMs?: number } = {}): Promise<string> {
+export interface EnqueueOptions {
+  delayMs?: number;
+  /** A fair queue's jobs only: the payload field that names each job's group (e.g. `webhook_id`). */
+  groupBy?: string;
+}
+
+export async function enqueue(db: SqlClient, queue: string, payload: JobPayload = {}, options: EnqueueOptions = {}): Promise<string> {
   const [id] = await enqueueMany(db, queue, [payload], options);
   return id;
 }
 
 /** Several jobs of one queue in one INSERT (one change that needs many: an event fanned out to its hooks). */
-export async function enqueueMany(
-  db: SqlClient,
-  queue: string,
-  payloads: JobPayload[],
-  options: { delayMs?: number } = {},
-): Promise<string[]> {
+export async function enqueueMany(db: SqlClient, queue: string, payloads: JobPayload[], options: EnqueueOptions = {}): Promise<string[]> {
   const delayMs = options.delayMs ?? 0;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`enqueue: delayMs must be a number >= 0, got ${delayMs}`);
   if (!payloads.length) return [];
@@ -38,8 +39,9 @@ export async function enqueueMany(
     db,
     (tenant) => Prisma.sql`
     WITH job AS (
-      INSERT INTO jobs (queue, payload, run_at)
-      SELECT ${queue}, p.payload, now() + ${delayMs}::float8 * interval '1 millisecond'
+      INSERT INTO jobs (queue, payload, run_at, group_key)
+      SELECT ${queue}, p.payload, now() + ${delayMs}::float8 * interval '1 millisecond',
+        ${options.groupBy ? Prisma.sql`COALESCE(p.payload->>${options.groupBy}::text, '')` : Prisma.sql`''`}
       FROM jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) WITH ORDINALITY AS p(payload, n)
       ORDER BY p.n
       RETURNING id)

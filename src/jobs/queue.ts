@@ -52,12 +52,13 @@ export interface QueueDefinition<P extends JobPayload = JobPayload> {
   /** At most this many of the queue's jobs at once in one process; default the runner's concurrency. */
   concurrency?: number;
   /**
-   * Fair claims: jobs are grouped by the payload field `key` (e.g. `webhook_id`); at most `perKey` of a
-   * group run at once across every process, and claims take the groups in turns (the oldest job of each
-   * group, then the second of each…, a group with fewer jobs running first), so one group's backlog
-   * never stands in front of another's job.
+   * Fair claims: jobs are grouped by the group they were queued with (enqueue's `groupBy`, e.g. the
+   * payload's `webhook_id`); at most `perKey` of a group run at once across every process, and claims
+   * take the groups in turns (the oldest job of each group, then the second of each…, a group with fewer
+   * jobs running first), so one group's backlog never stands in front of another's job. A claim's work
+   * grows with the groups and the jobs it takes, not with the backlog.
    */
-  fairness?: { key: string; perKey: number };
+  fairness?: { perKey: number };
 }
 
 export const DEFAULT_RETRY_DELAYS = [1_000, 10_000, 60_000, 600_000];

@@ -76,15 +76,18 @@ const MIN_SLEEP_MS = 20;
 // the primary key's only use; the outcome and renewal statements name their ids as id = ANY($1) beside
 // their join), the groups' running counts are one jsonb object looked up per job, and
 // the conditions re-checked on a row another claim just took are wrapped in IS TRUE so that no index
-// on them competes with the primary key (test/jobs/queue-statistics.test.ts).
+// on them competes with the primary key (test/jobs/queue-statistics.test.ts). For the same reason due
+// jobs have one index, jobs_due_idx (queue, group_key, run_at, id) where not failed: beside another
+// index on queue, both believed to hold one row, the planner took the other and read the whole queue.
 const CLAIMABLE = (alias: string) =>
   `(${alias}.failed_at IS NULL AND ${alias}.run_at <= now() AND (${alias}.locked_until IS NULL OR ${alias}.locked_until <= now())) IS TRUE`;
 
+// A plain queue's jobs have no group (group_key ''): jobs_due_idx gives them in run_at order.
 const CLAIM = `
   UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
   WHERE id = ANY(ARRAY(
     SELECT id FROM jobs
-    WHERE queue = $3 AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+    WHERE queue = $3 AND group_key = '' AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
     ORDER BY run_at
     LIMIT $4
     FOR UPDATE SKIP LOCKED))
@@ -97,25 +100,42 @@ const CLAIMABLE_QUEUES = `
     SELECT 1 FROM jobs
     WHERE queue = q AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now()))`;
 
-/** Per group (payload field `key`; a job without it is in the group ''), what runs of the queue now: one jsonb object. */
-const runningByGroup = (counted: string, queue: string, key: string) => `
+// The groups (group_key) of queue `queue` that have unfailed jobs, found by a skip scan of jobs_due_idx:
+// one index probe per group for the next key after the last, so a group's backlog is never read to
+// know it exists. `running`: per group, what runs now (current leases of every process, counted by
+// `counted`), one jsonb object, read from the leased rows alone (jobs_leased_idx). `busy`: each group
+// with its running count.
+const fairGroups = (counted: string, queue: string) => `
+  groups(k) AS (
+    (SELECT group_key FROM jobs WHERE queue = ${queue} AND failed_at IS NULL ORDER BY group_key LIMIT 1)
+    UNION ALL
+    SELECT (SELECT group_key FROM jobs WHERE queue = ${queue} AND failed_at IS NULL AND group_key > g.k ORDER BY group_key LIMIT 1)
+    FROM groups g WHERE g.k IS NOT NULL),
   running AS MATERIALIZED (
     SELECT COALESCE(jsonb_object_agg(k, n), '{}') AS n FROM (
-      SELECT COALESCE(payload->>${key}, '') AS k, ${counted} AS n FROM jobs
-      WHERE queue = ${queue} AND failed_at IS NULL AND locked_until > now()
-      GROUP BY 1) AS held)`;
+      SELECT group_key AS k, ${counted} AS n FROM jobs
+      WHERE queue = ${queue} AND locked_until IS NOT NULL AND failed_at IS NULL AND locked_until > now()
+      GROUP BY 1) AS held),
+  busy AS MATERIALIZED (
+    SELECT g.k, COALESCE((r.n->>g.k)::int, 0) AS busy FROM groups g CROSS JOIN running r WHERE g.k IS NOT NULL)`;
 
-/** The claimable jobs of queue $3 with their group (payload field $5), what runs of it (busy) and their turn in it. */
-const dueByGroup = (counted: string) => `
-  ${runningByGroup(counted, '$3', '$5')},
+/**
+ * The claimable jobs of queue $3 that a claim may take, per group: its `take` oldest (an expression of
+ * the group's `busy`), read from the index in order, with the group's busy and each job's turn in it.
+ * The work is per group and per job taken, whatever the backlog.
+ */
+const dueByGroup = (counted: string, take: string) => `
+  ${fairGroups(counted, '$3')},
   due AS (
-    SELECT j.id, j.run_at, j.k, COALESCE((r.n->>j.k)::int, 0) AS busy,
-      row_number() OVER (PARTITION BY j.k ORDER BY j.run_at, j.id) AS turn
-    FROM (SELECT id, run_at, COALESCE(payload->>$5, '') AS k FROM jobs
-          WHERE queue = $3 AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())) AS j
-    CROSS JOIN running r)`;
+    SELECT j.id, j.run_at, b.k, b.busy, j.turn FROM busy b
+    CROSS JOIN LATERAL (
+      SELECT id, run_at, row_number() OVER (ORDER BY run_at, id) AS turn FROM (
+        SELECT id, run_at FROM jobs
+        WHERE queue = $3 AND group_key = b.k AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+        ORDER BY run_at, id
+        LIMIT ${take}) AS oldest) AS j)`;
 
-// The fair claim: per group, only the oldest jobs that fit beside the group's running ones ($6 at most,
+// The fair claim: per group, only the oldest jobs that fit beside the group's running ones ($5 at most,
 // leases of every process counted); then the groups in turns, those with fewer jobs running first (a
 // job's place: the group's running jobs plus its rank). Concurrent claims cannot pass the cap: they
 // choose from the same oldest jobs of a group, SKIP LOCKED leaves one claim each row, and a claim that
@@ -123,9 +143,9 @@ const dueByGroup = (counted: string) => `
 // conditions on its newest version) and leaves it. The allowed jobs are locked in their order (pos,
 // looked up in a jsonb object built once) until $4 are held.
 const FAIR_CLAIM = `
-  WITH ${dueByGroup('count(*)')},
+  WITH RECURSIVE ${dueByGroup('count(*)', 'GREATEST($5 - b.busy, 0)')},
   allowed AS MATERIALIZED (
-    SELECT id, row_number() OVER (ORDER BY turn + busy, run_at, id) AS pos FROM due WHERE turn + busy <= $6)
+    SELECT id, row_number() OVER (ORDER BY turn + busy, run_at, id) AS pos FROM due WHERE turn + busy <= $5)
   UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
   WHERE id = ANY(ARRAY(
     SELECT l.id FROM jobs l
@@ -136,16 +156,16 @@ const FAIR_CLAIM = `
   RETURNING id::text AS id, payload, attempts, locked_by AS token`;
 
 // The fair claim of batches: what runs of a group is counted in batches (distinct lease holders: each
-// batch has its own token), at most $6 of them. A group's due jobs, oldest first, are dealt out in turns
-// over the batches it may still start (job n to batch n mod free), at most $7 per batch; batches are
+// batch has its own token), at most $5 of them. A group's due jobs, oldest first, are dealt out in turns
+// over the batches it may still start (job n to batch n mod free), at most $6 per batch; batches are
 // taken as the jobs are above (fewer running first, then the oldest), $4 at most. Each gets the token
 // $1:<its rank>. Concurrent claims deal the same oldest rows, so together they start at most the free
 // batches of a group, whichever rows each one locks.
 const FAIR_BATCH_CLAIM = `
-  WITH ${dueByGroup('count(DISTINCT locked_by)')},
+  WITH RECURSIVE ${dueByGroup('count(DISTINCT locked_by)', 'GREATEST($5 - b.busy, 0) * $6')},
   dealt AS (
-    SELECT id, k, run_at, busy + (turn - 1) % ($6 - busy) AS place FROM due
-    WHERE busy < $6 AND turn - 1 < ($6 - busy) * $7),
+    SELECT id, k, run_at, busy + (turn - 1) % ($5 - busy) AS place FROM due
+    WHERE busy < $5 AND turn - 1 < ($5 - busy) * $6),
   picked AS MATERIALIZED (
     SELECT id, rank FROM (
       SELECT id, dense_rank() OVER (ORDER BY place, first_run, k) AS rank
@@ -159,14 +179,22 @@ const FAIR_BATCH_CLAIM = `
   WHERE j.id = ANY(ARRAY(SELECT id FROM locked))
   RETURNING j.id::text AS id, j.payload, j.attempts, j.locked_by AS token`;
 
-// When the next job of a fair queue can be claimed, leaving out groups already at their cap (one of
-// their jobs finishing wakes the runner that ran it).
+// When the next job of a fair queue ($1) can be claimed, leaving out groups already at their cap ($2;
+// one of their jobs finishing wakes the runner that ran it) and this runner's own jobs ($3): the oldest
+// unleased job of each group under its cap, or the end of another runner's lease. Per group, like the claims.
 const fairNextDue = (counted: string) => `
-  WITH ${runningByGroup(counted, '$1', '$2')}
-  SELECT (EXTRACT(EPOCH FROM min(GREATEST(j.run_at, COALESCE(j.locked_until, j.run_at))) - now()) * 1000)::float8 AS ms
-  FROM jobs j CROSS JOIN running r
-  WHERE j.queue = $1 AND j.failed_at IS NULL AND (j.locked_by IS NULL OR NOT starts_with(j.locked_by, $4))
-    AND (COALESCE((r.n->>COALESCE(j.payload->>$2, ''))::int, 0) < $3 OR j.locked_until > now())`;
+  WITH RECURSIVE ${fairGroups(counted, '$1')}
+  SELECT (EXTRACT(EPOCH FROM LEAST(
+    (SELECT min(f.run_at) FROM busy b CROSS JOIN LATERAL (
+      SELECT run_at FROM jobs
+      WHERE queue = $1 AND group_key = b.k AND failed_at IS NULL AND (locked_until IS NULL OR locked_until <= now())
+        AND (locked_by IS NULL OR NOT starts_with(locked_by, $3))
+      ORDER BY run_at LIMIT 1) AS f
+     WHERE b.busy < $2),
+    (SELECT min(locked_until) FROM jobs
+     WHERE queue = $1 AND locked_until IS NOT NULL AND failed_at IS NULL AND locked_until > now() AND NOT starts_with(locked_by, $3))
+  ) - now()) * 1000)::float8 AS ms`;
+
 const FAIR_NEXT_DUE = fairNextDue('count(*)');
 const FAIR_BATCH_NEXT_DUE = fairNextDue('count(DISTINCT locked_by)');
 
@@ -319,21 +347,13 @@ class Runner implements JobRunner {
     for (const queue of order) {
       const free = freeIn(queue);
       if (free <= 0 || this.stopping) continue;
-      const { name, fairness, batch } = queue.definition;
+      const { name, batch, fairness } = queue.definition;
       if (claimable && !claimable.has(name)) continue;
       if (batch) {
         // Each claim's batches get tokens of their own (a fair claim appends each batch's rank).
         const token = `${this.id}:${++this.claims}`;
         const jobs = fairness
-          ? await this.db.sql.query<ClaimedJob>(FAIR_BATCH_CLAIM, [
-              token,
-              this.leaseMs,
-              name,
-              free,
-              fairness.key,
-              fairness.perKey,
-              batch.size,
-            ])
+          ? await this.db.sql.query<ClaimedJob>(FAIR_BATCH_CLAIM, [token, this.leaseMs, name, free, fairness.perKey, batch.size])
           : await this.db.sql.query<ClaimedJob>(CLAIM, [token, this.leaseMs, name, batch.size]);
         const batches = new Map<string, ClaimedJob[]>();
         for (const job of jobs) batches.set(job.token, [...(batches.get(job.token) ?? []), job]);
@@ -342,7 +362,7 @@ class Runner implements JobRunner {
         continue;
       }
       const jobs = fairness
-        ? await this.db.sql.query<ClaimedJob>(FAIR_CLAIM, [this.id, this.leaseMs, name, free, fairness.key, fairness.perKey])
+        ? await this.db.sql.query<ClaimedJob>(FAIR_CLAIM, [this.id, this.leaseMs, name, free, fairness.perKey])
         : await this.db.sql.query<ClaimedJob>(CLAIM, [this.id, this.leaseMs, name, free]);
       for (const job of jobs) this.launch(queue, job.id, [job], (signal) => this.execute(queue, job, signal));
     }
@@ -355,16 +375,11 @@ class Runner implements JobRunner {
     const plain = open.filter((q) => !q.fairness).map((q) => q.name);
     const waits = await Promise.all([
       ...(plain.length ? [this.db.sql.query<{ ms: number | null }>(NEXT_DUE, [plain, this.id])] : []),
-      ...open
-        .filter((q) => q.fairness)
-        .map((q) =>
-          this.db.sql.query<{ ms: number | null }>(q.batch ? FAIR_BATCH_NEXT_DUE : FAIR_NEXT_DUE, [
-            q.name,
-            q.fairness!.key,
-            q.fairness!.perKey,
-            this.id,
-          ]),
-        ),
+      ...open.flatMap(({ name, batch, fairness }) =>
+        fairness
+          ? [this.db.sql.query<{ ms: number | null }>(batch ? FAIR_BATCH_NEXT_DUE : FAIR_NEXT_DUE, [name, fairness.perKey, this.id])]
+          : [],
+      ),
     ]);
     const known = waits.map(([row]) => row.ms).filter((ms): ms is number => ms !== null);
     return known.length ? Math.min(this.pollMs, Math.max(MIN_SLEEP_MS, Math.ceil(Math.min(...known)))) : this.pollMs;

@@ -9,6 +9,8 @@ import { runJobs } from '../../src/jobs/runner.js';
 import { newQueueName, pendingJobs, sleep, useJobsDatabase } from './helpers.js';
 
 const t = useJobsDatabase();
+/** The jobs' group: their payload's `key`. */
+const byKey = { groupBy: 'key' };
 
 describe('a fair queue', () => {
   it('runs at most 4 of a group at once across two runners, and another group’s job at once', async () => {
@@ -21,7 +23,7 @@ describe('a fair queue', () => {
       for (const db of [t.db, second]) {
         const queue = defineQueue<{ key: string }>({
           name,
-          fairness: { key: 'key', perKey: 4 },
+          fairness: { perKey: 4 },
           handler: async ({ key }) => {
             running.set(key, (running.get(key) ?? 0) + 1);
             most.set(key, Math.max(most.get(key) ?? 0, running.get(key)!));
@@ -36,10 +38,11 @@ describe('a fair queue', () => {
         t.db.prisma,
         name,
         Array.from({ length: 24 }, () => ({ key: 'slow' })),
+        byKey,
       );
       await vi.waitFor(() => expect(started.length).toBeGreaterThan(0), { timeout: 5_000, interval: 20 });
       const sent = Date.now();
-      await enqueueMany(t.db.prisma, name, [{ key: 'other' }, { key: 'other' }]);
+      await enqueueMany(t.db.prisma, name, [{ key: 'other' }, { key: 'other' }], byKey);
       await vi.waitFor(() => expect(started.filter((s) => s.key === 'other')).toHaveLength(2), { timeout: 5_000, interval: 20 });
       expect(Math.max(...started.filter((s) => s.key === 'other').map((s) => s.at)) - sent).toBeLessThan(1_000);
       await vi.waitFor(async () => expect(await pendingJobs(t.db, name)).toBe(0), { timeout: 30_000, interval: 50 });
@@ -57,16 +60,15 @@ describe('a fair queue', () => {
     const started: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    await enqueueMany(t.db.prisma, name, [
-      ...Array.from({ length: 6 }, () => ({ key: 'a' })),
-      ...Array.from({ length: 2 }, () => ({ key: 'b' })),
-      { key: 'c' },
-    ]);
+    await enqueueMany(
+      t.db.prisma,
+      name,
+      [...Array.from({ length: 6 }, () => ({ key: 'a' })), ...Array.from({ length: 2 }, () => ({ key: 'b' })), { key: 'c' }],
+      byKey,
+    );
     await t.runner({
       concurrency: 5,
-      queues: [
-        defineQueue<{ key: string }>({ name, fairness: { key: 'key', perKey: 4 }, handler: async ({ key }) => (started.push(key), gate) }),
-      ],
+      queues: [defineQueue<{ key: string }>({ name, fairness: { perKey: 4 }, handler: async ({ key }) => (started.push(key), gate) })],
     });
     await vi.waitFor(() => expect(started).toHaveLength(5), { timeout: 10_000, interval: 20 });
     // One claim of 5: a, b and c once, then the second of a and of b (c has no second).
@@ -81,6 +83,7 @@ describe('a fair queue', () => {
       t.db.prisma,
       name,
       Array.from({ length: 6 }, () => ({ key: 'k' })),
+      byKey,
     );
     // A runner that claims and never finishes: what a killed process leaves (its lease is not renewed
     // once stopped without waiting).
@@ -88,7 +91,7 @@ describe('a fair queue', () => {
     const dead = await runJobs(t.db, {
       leaseMs: 600,
       pollMs: 60_000,
-      queues: [defineQueue({ name, fairness: { key: 'key', perKey: 4 }, handler: () => (held++, new Promise<void>(() => {})) })],
+      queues: [defineQueue({ name, fairness: { perKey: 4 }, handler: () => (held++, new Promise<void>(() => {})) })],
     });
     await vi.waitFor(() => expect(held).toBe(4), { timeout: 5_000, interval: 20 });
     await dead.stop({ timeoutMs: 0 });
@@ -100,7 +103,7 @@ describe('a fair queue', () => {
       queues: [
         defineQueue({
           name,
-          fairness: { key: 'key', perKey: 4 },
+          fairness: { perKey: 4 },
           handler: async () => {
             most = Math.max(most, ++running);
             await sleep(50);

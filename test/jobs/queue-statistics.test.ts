@@ -17,6 +17,7 @@ const ROWS_PER_DUE_JOB = 40;
 interface PlanNode {
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -26,8 +27,10 @@ async function planOf<P>(statement: string, params: unknown[]): Promise<P> {
   return row['QUERY PLAN'][0].Plan;
 }
 
+/** The rows a plan's nodes produced or read and dropped (a filter's), × their loops. */
 const produced = (node: PlanNode): number =>
-  (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) + (node.Plans ?? []).reduce((sum, child) => sum + produced(child), 0);
+  ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1) +
+  (node.Plans ?? []).reduce((sum, child) => sum + produced(child), 0);
 
 beforeAll(async () => {
   if (t.db.kind === 'postgres') await t.db.sql.query('ALTER TABLE jobs SET (autovacuum_enabled = false)');
@@ -41,13 +44,14 @@ beforeAll(async () => {
   await t.db.sql.query('ANALYZE jobs');
 });
 
-/** DUE due jobs in `groups` groups (payload field k); answers the queue's name. */
-async function dueQueue(groups: number): Promise<string> {
+/** `due` due jobs in `groups` groups (none: a plain queue's jobs); answers the queue's name. */
+async function dueQueue(groups: number | undefined, due = DUE): Promise<string> {
   const queue = newQueueName();
   await t.db.sql.query(
-    `INSERT INTO jobs (queue, payload, run_at)
-     SELECT $1, jsonb_build_object('k', (n % $2::int)::text), now() - interval '1 second' FROM generate_series(1, $3::int) AS n`,
-    [queue, groups, DUE],
+    `INSERT INTO jobs (queue, payload, run_at, group_key)
+     SELECT $1, jsonb_build_object('n', n), now() - interval '1 second', CASE WHEN $2::int IS NULL THEN '' ELSE (n % $2::int)::text END
+     FROM generate_series(1, $3::int) AS n`,
+    [queue, groups ?? null, due],
   );
   return queue;
 }
@@ -64,14 +68,14 @@ async function claim(statement: string, params: unknown[], queue: string) {
 
 describe('claims on a queue whose statistics say it is empty', () => {
   it('the planner is misled: the table is believed to be nearly empty', async () => {
-    const queue = await dueQueue(1);
+    const queue = await dueQueue(undefined);
     const plan = await planOf<{ 'Plan Rows': number }>('EXPLAIN (FORMAT JSON) SELECT id FROM jobs WHERE queue = $1', [queue]);
     // The premise of the other tests: without it they would prove nothing.
     expect(plan['Plan Rows']).toBeLessThan(DUE / 10);
   });
 
   it('a plain claim takes exactly its limit, in work linear in the queue', async () => {
-    const queue = await dueQueue(1);
+    const queue = await dueQueue(undefined);
     const result = await claim(claimStatements.CLAIM, ['test:plain', 30_000, queue, 50], queue);
     expect(result.held).toEqual([{ token: 'test:plain', n: 50 }]);
     expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
@@ -80,12 +84,11 @@ describe('claims on a queue whose statistics say it is empty', () => {
   it('a fair claim takes its groups’ shares, in work linear in the queue', async () => {
     const queue = await dueQueue(100);
     // 10 slots free, at most 2 running per group: 10 jobs, of 10 groups (one each: fewer running first).
-    const result = await claim(claimStatements.FAIR_CLAIM, ['test:fair', 30_000, queue, 10, 'k', 2], queue);
+    const result = await claim(claimStatements.FAIR_CLAIM, ['test:fair', 30_000, queue, 10, 2], queue);
     expect(result.held).toEqual([{ token: 'test:fair', n: 10 }]);
-    const groups = await t.db.sql.query<{ k: string }>(
-      "SELECT DISTINCT payload->>'k' AS k FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL",
-      [queue],
-    );
+    const groups = await t.db.sql.query<{ k: string }>('SELECT DISTINCT group_key FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL', [
+      queue,
+    ]);
     expect(groups).toHaveLength(10);
     expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
   });
@@ -93,8 +96,47 @@ describe('claims on a queue whose statistics say it is empty', () => {
   it('a fair batch claim deals one group’s jobs into its free batches, in work linear in the queue', async () => {
     const queue = await dueQueue(1);
     // One group, 4 batches at most, 50 jobs each: 4 batches of 50, each under a token of its own.
-    const result = await claim(claimStatements.FAIR_BATCH_CLAIM, ['test:batch', 30_000, queue, 9, 'k', 4, 50], queue);
+    const result = await claim(claimStatements.FAIR_BATCH_CLAIM, ['test:batch', 30_000, queue, 9, 4, 50], queue);
     expect(result.held).toEqual(['test:batch:1', 'test:batch:2', 'test:batch:3', 'test:batch:4'].map((token) => ({ token, n: 50 })));
     expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
+  });
+});
+
+describe('a fair claim beside one group’s flood', () => {
+  const BACKLOG = 20_000;
+
+  /** BACKLOG due jobs of group 'flood' and one of group 'quiet'. */
+  async function floodedQueue(): Promise<string> {
+    const queue = await dueQueue(undefined, 0);
+    await t.db.sql.query(
+      `INSERT INTO jobs (queue, payload, run_at, group_key)
+       SELECT $1, jsonb_build_object('n', n), now() - interval '1 second', CASE WHEN n = 0 THEN 'quiet' ELSE 'flood' END
+       FROM generate_series(0, $2::int) AS n`,
+      [queue, BACKLOG],
+    );
+    return queue;
+  }
+
+  it('a fair batch claim reads the jobs it takes and one probe per group, not the backlog', async () => {
+    const queue = await floodedQueue();
+    const result = await claim(claimStatements.FAIR_BATCH_CLAIM, ['test:flood', 30_000, queue, 9, 4, 50], queue);
+    // The quiet group's job and the flood's 4 batches of 50.
+    expect(result.held.map((h) => h.n).sort((a, b) => a - b)).toEqual([1, 50, 50, 50, 50]);
+    // About 10 rows per job taken; reading the backlog once would be 20,000.
+    expect(result.produced).toBeLessThan(BACKLOG / 4);
+  });
+
+  it('a fair claim too', async () => {
+    const queue = await floodedQueue();
+    const result = await claim(claimStatements.FAIR_CLAIM, ['test:flood', 30_000, queue, 10, 4], queue);
+    const groups = await t.db.sql.query<{ group_key: string; n: number }>(
+      'SELECT group_key, count(*)::int AS n FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL GROUP BY 1 ORDER BY 1',
+      [queue],
+    );
+    expect(groups).toEqual([
+      { group_key: 'flood', n: 4 },
+      { group_key: 'quiet', n: 1 },
+    ]);
+    expect(result.produced).toBeLessThan(BACKLOG / 4);
   });
 });

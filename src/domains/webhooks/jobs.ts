@@ -44,10 +44,13 @@ export const DELIVERY_BATCH = 50;
  * again over all its slots instead of waiting behind one.
  */
 export const DELIVERY_BATCH_BUDGET_MS = 1_000;
+/** What groups the deliver jobs for fair claims: their webhook. */
+export const DELIVERY_GROUP = 'webhook_id';
 /** events.dispatch jobs fanned out by one statement. */
 export const DISPATCH_BATCH = 200;
 
-// The deliver jobs of the events, one per hook active, subscribed to the event's type and already active
+// The deliver jobs of the events, one per hook active (grouped by their webhook, as enqueue's
+// `groupBy: DELIVERY_GROUP` groups a redelivery), subscribed to the event's type and already active
 // when it was raised (active_since <= the event's time), with the commit notification. A job queued by a
 // version before the organisation rode along names only the event: its organisation, by the event's id.
 // Each event is read by its key in a LATERAL subquery the planner cannot merge (OFFSET 0): as a join, an
@@ -56,8 +59,9 @@ export const DISPATCH_BATCH = 200;
 // job without its organisation (a one-time filter).
 const FAN_OUT = `
   WITH job AS (
-    INSERT INTO jobs (queue, payload, run_at)
-    SELECT $3, jsonb_build_object('tenant_id', e.tenant_id, 'webhook_id', w.id, 'event_id', e.id), now() + $4::float8 * interval '1 millisecond'
+    INSERT INTO jobs (queue, payload, run_at, group_key)
+    SELECT $3, jsonb_build_object('tenant_id', e.tenant_id, 'webhook_id', w.id, 'event_id', e.id), now() + $4::float8 * interval '1 millisecond',
+      w.id::text
     FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS p(event_id, tenant_id, n)
     CROSS JOIN LATERAL (
       SELECT e.id, e.tenant_id, e.type, e.created_at FROM events e WHERE e.tenant_id = p.tenant_id AND e.id = p.event_id
@@ -107,7 +111,7 @@ export const deliveryQueue = ({ db, config }: QueueDeps) => {
     concurrency: Math.max(1, config.workerConcurrency - 1),
     // A slow or dead receiver holds at most DELIVERIES_PER_WEBHOOK slots (batches, each sending one
     // attempt at a time), in all processes; the other hooks' deliveries are claimed in turns beside it.
-    fairness: { key: 'webhook_id', perKey: DELIVERIES_PER_WEBHOOK },
+    fairness: { perKey: DELIVERIES_PER_WEBHOOK },
     batch: {
       size: DELIVERY_BATCH,
       handler: (jobs, signal) => deliverBatch(db.sql, jobs, signal, { schedule, allowPrivate: config.webhookAllowPrivateUrls }),
