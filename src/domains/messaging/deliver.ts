@@ -15,6 +15,17 @@ export const DELIVER_QUEUE = 'messages.deliver';
 
 export type DeliverPayload = { tenant_id: string; message_id: string };
 
+/** Deliveries are grouped by organisation for fair claims (enqueue's `groupBy`). */
+export const DELIVERY_GROUP = 'tenant_id';
+
+/**
+ * An organisation's messages in flight at once, across every process: half of a process's job slots
+ * (WORKER_CONCURRENCY), so one organisation's campaign to a slow provider leaves the other half to
+ * everyone else's messages, which are claimed in turns beside it.
+ */
+export const deliveriesPerOrganisation = (config: Pick<Config, 'workerConcurrency'>) =>
+  Math.max(1, Math.ceil(config.workerConcurrency / 2));
+
 /** Waits after failed attempts 1, 2, …: five attempts within about ten minutes. */
 export const DELIVERY_RETRY_DELAYS = [2_000, 15_000, 60_000, 300_000];
 
@@ -31,6 +42,7 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
     name: DELIVER_QUEUE,
     retryDelays: DELIVERY_RETRY_DELAYS,
     maxAttempts: DELIVERY_RETRY_DELAYS.length + 1,
+    fairness: { perKey: deliveriesPerOrganisation(config) },
     handler: async ({ tenant_id, message_id }, job) => {
       const scoped = tenantClientsOf(db.prisma, db.direct).for(tenant_id);
       const message = await scoped.message.findUnique({
