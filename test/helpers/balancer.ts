@@ -12,6 +12,9 @@ export const UPSTREAM_HEADER = 'x-upstream';
 // Headers of one connection, not of the request (RFC 9110 §7.6.1): each side of the balancer sets its own.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
+/** Methods without a body or side effects: safe to send again when the connection failed before any answer. */
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
   const kept: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
@@ -46,25 +49,33 @@ export async function startBalancer(): Promise<Balancer> {
     const headers = endToEnd(req.headers);
     delete headers[UPSTREAM_HEADER];
     headers['x-forwarded-for'] = req.socket.remoteAddress;
-    const forward = http.request(
-      { host: '127.0.0.1', port: upstreams[index], method: req.method, path: req.url, headers, agent },
-      (answer) => {
-        res.writeHead(answer.statusCode!, answer.statusMessage, { ...endToEnd(answer.headers), [UPSTREAM_HEADER]: String(index) });
-        // Headers go out at once (an event stream may send its first event much later); then each chunk as it arrives.
-        res.flushHeaders();
-        answer.pipe(res);
-        answer.on('error', () => res.destroy());
-      },
-    );
-    forward.on('error', (error) => {
-      if (res.headersSent) res.destroy();
-      else res.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream ${index}: ${error.message}`);
-    });
-    req.pipe(forward);
-    // A client that hangs up (an aborted subscription) ends the request to the process too.
-    res.on('close', () => {
-      if (!res.writableFinished) forward.destroy();
-    });
+    const replayable = BODILESS.has(req.method ?? '');
+    const send = (first: boolean) => {
+      const forward = http.request(
+        { host: '127.0.0.1', port: upstreams[index], method: req.method, path: req.url, headers, agent },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.statusMessage, { ...endToEnd(answer.headers), [UPSTREAM_HEADER]: String(index) });
+          // Headers go out at once (an event stream may send its first event much later); then each chunk as it arrives.
+          res.flushHeaders();
+          answer.pipe(res);
+          answer.on('error', () => res.destroy());
+        },
+      );
+      forward.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the process closed as it was reused (its idle timeout): the request
+        // never reached it. Sent again once, as a proxy does, when it has no body to replay.
+        if (first && replayable && forward.reusedSocket && error.code === 'ECONNRESET' && !res.headersSent) return send(false);
+        if (res.headersSent) res.destroy();
+        else res.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream ${index}: ${error.message}`);
+      });
+      if (first) req.pipe(forward);
+      else forward.end();
+      // A client that hangs up (an aborted subscription) ends the request to the process too.
+      res.on('close', () => {
+        if (!res.writableFinished) forward.destroy();
+      });
+    };
+    send(true);
   });
   let next = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
