@@ -22,7 +22,7 @@ const claim = (queue: string) => `
 
 const FAN_OUT = `
   INSERT INTO jobs (queue, payload)
-  SELECT '${DELIVER_QUEUE}', jsonb_build_object('tenant_id', e.tenant_id, 'webhook_id', w.id, 'event_id', e.id)
+  SELECT '${DELIVER_QUEUE.queue}', jsonb_build_object('tenant_id', e.tenant_id, 'webhook_id', w.id, 'event_id', e.id)
   FROM unnest($1::uuid[], $2::uuid[]) AS p(tenant_id, id)
   CROSS JOIN LATERAL (SELECT e.* FROM events e WHERE e.tenant_id = p.tenant_id AND e.id = p.id OFFSET 0) e
   JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.active AND e.type = ANY(w.events) AND w.active_since <= e.created_at`;
@@ -69,7 +69,7 @@ export function startRawDelivery(db: Pick<Database, 'sql'>): { stop(): Promise<v
 
   const deliverer = async () => {
     while (!stopping) {
-      const jobs = await db.sql.query<Claimed>(claim(DELIVER_QUEUE), []);
+      const jobs = await db.sql.query<Claimed>(claim(DELIVER_QUEUE.queue), []);
       if (!jobs.length) {
         await idle();
         continue;

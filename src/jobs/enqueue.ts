@@ -2,7 +2,7 @@
 // The NOTIFY is delivered on commit too, and wakes idle runners at once (./runner.ts).
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { TenantTx } from '../db/tenant-scope.js';
-import type { JobPayload } from './queue.js';
+import type { FairQueueName, JobPayload } from './queue.js';
 
 export const JOBS_CHANNEL = 'funil_jobs';
 
@@ -19,20 +19,27 @@ function query<T>(db: SqlClient, build: (tenant: Prisma.Sql) => Prisma.Sql): Pro
 
 export interface EnqueueOptions {
   delayMs?: number;
-  /** A fair queue's jobs only: the payload field that names each job's group (e.g. `webhook_id`). */
-  groupBy?: string;
 }
 
-export async function enqueue(db: SqlClient, queue: string, payload: JobPayload = {}, options: EnqueueOptions = {}): Promise<string> {
+/** A plain queue by its name, or a fair one by its `fairQueue` name: its jobs are grouped by its field. */
+export type QueueName = string | FairQueueName;
+
+export async function enqueue(db: SqlClient, queue: QueueName, payload: JobPayload = {}, options: EnqueueOptions = {}): Promise<string> {
   const [id] = await enqueueMany(db, queue, [payload], options);
   return id;
 }
 
 /** Several jobs of one queue in one INSERT (one change that needs many: an event fanned out to its hooks). */
-export async function enqueueMany(db: SqlClient, queue: string, payloads: JobPayload[], options: EnqueueOptions = {}): Promise<string[]> {
+export async function enqueueMany(
+  db: SqlClient,
+  queue: QueueName,
+  payloads: JobPayload[],
+  options: EnqueueOptions = {},
+): Promise<string[]> {
   const delayMs = options.delayMs ?? 0;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`enqueue: delayMs must be a number >= 0, got ${delayMs}`);
   if (!payloads.length) return [];
+  const [name, groupBy] = typeof queue === 'string' ? [queue, null] : [queue.queue, queue.groupBy];
   // pg_notify returns void, which Prisma cannot read: hence the cast. Identical notifications of one
   // transaction are delivered once.
   const jobs = await query<{ id: string }[]>(
@@ -40,8 +47,8 @@ export async function enqueueMany(db: SqlClient, queue: string, payloads: JobPay
     (tenant) => Prisma.sql`
     WITH job AS (
       INSERT INTO jobs (queue, payload, run_at, group_key)
-      SELECT ${queue}, p.payload, now() + ${delayMs}::float8 * interval '1 millisecond',
-        ${options.groupBy ? Prisma.sql`COALESCE(p.payload->>${options.groupBy}::text, '')` : Prisma.sql`''`}
+      SELECT ${name}, p.payload, now() + ${delayMs}::float8 * interval '1 millisecond',
+        ${groupBy ? Prisma.sql`COALESCE(p.payload->>${groupBy}::text, '')` : Prisma.sql`''`}
       FROM jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) WITH ORDINALITY AS p(payload, n)
       ORDER BY p.n
       RETURNING id)

@@ -52,8 +52,8 @@ export interface QueueDefinition<P extends JobPayload = JobPayload> {
   /** At most this many of the queue's jobs at once in one process; default the runner's concurrency. */
   concurrency?: number;
   /**
-   * Fair claims: jobs are grouped by the group they were queued with (enqueue's `groupBy`, e.g. the
-   * payload's `webhook_id`); at most `perKey` of a group run at once across every process, and claims
+   * Fair claims: jobs are grouped by the group they were queued with (the payload field its
+   * `fairQueue` name gives, e.g. `webhook_id`); at most `perKey` of a group run at once across every process, and claims
    * take the groups in turns (the oldest job of each group, then the second of each…, a group with fewer
    * jobs running first), so one group's backlog never stands in front of another's job. A claim's work
    * grows with the groups and the jobs it takes, not with the backlog.
@@ -73,11 +73,30 @@ export interface QueueDeps {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- queues of different payloads in one list
 export type QueueFactory = (deps: QueueDeps) => QueueDefinition<any>;
 
-export function defineQueue<P extends JobPayload>(queue: QueueDefinition<P>): QueueDefinition<P> {
-  if (!queue.handler === !queue.batch) throw new Error(`queue ${queue.name}: give exactly one of handler and batch`);
-  if (queue.batch && !(Number.isInteger(queue.batch.size) && queue.batch.size >= 1))
-    throw new Error(`queue ${queue.name}: batch.size must be a whole number >= 1`);
-  return queue;
+/**
+ * A fair queue's name with the payload field that groups its jobs. Enqueue and the definition take the
+ * same value, so a job is queued with a group exactly when its queue claims by group: a grouped job of
+ * a plain queue would never be claimed (plain claims read the jobs without a group).
+ */
+export interface FairQueueName {
+  readonly queue: string;
+  readonly groupBy: string;
+}
+
+export const fairQueue = (queue: string, groupBy: string): FairQueueName => ({ queue, groupBy });
+
+/** A definition as a domain writes it: a fair queue is named by `fairQueue` and has `fairness`. */
+export type QueueSpec<P extends JobPayload = JobPayload> = Omit<QueueDefinition<P>, 'name' | 'fairness'> &
+  ({ name: string; fairness?: undefined } | { name: FairQueueName; fairness: { perKey: number } });
+
+export function defineQueue<P extends JobPayload>(spec: QueueSpec<P>): QueueDefinition<P> {
+  const name = typeof spec.name === 'string' ? spec.name : spec.name.queue;
+  if (typeof spec.name === 'string' ? spec.fairness : !spec.fairness)
+    throw new Error(`queue ${name}: a fair queue is named by fairQueue(name, groupBy) and has fairness; a plain one has neither`);
+  if (!spec.handler === !spec.batch) throw new Error(`queue ${name}: give exactly one of handler and batch`);
+  if (spec.batch && !(Number.isInteger(spec.batch.size) && spec.batch.size >= 1))
+    throw new Error(`queue ${name}: batch.size must be a whole number >= 1`);
+  return { ...spec, name };
 }
 
 /** Thrown by a handler: retry after exactly `delayMs` (e.g. a webhook's Retry-After), attempts permitting. */

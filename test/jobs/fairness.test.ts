@@ -4,17 +4,17 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { enqueueMany } from '../../src/jobs/enqueue.js';
-import { defineQueue } from '../../src/jobs/queue.js';
+import { defineQueue, fairQueue } from '../../src/jobs/queue.js';
 import { runJobs } from '../../src/jobs/runner.js';
 import { newQueueName, pendingJobs, sleep, useJobsDatabase } from './helpers.js';
 
 const t = useJobsDatabase();
-/** The jobs' group: their payload's `key`. */
-const byKey = { groupBy: 'key' };
+/** A fair queue of a new name whose jobs are grouped by their payload's `key`. */
+const newFairQueue = () => fairQueue(newQueueName(), 'key');
 
 describe('a fair queue', () => {
   it('runs at most 4 of a group at once across two runners, and another group’s job at once', async () => {
-    const name = newQueueName();
+    const name = newFairQueue();
     const second = t.db.kind === 'postgres' ? await openDatabase({ databaseUrl: t.db.url, poolSize: 5 }) : t.db;
     const running = new Map<string, number>();
     const most = new Map<string, number>();
@@ -38,14 +38,13 @@ describe('a fair queue', () => {
         t.db.prisma,
         name,
         Array.from({ length: 24 }, () => ({ key: 'slow' })),
-        byKey,
       );
       await vi.waitFor(() => expect(started.length).toBeGreaterThan(0), { timeout: 5_000, interval: 20 });
       const sent = Date.now();
-      await enqueueMany(t.db.prisma, name, [{ key: 'other' }, { key: 'other' }], byKey);
+      await enqueueMany(t.db.prisma, name, [{ key: 'other' }, { key: 'other' }]);
       await vi.waitFor(() => expect(started.filter((s) => s.key === 'other')).toHaveLength(2), { timeout: 5_000, interval: 20 });
       expect(Math.max(...started.filter((s) => s.key === 'other').map((s) => s.at)) - sent).toBeLessThan(1_000);
-      await vi.waitFor(async () => expect(await pendingJobs(t.db, name)).toBe(0), { timeout: 30_000, interval: 50 });
+      await vi.waitFor(async () => expect(await pendingJobs(t.db, name.queue)).toBe(0), { timeout: 30_000, interval: 50 });
       expect(most.get('slow')).toBe(4);
     } finally {
       if (second !== t.db) {
@@ -56,16 +55,15 @@ describe('a fair queue', () => {
   });
 
   it('claims the groups in turns: the first job of each group before the second of any', async () => {
-    const name = newQueueName();
+    const name = newFairQueue();
     const started: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    await enqueueMany(
-      t.db.prisma,
-      name,
-      [...Array.from({ length: 6 }, () => ({ key: 'a' })), ...Array.from({ length: 2 }, () => ({ key: 'b' })), { key: 'c' }],
-      byKey,
-    );
+    await enqueueMany(t.db.prisma, name, [
+      ...Array.from({ length: 6 }, () => ({ key: 'a' })),
+      ...Array.from({ length: 2 }, () => ({ key: 'b' })),
+      { key: 'c' },
+    ]);
     await t.runner({
       concurrency: 5,
       queues: [defineQueue<{ key: string }>({ name, fairness: { perKey: 4 }, handler: async ({ key }) => (started.push(key), gate) })],
@@ -74,16 +72,15 @@ describe('a fair queue', () => {
     // One claim of 5: a, b and c once, then the second of a and of b (c has no second).
     expect(started.sort()).toEqual(['a', 'a', 'b', 'b', 'c']);
     release();
-    await vi.waitFor(async () => expect(await pendingJobs(t.db, name)).toBe(0), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await pendingJobs(t.db, name.queue)).toBe(0), { timeout: 10_000, interval: 20 });
   });
 
   it('claims again the jobs of a runner that died once their lease ends, within the group’s cap', async () => {
-    const name = newQueueName();
+    const name = newFairQueue();
     await enqueueMany(
       t.db.prisma,
       name,
       Array.from({ length: 6 }, () => ({ key: 'k' })),
-      byKey,
     );
     // A runner that claims and never finishes: what a killed process leaves (its lease is not renewed
     // once stopped without waiting).
@@ -113,8 +110,16 @@ describe('a fair queue', () => {
         }),
       ],
     });
-    await vi.waitFor(async () => expect(await pendingJobs(t.db, name)).toBe(0), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(async () => expect(await pendingJobs(t.db, name.queue)).toBe(0), { timeout: 15_000, interval: 50 });
     expect(done).toBe(6);
     expect(most).toBeLessThanOrEqual(4);
+  });
+
+  it('is named by fairQueue, and only a fair queue is: a grouped job of a plain queue would never be claimed', () => {
+    const handler = async () => {};
+    expect(() => defineQueue({ name: newQueueName(), fairness: { perKey: 4 }, handler } as never)).toThrow(/fairQueue/);
+    expect(() => defineQueue({ name: newFairQueue(), handler } as never)).toThrow(/fairQueue/);
+    const fair = newFairQueue();
+    expect(defineQueue({ name: fair, fairness: { perKey: 4 }, handler }).name).toBe(fair.queue);
   });
 });

@@ -213,7 +213,7 @@ describe('tenant-first keys', () => {
     const event = await scoped.event.create({ data: { type: 'deal.created', data: {} } });
     const queue = dispatchQueue({ db, config: { webhookRetrySchedule: [0] } as Config });
     await queue.batch!.handler([{ payload: { event_id: event.id }, job: {} as JobInfo }], new AbortController().signal);
-    const jobs = await db.prisma.job.findMany({ where: { queue: DELIVER_QUEUE } });
+    const jobs = await db.prisma.job.findMany({ where: { queue: DELIVER_QUEUE.queue } });
     expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: scoped.$tenantId, webhook_id: hook.id, event_id: event.id }]);
   });
 

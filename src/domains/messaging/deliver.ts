@@ -5,18 +5,16 @@
 // harmless: only a `pending` message is sent.
 import type { Config } from '../../config.js';
 import type { Message } from '../../generated/prisma/client.js';
-import { defineQueue, type QueueDeps } from '../../jobs/queue.js';
+import { defineQueue, fairQueue, type QueueDeps } from '../../jobs/queue.js';
 import { sendThroughChannel, type Outgoing } from './providers.js';
 import { messageMediaUrl } from './shapes.js';
 import { advanceStatus } from './status.js';
 import { tenantClientsOf } from '../../db/tenant-scope.js';
 
-export const DELIVER_QUEUE = 'messages.deliver';
+/** Deliveries, grouped by organisation for fair claims. */
+export const DELIVER_QUEUE = fairQueue('messages.deliver', 'tenant_id');
 
 export type DeliverPayload = { tenant_id: string; message_id: string };
-
-/** Deliveries are grouped by organisation for fair claims (enqueue's `groupBy`). */
-export const DELIVERY_GROUP = 'tenant_id';
 
 /**
  * An organisation's messages in flight at once, across every process: half of a process's job slots

@@ -9,7 +9,7 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { AppError, notFound, invalidField } from '../../errors.js';
 import type { Channel, Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { enqueue } from '../../jobs/enqueue.js';
-import { DELIVER_QUEUE, DELIVERY_GROUP, type DeliverPayload } from './deliver.js';
+import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
 import { canReceiveMessages } from './phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
@@ -66,7 +66,7 @@ export async function conversationToWrite(
 /** Queues the delivery of a pending message, in the transaction that stored it. */
 export async function queueDelivery(tx: TenantTx, message: Pick<Message, 'id'>): Promise<void> {
   const payload: DeliverPayload = { tenant_id: tx.$tenantId, message_id: message.id };
-  await enqueue(tx, DELIVER_QUEUE, payload, { groupBy: DELIVERY_GROUP });
+  await enqueue(tx, DELIVER_QUEUE, payload);
 }
 
 export async function sendMessage(ctx: Context, input: SendInput) {

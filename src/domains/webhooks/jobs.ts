@@ -12,11 +12,12 @@ import { tenantIs } from '../../tenant-sql.js';
 import { EVENTS_DISPATCH_QUEUE, type EventsDispatchPayload } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
 import { countWebhookAttempt } from '../../observability/metrics.js';
-import { defineQueue, FailJob, RetryJob, type BatchJob, type BatchOutcome, type QueueDeps } from '../../jobs/queue.js';
+import { defineQueue, fairQueue, FailJob, RetryJob, type BatchJob, type BatchOutcome, type QueueDeps } from '../../jobs/queue.js';
 import { attemptDelivery, type DeliveryResult } from './deliver.js';
 import { DEFAULT_RETRY_SCHEDULE, nextAttemptDelay } from './schedule.js';
 
-export const DELIVER_QUEUE = 'webhooks.deliver';
+/** Deliveries, grouped by their webhook for fair claims. */
+export const DELIVER_QUEUE = fairQueue('webhooks.deliver', 'webhook_id');
 /** Attempts in flight at once to one webhook, across every process. */
 export const DELIVERIES_PER_WEBHOOK = 4;
 
@@ -44,13 +45,11 @@ export const DELIVERY_BATCH = 50;
  * again over all its slots instead of waiting behind one.
  */
 export const DELIVERY_BATCH_BUDGET_MS = 1_000;
-/** What groups the deliver jobs for fair claims: their webhook. */
-export const DELIVERY_GROUP = 'webhook_id';
 /** events.dispatch jobs fanned out by one statement. */
 export const DISPATCH_BATCH = 200;
 
-// The deliver jobs of the events, one per hook active (grouped by their webhook, as enqueue's
-// `groupBy: DELIVERY_GROUP` groups a redelivery), subscribed to the event's type and already active
+// The deliver jobs of the events, one per hook active (grouped by their webhook, as enqueue groups a
+// redelivery by DELIVER_QUEUE's field), subscribed to the event's type and already active
 // when it was raised (active_since <= the event's time), with the commit notification. A job queued by a
 // version before the organisation rode along names only the event: its organisation, by the event's id.
 // Each event is read by its key in a LATERAL subquery the planner cannot merge (OFFSET 0): as a join, an
@@ -89,7 +88,7 @@ export const dispatchQueue = ({ db, config }: QueueDeps) => {
         await db.sql.query(FAN_OUT, [
           events.map((e) => e.event_id),
           events.map((e) => e.tenant_id ?? null),
-          DELIVER_QUEUE,
+          DELIVER_QUEUE.queue,
           schedule[0] ?? 0,
         ]);
         return jobs.map(() => 'done' as const);

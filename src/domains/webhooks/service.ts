@@ -8,7 +8,7 @@ import { enqueue } from '../../jobs/enqueue.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { randomUUID } from 'node:crypto';
 import { eventTypes, subscribableEventTypes, TEST_EVENT } from './event-types.js';
-import { DELIVER_QUEUE, DELIVERY_GROUP, deliverOnce, type DeliverPayload } from './jobs.js';
+import { DELIVER_QUEUE, deliverOnce, type DeliverPayload } from './jobs.js';
 import { generateSecret } from './signing.js';
 import { validateWebhookUrl } from './url-guard.js';
 
@@ -127,6 +127,6 @@ export async function redeliver(ctx: Context, id: string, deliveryId: string): P
   if (!delivery) throw notFound('Entrega');
   if (!hook.active) throw new AppError('CONFLICT', 'O webhook está inativo: ative-o antes de reenviar');
   const payload: DeliverPayload = { tenant_id: ctx.db.$tenantId, webhook_id: id, event_id: delivery.event_id, delivery_id: randomUUID() };
-  await enqueue(ctx.db, DELIVER_QUEUE, payload, { groupBy: DELIVERY_GROUP });
+  await enqueue(ctx.db, DELIVER_QUEUE, payload);
   return payload.delivery_id!;
 }
