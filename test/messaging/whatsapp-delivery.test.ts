@@ -110,6 +110,20 @@ describe('delivery through WhatsApp Cloud', () => {
     expect(sent.provider_message_id).toBe('wamid.2');
   });
 
+  it('does not send again a message whose provider id another message of the channel holds', async () => {
+    const { org, lead } = await setup();
+    const same = { status: 200, body: { messaging_product: 'whatsapp', messages: [{ id: 'wamid.same' }] } };
+    answers = [same];
+    const first = await send(api, org.key, { lead_id: lead.id, content: 'um' });
+    expect((await waitForMessage(api, first.id, (m) => m.status === 'sent')).provider_message_id).toBe('wamid.same');
+    answers = [same, same];
+    const second = await send(api, org.key, { lead_id: lead.id, content: 'dois' });
+    const sent = await waitForMessage(api, second.id, (m) => m.status === 'sent');
+    expect(sent.provider_message_id).toBeNull();
+    expect(hits.map((h) => h.body.text.body)).toEqual(['um', 'dois']);
+    expect(logged.join('')).toContain('not recorded');
+  });
+
   it('marks a refused message failed with the provider’s error, without retrying', async () => {
     const { org, lead } = await setup();
     answers = [{ status: 400, body: { error: { message: '(#131026) Message undeliverable', type: 'OAuthException', code: 131026 } } }];

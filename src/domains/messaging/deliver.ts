@@ -10,6 +10,8 @@ import { sendThroughChannel, type Outgoing } from './providers.js';
 import { messageMediaUrl } from './shapes.js';
 import { advanceStatus } from './status.js';
 import { tenantClientsOf } from '../../db/tenant-scope.js';
+import { constraintViolation } from '../../errors.js';
+import { log } from '../../log.js';
 
 /** Deliveries, grouped by organisation for fair claims. */
 export const DELIVER_QUEUE = fairQueue('messages.deliver', 'tenant_id');
@@ -56,9 +58,20 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
         allowPrivate: config.webhookAllowPrivateUrls,
       });
       if (outcome.kind === 'sent') {
-        await scoped.$transaction((tx) =>
-          advanceStatus(tx, config, message.id, { status: 'sent', providerMessageId: outcome.providerMessageId }),
-        );
+        const record = (providerMessageId: string | null) =>
+          scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'sent', providerMessageId }));
+        try {
+          await record(outcome.providerMessageId);
+        } catch (error) {
+          // The provider took the message: failing here would retry the job and send it again. An id
+          // another message of the channel already holds is left out (reports then name ours).
+          if (constraintViolation(error) !== 'unique') throw error;
+          log.warn('messages.deliver: the provider answered an id another message of the channel holds; not recorded', {
+            messageId: message.id,
+            channelId: message.channel.id,
+          });
+          await record(null);
+        }
         return;
       }
       if (outcome.kind === 'failed' || job.attempt >= job.maxAttempts) return void (await fail(outcome.error));
