@@ -217,6 +217,9 @@ const RETRY = `
 const FAILED = `
   UPDATE jobs SET failed_at = now(), attempts = $4, locked_by = NULL, locked_until = NULL, last_error = $5
   WHERE id = $1 AND locked_by = $2 AND attempts = $3`;
+// A batch whose jobs all succeeded, the common case. Its token names this claim alone (a job claimed
+// again holds another), so it needs no attempts check.
+const BATCH_DONE = `DELETE FROM jobs WHERE id = ANY($1::uuid[]) AND locked_by = $2`;
 // A batch's outcomes in one statement: kind done | retry | failed | release per job ($1..$6), under its
 // token ($7). A released job was not attempted: its claim's attempt is given back.
 const OUTCOMES = `
@@ -259,6 +262,10 @@ class Runner implements JobRunner {
   private unlisten?: () => Promise<void>;
   private pass?: Promise<void>;
   private again = false;
+  /** Ends the wait for the next-due answer when the runner is woken meanwhile. */
+  private onWake?: () => void;
+  /** Queues with a handler finished since the last pass: likely to have more work. */
+  private finished = new Set<Queue>();
   private stopping?: Promise<void>;
 
   constructor(
@@ -314,6 +321,7 @@ class Runner implements JobRunner {
   private wake = () => {
     if (this.stopping) return;
     this.again = true;
+    this.onWake?.();
     // passes() always awaits before it can end, so `pass` is set before it is cleared.
     this.pass ??= this.passes();
   };
@@ -325,8 +333,14 @@ class Runner implements JobRunner {
       let sleepMs = this.pollMs;
       try {
         await this.claimDue();
-        // Woken during the claims (a handler finished, a job was queued): the next pass starts at once.
-        if (!this.again) sleepMs = await this.nextDueInMs();
+        // Woken during the claims or while asking when the next job is due (a handler finished, a job
+        // was queued): the next pass starts at once, without waiting for that answer.
+        if (!this.again) {
+          const next = this.nextDueInMs();
+          const woken = new Promise<number>((resolve) => (this.onWake = () => resolve(0)));
+          sleepMs = await Promise.race([next, woken]).finally(() => (this.onWake = undefined));
+          next.catch((e) => log.error('job runner: claim failed', { error: String(e) }));
+        }
       } catch (e) {
         log.error('job runner: claim failed', { error: String(e) });
       }
@@ -340,15 +354,24 @@ class Runner implements JobRunner {
     this.first = (this.first + 1) % Math.max(1, this.queues.length);
     const freeIn = (queue: Queue) => Math.min(this.concurrency - this.running.size, queue.limit - queue.running);
     // A pass follows every finished handler: one probe tells which queues have work, rather than a
-    // claim on each (most of them empty) before the slot is filled again.
-    const open = order.filter((q) => freeIn(q) > 0).map((q) => q.definition.name);
+    // claim on each (most of them empty) before the slot is filled again. A queue whose handler just
+    // finished is claimed without asking (it likely has more), while the probe asks about the others.
+    const hot = this.finished;
+    this.finished = new Set();
+    const open = order.filter((q) => freeIn(q) > 0);
+    const asked = open.filter((q) => !hot.has(q)).map((q) => q.definition.name);
     const claimable =
-      open.length > 1 ? new Set((await this.db.sql.query<{ queue: string }>(CLAIMABLE_QUEUES, [open])).map((r) => r.queue)) : undefined;
+      open.length > 1 && asked.length
+        ? this.db.sql.query<{ queue: string }>(CLAIMABLE_QUEUES, [asked]).then(
+            (rows) => new Set(rows.map((r) => r.queue)),
+            (e) => (log.warn('job runner: probe failed', { error: String(e) }), undefined),
+          )
+        : undefined;
     for (const queue of order) {
       const free = freeIn(queue);
       if (free <= 0 || this.stopping) continue;
       const { name, batch, fairness } = queue.definition;
-      if (claimable && !claimable.has(name)) continue;
+      if (!hot.has(queue) && (await claimable)?.has(name) === false) continue;
       if (batch) {
         // Each claim's batches get tokens of their own (a fair claim appends each batch's rank).
         const token = `${this.id}:${++this.claims}`;
@@ -391,6 +414,7 @@ class Runner implements JobRunner {
     queue.running++;
     const done = run(controller.signal).finally(() => {
       queue.running--;
+      this.finished.add(queue);
       this.running.delete(key);
       this.wake();
     });
@@ -482,6 +506,7 @@ class Runner implements JobRunner {
       });
     }
     const rows = [...outcomes];
+    if (rows.every(([, o]) => o.kind === 'done')) return this.record(BATCH_DONE, [rows.map(([job]) => job.id), token]);
     await this.record(OUTCOMES, [
       rows.map(([job]) => job.id),
       rows.map(([job]) => job.attempts),
