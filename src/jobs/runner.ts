@@ -337,9 +337,9 @@ class Runner implements JobRunner {
         // was queued): the next pass starts at once, without waiting for that answer.
         if (!this.again) {
           const next = this.nextDueInMs();
+          next.catch(() => {}); // when woken first, its answer (or failure) no longer matters
           const woken = new Promise<number>((resolve) => (this.onWake = () => resolve(0)));
           sleepMs = await Promise.race([next, woken]).finally(() => (this.onWake = undefined));
-          next.catch((e) => log.error('job runner: claim failed', { error: String(e) }));
         }
       } catch (e) {
         log.error('job runner: claim failed', { error: String(e) });
