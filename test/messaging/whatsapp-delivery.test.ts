@@ -124,6 +124,29 @@ describe('delivery through WhatsApp Cloud', () => {
     expect(logged.join('')).toContain('not recorded');
   });
 
+  it('records a sent message after a database hiccup without sending it again', async () => {
+    const { org, lead } = await setup();
+    // The first two tries at recording `sent` of a message reading "hiccup" fail (a sequence is not rolled back).
+    await api.db.sql.script(`
+      CREATE SEQUENCE hiccups;
+      CREATE FUNCTION hiccup() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('hiccups') <= 2 THEN RAISE EXCEPTION 'hiccup'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER hiccup BEFORE UPDATE ON messages FOR EACH ROW
+        WHEN (NEW.content = 'hiccup' AND OLD.status = 'pending' AND NEW.status = 'sent') EXECUTE FUNCTION hiccup();`);
+    try {
+      const message = await send(api, org.key, { lead_id: lead.id, content: 'hiccup' });
+      const sent = await waitForMessage(api, message.id, (m) => m.status === 'sent');
+      expect(sent.provider_message_id).toMatch(/^wamid\./);
+      expect(hits).toHaveLength(1);
+      expect((await api.db.sql.query<{ n: string }>('SELECT last_value::text AS n FROM hiccups'))[0].n).toBe('3');
+    } finally {
+      await api.db.sql.script('DROP TRIGGER hiccup ON messages; DROP FUNCTION hiccup(); DROP SEQUENCE hiccups;');
+    }
+  });
+
   it('marks a refused message failed with the provider’s error, without retrying', async () => {
     const { org, lead } = await setup();
     answers = [{ status: 400, body: { error: { message: '(#131026) Message undeliverable', type: 'OAuthException', code: 131026 } } }];

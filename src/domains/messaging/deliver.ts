@@ -9,7 +9,7 @@ import { defineQueue, fairQueue, type QueueDeps } from '../../jobs/queue.js';
 import { sendThroughChannel, type Outgoing } from './providers.js';
 import { messageMediaUrl } from './shapes.js';
 import { advanceStatus } from './status.js';
-import { tenantClientsOf } from '../../db/tenant-scope.js';
+import { tenantClientsOf, type TenantDb } from '../../db/tenant-scope.js';
 import { constraintViolation } from '../../errors.js';
 import { log } from '../../log.js';
 
@@ -26,6 +26,11 @@ export type DeliverPayload = { tenant_id: string; message_id: string };
 export const deliveriesPerOrganisation = (config: Pick<Config, 'workerConcurrency'>) =>
   Math.max(1, Math.ceil(config.workerConcurrency / 2));
 
+/** Tries at recording that a provider took a message, 0.2 s, then 0.4 s… apart (see recordSent). */
+const RECORD_SENT_ATTEMPTS = 4;
+const RECORD_SENT_RETRY_MS = 200;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Waits after failed attempts 1, 2, …: five attempts within about ten minutes. */
 export const DELIVERY_RETRY_DELAYS = [2_000, 15_000, 60_000, 300_000];
 
@@ -35,6 +40,25 @@ function outgoingOf(message: Message, config: Pick<Config, 'publicBaseUrl'>): Ou
   if (!link) return { type: 'text', text: message.content };
   const type = message.type as Exclude<Outgoing['type'], 'text'>;
   return { type, link, caption: message.content || undefined, filename: message.media_filename ?? undefined };
+}
+
+/**
+ * The provider took the message: from here a failure must not fail the job, whose retry would send it
+ * again. A database hiccup is retried here; an id another message of the channel already holds is left
+ * out (status reports then name ours). Only a database down for longer resends it (at least once).
+ */
+async function recordSent(scoped: TenantDb, config: Pick<Config, 'publicBaseUrl'>, messageId: string, providerMessageId: string | null) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return void (await scoped.$transaction((tx) => advanceStatus(tx, config, messageId, { status: 'sent', providerMessageId })));
+    } catch (error) {
+      if (providerMessageId && constraintViolation(error) === 'unique') {
+        log.warn('messages.deliver: the provider answered an id another message of the channel holds; not recorded', { messageId });
+        providerMessageId = null;
+      } else if (attempt >= RECORD_SENT_ATTEMPTS) throw error;
+      else await sleep(RECORD_SENT_RETRY_MS * attempt);
+    }
+  }
 }
 
 export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
@@ -57,23 +81,7 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
       const outcome = await sendThroughChannel(message.channel, message.lead.phone, outgoingOf(message, config), {
         allowPrivate: config.webhookAllowPrivateUrls,
       });
-      if (outcome.kind === 'sent') {
-        const record = (providerMessageId: string | null) =>
-          scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'sent', providerMessageId }));
-        try {
-          await record(outcome.providerMessageId);
-        } catch (error) {
-          // The provider took the message: failing here would retry the job and send it again. An id
-          // another message of the channel already holds is left out (reports then name ours).
-          if (constraintViolation(error) !== 'unique') throw error;
-          log.warn('messages.deliver: the provider answered an id another message of the channel holds; not recorded', {
-            messageId: message.id,
-            channelId: message.channel.id,
-          });
-          await record(null);
-        }
-        return;
-      }
+      if (outcome.kind === 'sent') return recordSent(scoped, config, message.id, outcome.providerMessageId);
       if (outcome.kind === 'failed' || job.attempt >= job.maxAttempts) return void (await fail(outcome.error));
       throw new Error(outcome.error);
     },
