@@ -3,6 +3,7 @@
 // message; the job retries transient failures (network, timeouts, 408/429/5xx) on its schedule and
 // records the provider's error as `failed` when a refusal is final or the attempts run out. Reruns are
 // harmless: only a `pending` message is sent.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config.js';
 import type { Message } from '../../generated/prisma/client.js';
 import { defineQueue, fairQueue, type QueueDeps } from '../../jobs/queue.js';
@@ -29,7 +30,6 @@ export const deliveriesPerOrganisation = (config: Pick<Config, 'workerConcurrenc
 /** Tries at recording that a provider took a message, 0.2 s, then 0.4 s… apart (see recordSent). */
 const RECORD_SENT_ATTEMPTS = 4;
 const RECORD_SENT_RETRY_MS = 200;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits after failed attempts 1, 2, …: five attempts within about ten minutes. */
 export const DELIVERY_RETRY_DELAYS = [2_000, 15_000, 60_000, 300_000];
