@@ -1,7 +1,7 @@
 // The fairness line of `npm run bench` (decisions.md, "Bounded work"): how much one organisation (A)
 // flooding a shared queue slows another (B), as B's p99 latency with A flooding ÷ without (target ≤ 1.5):
 // - extraction: B uploads a small Markdown knowledge file (parsed in a process, in B's turn) and a small
-//   CSV (read in the server, no turn), in turns, one at a time (BENCH_FAIRNESS_SAMPLES times each, 100),
+//   CSV (read in the server, no turn), in turns, one at a time (BENCH_FAIRNESS_SAMPLES times each, 300),
 //   while A keeps 4 uploads of a 1.7 MB CSV going from a process of its own (bench/fairness-flood.ts);
 // - webhook deliveries: B's events, from commit to its receiver's 2xx, while A has 100 deliveries queued
 //   to a receiver that answers after 2 s;
@@ -19,8 +19,10 @@ import { percentile } from './autocannon.js';
 import { profiled } from './cpu-profile.js';
 import type { BenchEnv, BenchLine } from './line.js';
 
-// 100 samples: with 20, the p99 was the slowest sample alone and one hiccup of the machine moved the ratio by ±0.3.
-const SAMPLES = Number(process.env.BENCH_FAIRNESS_SAMPLES ?? 100);
+// 300 samples: with 20, the p99 was the slowest sample alone and one hiccup of the machine moved the ratio by
+// ±0.3; with 100 it was the second slowest, and runs of the line alone read 0.94 to 1.42 (extraction) and
+// 1.22 to 2.50 (deliveries) with the medians unchanged: stalls of the machine that hit either side.
+const SAMPLES = Number(process.env.BENCH_FAIRNESS_SAMPLES ?? 300);
 const LIMITER_PAIRS = 3_000;
 const FLOOD = fileURLToPath(new URL('./fairness-flood.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
