@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { extractionSlots, IN_SERVER_TEXT_BYTES, uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
 import { DEFAULT_EXTRACTION_LIMITS, launcherThread, runExtraction } from '../../src/domains/knowledge/extract/run-child.js';
 import { useTestApp, type Org } from '../helpers/app.js';
+import { exponentialFormsPdf } from './hostile-files.js';
 import { extractionProcessesOf, form } from './helpers.js';
 
 const api = useTestApp({ EXTRACT_CONCURRENCY: '1', EXTRACT_WAIT_MS: '20000' });
@@ -139,6 +140,32 @@ describe('extraction turns', () => {
       expect(spares().get(19)!.sort()).toEqual(waitingAt19);
     },
   );
+
+  it('replaces a spare once its file’s process is gone, or while a long file still runs', { timeout: 120_000 }, async () => {
+    await settle();
+    await launcherThread().terminate();
+    await vi.waitFor(() => expect(extractionProcesses()).toEqual([]), { timeout: 10_000, interval: 20 });
+    const atZero = () => extractionProcesses().filter((pid) => os.getPriority(pid) === 0).length;
+    expect(await runExtraction({ kind: 'markdown', bytes: Buffer.from('# A') }, DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({
+      ok: true,
+      text: 'A',
+    });
+    await vi.waitFor(() => expect(atZero()).toBe(2), { timeout: 10_000, interval: 20 });
+    // A PDF that cannot finish (2^49 draws) runs until its 3 s limit: its replacement does not wait
+    // for it, so its process and two spares are there before it ends.
+    let ended = false;
+    const long = runExtraction(
+      { kind: 'pdf', bytes: exponentialFormsPdf(50) },
+      { ...DEFAULT_EXTRACTION_LIMITS, timeoutMs: 3_000 },
+      undefined,
+      0,
+    );
+    void long.finally(() => (ended = true));
+    await vi.waitFor(() => expect(atZero()).toBe(3), { timeout: 2_500, interval: 20 });
+    expect(ended).toBe(false);
+    expect(await long).toMatchObject({ ok: false, reason: 'limits' });
+    await vi.waitFor(() => expect(atZero()).toBe(2), { timeout: 10_000, interval: 20 });
+  });
 
   it('a cancelled request leaves the queue, and one being extracted has its process killed', { timeout: 120_000 }, async () => {
     const org = await api.newOrg();
