@@ -182,7 +182,7 @@ describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embed
       }
 
       // What the start and the request above changed: the start queued its hourly uploads and idempotency
-      // cleanups, and the key's last_used_at moved. Everything else is as it was backed up.
+      // cleanups and the embedded database's vacuum, and the key's last_used_at moved. Everything else is as it was backed up.
       const reopened = await openDatabase({ pgliteDir: path.join(target, 'db') });
       let after: Record<string, string[]>;
       try {
@@ -191,7 +191,7 @@ describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embed
         await reopened.close();
       }
       const strip = (rows: string[]) => rows.map((r) => JSON.stringify({ ...JSON.parse(r), last_used_at: null }));
-      const queues = ['uploads.cleanup', 'idempotency.cleanup'];
+      const queues = ['uploads.cleanup', 'idempotency.cleanup', 'database.vacuum'];
       const cleanup = (row: string) => queues.includes(JSON.parse(row).queue);
       expect(
         after.jobs
