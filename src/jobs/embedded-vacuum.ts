@@ -11,8 +11,8 @@
 import type { Database } from '../db/client.js';
 import type { SqlRunner } from '../db/migrate.js';
 import { log, errorText } from '../log.js';
-import { schedulePeriodicRun } from './periodic.js';
-import { defineQueue, type QueueDeps } from './queue.js';
+import { definePeriodicQueue, schedulePeriodicRun } from './periodic.js';
+import type { QueueDeps } from './queue.js';
 
 export const EMBEDDED_VACUUM_QUEUE = 'database.vacuum';
 /** autovacuum_naptime's default. */
@@ -47,14 +47,9 @@ export async function vacuumWhereDue(sql: SqlRunner): Promise<Vacuumed[]> {
 }
 
 export const embeddedVacuumQueue = ({ db }: QueueDeps) =>
-  defineQueue({
-    name: EMBEDDED_VACUUM_QUEUE,
-    concurrency: 1,
-    handler: async (_payload, job) => {
-      await schedulePeriodicRun(db.prisma, EMBEDDED_VACUUM_QUEUE, { delayMs: EMBEDDED_VACUUM_INTERVAL_MS, except: job.id });
-      const done = await vacuumWhereDue(db.sql);
-      if (done.length) log.info('embedded database vacuum', { tables: done.map((d) => `${d.statement} ${d.table}`) });
-    },
+  definePeriodicQueue(db.prisma, EMBEDDED_VACUUM_QUEUE, EMBEDDED_VACUUM_INTERVAL_MS, async () => {
+    const done = await vacuumWhereDue(db.sql);
+    if (done.length) log.info('embedded database vacuum', { tables: done.map((d) => `${d.statement} ${d.table}`) });
   });
 
 /** The start hook's part: on PGlite, makes sure the periodic vacuum is scheduled (its first run right away). */

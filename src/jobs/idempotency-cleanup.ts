@@ -3,19 +3,14 @@
 // and overwritten by its key's next use, so a late cleanup changes nothing a client sees.
 import { deleteExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { log } from '../log.js';
-import { schedulePeriodicRun } from './periodic.js';
-import { defineQueue, type QueueDeps } from './queue.js';
+import { definePeriodicQueue } from './periodic.js';
+import type { QueueDeps } from './queue.js';
 
 export const IDEMPOTENCY_CLEANUP_QUEUE = 'idempotency.cleanup';
 const INTERVAL_MS = 60 * 60_000;
 
 export const idempotencyCleanupQueue = ({ db }: QueueDeps) =>
-  defineQueue({
-    name: IDEMPOTENCY_CLEANUP_QUEUE,
-    concurrency: 1,
-    handler: async (_payload, job) => {
-      await schedulePeriodicRun(db.prisma, IDEMPOTENCY_CLEANUP_QUEUE, { delayMs: INTERVAL_MS, except: job.id });
-      const deleted = await deleteExpiredIdempotencyKeys(db.prisma);
-      if (deleted > 0) log.info('idempotency keys cleanup', { deleted });
-    },
+  definePeriodicQueue(db.prisma, IDEMPOTENCY_CLEANUP_QUEUE, INTERVAL_MS, async () => {
+    const deleted = await deleteExpiredIdempotencyKeys(db.prisma);
+    if (deleted > 0) log.info('idempotency keys cleanup', { deleted });
   });

@@ -4,6 +4,7 @@
 // the chain, and a failed run (retried by the runner) does not break it.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { enqueue } from './enqueue.js';
+import { defineQueue } from './queue.js';
 
 const NO_JOB = '00000000-0000-0000-0000-000000000000';
 
@@ -20,5 +21,17 @@ export function schedulePeriodicRun(
     if (pending > 0) return false;
     await enqueue(tx, queue, {}, { delayMs });
     return true;
+  });
+}
+
+/** A periodic upkeep's queue: each run first queues the next one `intervalMs` later, then does `run`. */
+export function definePeriodicQueue(prisma: PrismaClient, name: string, intervalMs: number, run: () => Promise<void>) {
+  return defineQueue({
+    name,
+    concurrency: 1,
+    handler: async (_payload, job) => {
+      await schedulePeriodicRun(prisma, name, { delayMs: intervalMs, except: job.id });
+      await run();
+    },
   });
 }

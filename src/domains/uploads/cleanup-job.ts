@@ -2,8 +2,8 @@
 // later, then removes every organisation's PENDING uploads older than 24 hours (one run pending at a
 // time: jobs/periodic.ts).
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import { defineQueue, type QueueDeps } from '../../jobs/queue.js';
-import { schedulePeriodicRun } from '../../jobs/periodic.js';
+import type { QueueDeps } from '../../jobs/queue.js';
+import { definePeriodicQueue, schedulePeriodicRun } from '../../jobs/periodic.js';
 import { log, errorText } from '../../log.js';
 import { createStorage } from '../../storage/create.js';
 import type { FileStorage } from '../../storage/storage.js';
@@ -20,14 +20,9 @@ export function scheduleUploadCleanup(prisma: PrismaClient, options: { delayMs?:
 
 export const uploadCleanupQueue = ({ db, config }: QueueDeps) => {
   const storage = createStorage(config);
-  return defineQueue({
-    name: CLEANUP_QUEUE,
-    concurrency: 1,
-    handler: async (_payload, job) => {
-      await scheduleUploadCleanup(db.prisma, { delayMs: CLEANUP_INTERVAL_MS, except: job.id });
-      const deleted = await cleanupExpiredUploads(db.prisma, storage, DEFAULT_CLEANUP_HOURS);
-      if (deleted > 0) log.info('uploads cleanup', { deleted });
-    },
+  return definePeriodicQueue(db.prisma, CLEANUP_QUEUE, CLEANUP_INTERVAL_MS, async () => {
+    const deleted = await cleanupExpiredUploads(db.prisma, storage, DEFAULT_CLEANUP_HOURS);
+    if (deleted > 0) log.info('uploads cleanup', { deleted });
   });
 };
 
