@@ -60,9 +60,9 @@ port.on('message', (/** @type {Request} */ request) => {
 /**
  * Processes started ahead, waiting for a file of their OS priority: starting Node (≈ 40–50 ms of CPU,
  * ≈ 100 ms on a slow machine) is most of what a small file costs. A file takes the oldest spare of its
- * priority, and a new one starts once that file's process is gone (or REFILL_AFTER_MS later). Idle, a spare holds no file, no secret (empty environment)
- * and no event-loop reference, and it ends with its server (the parent-death signal, or its watchdog,
- * and the IPC channel closing).
+ * priority, and a new one starts once that file's process is gone (or REFILL_AFTER_MS later). Idle, a
+ * spare holds no file, no secret (empty environment) and no event-loop reference, and it ends with its
+ * server (the parent-death signal, or its watchdog, and the IPC channel closing).
  * Per priority, so that a flooding organisation's file (nice 19) neither takes nor lowers the processes
  * waiting for the others' files, and its own next process does not start at the server's priority.
  * Two of each: with one, an organisation sending files one after the other got a spare started a median
@@ -115,7 +115,7 @@ function setNiceness(child, niceness) {
  * How long a file's process runs before its replacement spare starts anyway. A small file's process is
  * gone sooner, and its replacement starts then: started at once, beside it, the replacement's ≈ 50 ms of
  * CPU competed with the file's own process and its request (bench fairness line, a small Markdown file
- * alone: median 51–58 ms with the start at once, 42–48 after the process). A long one does not leave its
+ * alone: median 51–58 ms with the start at once, 45–46 after the process). A long one does not leave its
  * priority a spare short for long.
  */
 const REFILL_AFTER_MS = 100;
