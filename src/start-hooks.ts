@@ -6,13 +6,10 @@ import type { StartDeps } from './domains/manifest.js';
 import { domains } from './domains/index.js';
 import { startEmbeddedVacuum } from './jobs/embedded-vacuum.js';
 import { IDEMPOTENCY_CLEANUP_QUEUE } from './jobs/idempotency-cleanup.js';
-import { schedulePeriodicRun } from './jobs/periodic.js';
-import { log, errorText } from './log.js';
+import { startPeriodicRuns } from './jobs/periodic.js';
 
 export async function runStartHooks(deps: StartDeps): Promise<void> {
   for (const domain of domains) await domain.onStart?.(deps);
-  void schedulePeriodicRun(deps.db.prisma, IDEMPOTENCY_CLEANUP_QUEUE).catch((error) =>
-    log.error('could not schedule the idempotency cleanup', { error: errorText(error) }),
-  );
+  void startPeriodicRuns(deps.db.prisma, IDEMPOTENCY_CLEANUP_QUEUE, 'idempotency cleanup');
   startEmbeddedVacuum(deps.db);
 }

@@ -10,8 +10,8 @@
 // worth it, as autovacuum would. PostgreSQL servers run their own autovacuum; this is never scheduled there.
 import type { Database } from '../db/client.js';
 import type { SqlRunner } from '../db/migrate.js';
-import { log, errorText } from '../log.js';
-import { definePeriodicQueue, schedulePeriodicRun } from './periodic.js';
+import { log } from '../log.js';
+import { definePeriodicQueue, startPeriodicRuns } from './periodic.js';
 import type { QueueDeps } from './queue.js';
 
 export const EMBEDDED_VACUUM_QUEUE = 'database.vacuum';
@@ -54,8 +54,5 @@ export const embeddedVacuumQueue = ({ db }: QueueDeps) =>
 
 /** The start hook's part: on PGlite, makes sure the periodic vacuum is scheduled (its first run right away). */
 export function startEmbeddedVacuum(db: Database): void {
-  if (db.kind !== 'pglite') return;
-  void schedulePeriodicRun(db.prisma, EMBEDDED_VACUUM_QUEUE).catch((error) =>
-    log.error('could not schedule the embedded database vacuum', { error: errorText(error) }),
-  );
+  if (db.kind === 'pglite') void startPeriodicRuns(db.prisma, EMBEDDED_VACUUM_QUEUE, 'embedded database vacuum');
 }

@@ -3,6 +3,7 @@
 // pending, so restarts, several server processes and the rerun of a job after a crash never multiply
 // the chain, and a failed run (retried by the runner) does not break it.
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { errorText, log } from '../log.js';
 import { enqueue } from './enqueue.js';
 import { defineQueue } from './queue.js';
 
@@ -22,6 +23,14 @@ export function schedulePeriodicRun(
     await enqueue(tx, queue, {}, { delayMs });
     return true;
   });
+}
+
+/** A start hook's part: makes sure `queue`'s chain has a run pending (the first right away); a failure is logged, never thrown. */
+export function startPeriodicRuns(prisma: PrismaClient, queue: string, what: string): Promise<void> {
+  return schedulePeriodicRun(prisma, queue).then(
+    () => {},
+    (error) => log.error(`could not schedule the ${what}`, { error: errorText(error) }),
+  );
 }
 
 /** A periodic upkeep's queue: each run first queues the next one `intervalMs` later, then does `run`. */

@@ -182,7 +182,8 @@ describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embed
       }
 
       // What the start and the request above changed: the start queued its hourly uploads and idempotency
-      // cleanups and the embedded database's vacuum, and the key's last_used_at moved. Everything else is as it was backed up.
+      // cleanups and the embedded database's vacuum, and the key's last_used_at moved. Everything else is
+      // as it was backed up.
       const reopened = await openDatabase({ pgliteDir: path.join(target, 'db') });
       let after: Record<string, string[]>;
       try {

@@ -3,7 +3,7 @@
 // time: jobs/periodic.ts).
 import type { PrismaClient } from '../../generated/prisma/client.js';
 import type { QueueDeps } from '../../jobs/queue.js';
-import { definePeriodicQueue, schedulePeriodicRun } from '../../jobs/periodic.js';
+import { definePeriodicQueue, schedulePeriodicRun, startPeriodicRuns } from '../../jobs/periodic.js';
 import { log, errorText } from '../../log.js';
 import { createStorage } from '../../storage/create.js';
 import type { FileStorage } from '../../storage/storage.js';
@@ -36,5 +36,5 @@ export async function startUploadsUpkeep(prisma: PrismaClient, storage: FileStor
   } catch (error) {
     log.error('storage sweep failed', { error: errorText(error) });
   }
-  await scheduleUploadCleanup(prisma).catch((error) => log.error('could not schedule the uploads cleanup', { error: errorText(error) }));
+  await startPeriodicRuns(prisma, CLEANUP_QUEUE, 'uploads cleanup');
 }
