@@ -15,6 +15,7 @@ import { toNumber } from '../common/money.js';
 import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import { dealConditions, parseDealFilter, type DealFilterArgs } from './filters.js';
 import { boardSql, type BoardRow } from './board.js';
+import { limitSql } from '../../limit-sql.js';
 
 /** Lead fields of Deal.lead over `l` (the deal's lead, joined by the card). */
 const LEAD: Record<string, string> = {
@@ -175,13 +176,13 @@ async function boardJson(ctx: Context, pipelineId: string, args: DealFilterArgs,
       const where = Prisma.sql`${dealConditions(tenant, parseDealFilter(pipelineId, {}), false)} AND d.stage_id = s.id`;
       const orderText = 'd.created_at DESC, d.id DESC';
       const order = Prisma.raw(orderText);
-      const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${deals.first})`;
+      const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(deals.first)})`;
       const key = Prisma.raw(`${isoSql('d.created_at')} || '|' || d.id`);
       if (deals.card) columns.push(Prisma.sql`${dealCardsSql(deals.card, page, orderText)} AS nodes`);
       if (info.has('startCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY ${order} LIMIT 1) AS start_key`);
       if (info.has('endCursor')) columns.push(Prisma.sql`(SELECT ${key} FROM ${page} d ORDER BY d.created_at, d.id LIMIT 1) AS end_key`);
       if (info.has('hasNextPage'))
-        columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${deals.first} LIMIT 1) AS more`);
+        columns.push(Prisma.sql`EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(1, deals.first, true)}) AS more`);
       if (ownCount) columns.push(Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int AS total_count`);
     }
     return boardSql(tenant, pipelineId, f, columns);

@@ -14,6 +14,7 @@ import { dealCardSql, dealCardsSql, type DealCardSql } from './card-json.js';
 import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 import { tenantIs } from '../../tenant-sql.js';
+import { limitSql } from '../../limit-sql.js';
 
 /** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
 export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };
@@ -129,7 +130,7 @@ export async function pipelineDeals(
     SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
     FROM (SELECT ${headColumns(tenant, q, where)}) c
     LEFT JOIN LATERAL (
-      SELECT d.* FROM deals d WHERE ${where} ORDER BY ${Prisma.raw(dealOrder(q.filter))} LIMIT ${q.limit} OFFSET ${(q.page - 1) * q.limit}
+      SELECT d.* FROM deals d WHERE ${where} ORDER BY ${Prisma.raw(dealOrder(q.filter))} ${limitSql(q.limit, (q.page - 1) * q.limit)}
     ) p ON true`;
   });
   checkHead(rows[0]);
@@ -147,7 +148,7 @@ async function syncedDeals(ctx: Context, q: ListQuery, w: SyncWindow): Promise<{
     return Prisma.sql`
     SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
     FROM (SELECT ${headColumns(tenant, q, where)}) c
-    LEFT JOIN LATERAL (SELECT d.* FROM deals d WHERE ${where} ORDER BY d.updated_at, d.id LIMIT ${syncTake(w)}) p ON true`;
+    LEFT JOIN LATERAL (SELECT d.* FROM deals d WHERE ${where} ORDER BY d.updated_at, d.id ${limitSql(syncTake(w))}) p ON true`;
   });
   checkHead(rows[0]);
   const found = rows.filter((r) => r.id != null).map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
@@ -199,12 +200,12 @@ export async function pipelineDealsJson(
     const orderText = sync ? 'd.updated_at ASC, d.id ASC' : dealOrder(q.filter);
     const order = Prisma.raw(orderText);
     const offset = sync ? 0 : (q.page - 1) * q.limit;
-    const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} LIMIT ${q.limit} OFFSET ${offset})`;
+    const page = Prisma.sql`(SELECT d.* FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(q.limit, offset)})`;
     const data = card ? dealCardsSql(card, page, orderText) : Prisma.sql`NULL::text`;
     // A sync page's next cursor: its last row, when a row follows it.
     const next = sync
-      ? Prisma.sql`, l.updated_at AS last_at, l.id AS last_id, EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${q.limit} LIMIT 1) AS more
-        FROM (SELECT NULL) one LEFT JOIN LATERAL (SELECT d.updated_at, d.id FROM deals d WHERE ${where} ORDER BY ${order} OFFSET ${q.limit - 1} LIMIT 1) l ON true`
+      ? Prisma.sql`, l.updated_at AS last_at, l.id AS last_id, EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(1, q.limit, true)}) AS more
+        FROM (SELECT NULL) one LEFT JOIN LATERAL (SELECT d.updated_at, d.id FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(1, q.limit - 1, true)}) l ON true`
       : Prisma.empty;
     return Prisma.sql`SELECT ${headColumns(tenant, q, where, plan.counted)}, ${data} AS data ${next}`;
   });

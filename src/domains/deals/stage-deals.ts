@@ -7,6 +7,7 @@ import { invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { defineLoader, groupByKey } from '../../context/loaders.js';
 import { dealConditions, parseDealFilter, type DealFilterArgs } from './filters.js';
+import { limitSql } from '../../limit-sql.js';
 
 export interface StageDealsKey {
   stageId: string;
@@ -80,7 +81,7 @@ async function loadGroup(ctx: Context, group: StageDealsKey[]) {
     SELECT x.* FROM (SELECT unnest(ARRAY[${stageIds}]) AS id) s
     CROSS JOIN LATERAL (
       SELECT d.*, s.id::text AS _stage_id FROM deals d WHERE ${dealConditions(tenant, filter, false)} AND ${Prisma.join(conds, ' AND ')}
-      ORDER BY ${order} LIMIT ${first.limit}
+      ORDER BY ${order} ${limitSql(first.limit)}
     ) x`,
   );
   const sigKey = keyOf(first);

@@ -12,6 +12,7 @@ import { cursorAfter, openSync, syncSql } from '../common/sync.js';
 import { offsetPagination, offsetWindow } from '../common/types.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
+import { limitSql } from '../../limit-sql.js';
 
 /** Scalar fields of Conversation over `c` (conversations). */
 const CONVERSATION: Record<string, string> = {
@@ -109,7 +110,7 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
           const count = plan.counted ? Prisma.sql`(SELECT count(*) FROM conversations c WHERE ${where})::int` : Prisma.sql`NULL::int`;
           const data = card
             ? jsonRowsSql(
-                Prisma.sql`(SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} LIMIT ${window.limit} OFFSET ${offset}) c
+                Prisma.sql`(SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} ${limitSql(window.limit, offset)}) c
           ${card.lead ? Prisma.sql`JOIN leads l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id` : Prisma.empty} ${Prisma.raw(card.objects.join(' '))}`,
                 card.columns,
                 orderText,
@@ -118,9 +119,9 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
           // A sync page's next cursor: its last row, when a row follows it.
           const next = sync
             ? Prisma.sql`, last.updated_at AS last_at, last.id AS last_id,
-          EXISTS (SELECT 1 FROM conversations c WHERE ${where} ORDER BY ${order} OFFSET ${window.limit} LIMIT 1) AS more
+          EXISTS (SELECT 1 FROM conversations c WHERE ${where} ORDER BY ${order} ${limitSql(1, window.limit, true)}) AS more
         FROM (SELECT NULL) one
-        LEFT JOIN LATERAL (SELECT c.updated_at, c.id FROM conversations c WHERE ${where} ORDER BY ${order} OFFSET ${window.limit - 1} LIMIT 1) last ON true`
+        LEFT JOIN LATERAL (SELECT c.updated_at, c.id FROM conversations c WHERE ${where} ORDER BY ${order} ${limitSql(1, window.limit - 1, true)}) last ON true`
             : Prisma.empty;
           return Prisma.sql`SELECT ${count} AS total, ${data} AS data ${next}`;
         });
