@@ -23,6 +23,7 @@ const STALE = new Set(['0A000', '26000']);
 /** @typedef {import('@electric-sql/pglite').PGlite} PGlite */
 /** @typedef {import('@electric-sql/pglite').Transaction} PGliteTransaction */
 /** @typedef {import('@electric-sql/pglite').QueryOptions} QueryOptions */
+/** @typedef {Parameters<typeof parse.parseResults>[1]} ParserMap */
 /** @typedef {import('@electric-sql/pglite').Results} Results */
 /** @typedef {import('@electric-sql/pglite').messages.BackendMessage} BackendMessage */
 /** @typedef {{ name: string, paramTypes: number[], rowDescription?: BackendMessage }} Statement */
@@ -49,6 +50,25 @@ export function preparedClient(lite) {
   /** @type {string[]} */
   const orphans = [];
   let nextName = 1;
+
+  /** PGlite's parsers merged with each options' own, by the options' parsers object. */
+  /** @type {WeakMap<object, ParserMap>} */
+  const merged = new WeakMap();
+  /**
+   * The parsers to read a result with, and the options without theirs. `parseResults` merges the
+   * options' parsers (the adapter passes the same few on every call) into PGlite's, about 320 entries
+   * (one per array type), on every call: 90 µs, twice a deals page. Merged once here. PGlite fills its
+   * parsers once, when it opens (nothing here calls `refreshArrayTypes`).
+   * @param {QueryOptions | undefined} options
+   * @returns {[ParserMap, QueryOptions | undefined]}
+   */
+  function parsersOf(options) {
+    const own = options?.parsers;
+    if (!own) return [lite.parsers, options];
+    let parsers = merged.get(own);
+    if (!parsers) merged.set(own, (parsers = { ...lite.parsers, ...own }));
+    return [parsers, { ...options, parsers: undefined }];
+  }
 
   /**
    * Parses and describes `sql` as a new named statement (closing the least recently used one in the
@@ -102,7 +122,8 @@ export function preparedClient(lite) {
       const batch = concat([serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync()]);
       const { messages } = await lite.execProtocol(batch, { syncToFs: !inTransaction });
       const described = statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
-      return parse.parseResults(described, lite.parsers, options)[0];
+      const [parsers, rest] = parsersOf(options);
+      return parse.parseResults(described, parsers, rest)[0];
     } catch (e) {
       const code = /** @type {{ code?: string }} */ (e).code;
       if (statement && STALE.has(code)) {
