@@ -21,6 +21,7 @@ import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { withCommitHooks } from './after-commit.js';
 import { FILTERING_OPERATIONS } from './operations.js';
 import type { DirectSql } from './direct.js';
+import { SnapshotCounts } from './snapshot-counts.js';
 import { systemVisibility, visibilityOf, visibleArgs, type Visibility, type VisibleSql } from './row-policy.js';
 import type { TenantViewer } from '../auth/viewer.js';
 
@@ -93,6 +94,7 @@ function scopeToTenant(
   prisma: PrismaClient,
   tenantId: string,
   direct: DirectSql | undefined,
+  counts: SnapshotCounts,
   restricted: Visibility | undefined,
   unrestricted: () => TenantDb,
 ) {
@@ -117,6 +119,7 @@ function scopeToTenant(
     client: {
       $tenantId: tenantId,
       $unrestricted: unrestricted,
+      $counts: counts,
       /**
        * A raw statement for this tenant: `build` gets the tenant id as a bound `uuid` fragment and must
        * use it (a statement that does not bind the tenant is refused before it runs), and the row
@@ -220,6 +223,8 @@ export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transacti
 } & TenantClientExtras & {
     /** `$tenantQuery` through the `pg` pool on PostgreSQL (rows as `pg` parses them); not in transactions. */
     $tenantQueryDirect<T = unknown>(build: TenantSqlBuilder): Promise<T[]>;
+    /** The database's remembered page totals (snapshot-counts.ts), shared by every organisation's client. */
+    readonly $counts: SnapshotCounts;
     /**
      * The organisation's client without the caller's row policies (the tenant scope stays): only to answer
      * about a write the caller was allowed to make (a conversation an operator just handed to another
@@ -235,6 +240,7 @@ export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transacti
 /** Scoped clients are cheap but not free to build; reuse one per tenant (bounded). */
 export class TenantClients {
   private cache = new Map<string, TenantDb>();
+  private counts = new SnapshotCounts();
   /** `direct`: the database's `pg` path (PostgreSQL), for `$tenantQueryDirect`. */
   constructor(
     private prisma: PrismaClient,
@@ -255,7 +261,7 @@ export class TenantClients {
     let db = this.cache.get(key);
     if (!db) {
       const unrestricted = restricted ? () => this.scoped(tenantId) : () => db!;
-      db = withCommitHooks(scopeToTenant(this.prisma, tenantId, this.direct, restricted, unrestricted) as unknown as TenantDb);
+      db = withCommitHooks(scopeToTenant(this.prisma, tenantId, this.direct, this.counts, restricted, unrestricted) as unknown as TenantDb);
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(key, db);
     }

@@ -15,6 +15,7 @@ import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 import { tenantIs } from '../../tenant-sql.js';
 import { limitSql } from '../../limit-sql.js';
+import type { CountColumns, SnapshotCount } from '../../db/snapshot-counts.js';
 
 /** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
 export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };
@@ -79,19 +80,20 @@ function listQuery(ctx: Context, pipelineId: string, args: DealListArgs): ListQu
   return { pipelineId, filter, limit, page };
 }
 
-interface ListHead {
-  total_count: number | null;
+interface ListHead extends CountColumns {
   pipeline_ok: boolean;
   stage_ok: boolean;
 }
 
-/** The head columns of a page: the count under the filters (when wanted), and whether the pipeline and the stage exist. */
-function headColumns(tenant: Prisma.Sql, q: ListQuery, where: Prisma.Sql, withCount = true): Prisma.Sql {
+/** The count of the deals under the page's filters, counted again only when the data may have changed. */
+const dealCount = (ctx: Context, where: Prisma.Sql) => ctx.db.$counts.count(Prisma.sql`SELECT count(*) FROM deals d WHERE ${where}`);
+
+/** The head columns of a page: the count (when wanted), and whether the pipeline and the stage exist. */
+function headColumns(tenant: Prisma.Sql, q: ListQuery, count: SnapshotCount | null): Prisma.Sql {
   const stageOk = q.filter.stageId
     ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE ${tenantIs(tenant)} AND pipeline_id = ${q.pipelineId}::uuid AND id = ${q.filter.stageId}::uuid)`
     : Prisma.sql`true`;
-  const count = withCount ? Prisma.sql`(SELECT count(*) FROM deals d WHERE ${where})::int` : Prisma.sql`NULL::int`;
-  return Prisma.sql`${count} AS total_count,
+  return Prisma.sql`${count?.columns ?? Prisma.sql`NULL::int AS total_count, NULL::text AS count_snapshot`},
     EXISTS (SELECT 1 FROM pipelines WHERE ${tenantIs(tenant)} AND id = ${q.pipelineId}::uuid) AS pipeline_ok,
     ${stageOk} AS stage_ok`;
 }
@@ -116,6 +118,9 @@ function pageInfo(q: ListQuery, totalCount: number | null): PageInfoSource {
 
 type PageRow = DealRow & ListHead;
 
+/** A page row's deal, without the head columns every row of the page carries. */
+const withoutHead = ({ total_count: _c, count_snapshot: _n, pipeline_ok: _p, stage_ok: _s, ...deal }: PageRow) => deal as DealRow;
+
 export async function pipelineDeals(
   ctx: Context,
   pipelineId: string,
@@ -124,18 +129,20 @@ export async function pipelineDeals(
   const q = listQuery(ctx, pipelineId, args);
   const sync = await openSync(ctx, 'deals', args, q.limit);
   if (sync) return syncedDeals(ctx, q, sync);
+  let count!: SnapshotCount;
   const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
     const where = dealConditions(tenant, q.filter);
+    count = dealCount(ctx, where);
     return Prisma.sql`
-    SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
-    FROM (SELECT ${headColumns(tenant, q, where)}) c
+    SELECT c.total_count, c.count_snapshot, c.pipeline_ok, c.stage_ok, p.*
+    FROM (SELECT ${headColumns(tenant, q, count)}) c
     LEFT JOIN LATERAL (
       SELECT d.* FROM deals d WHERE ${where} ORDER BY ${Prisma.raw(dealOrder(q.filter))} ${limitSql(q.limit, (q.page - 1) * q.limit)}
     ) p ON true`;
   });
   checkHead(rows[0]);
-  const data = rows.filter((r) => r.id != null).map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
-  return { data, pagination: pageInfo(q, rows[0].total_count) };
+  const data = rows.filter((r) => r.id != null).map(withoutHead);
+  return { data, pagination: pageInfo(q, count.read(rows[0])) };
 }
 
 /**
@@ -143,17 +150,18 @@ export async function pipelineDeals(
  * know whether another follows; the counts cover the rows from this page on.
  */
 async function syncedDeals(ctx: Context, q: ListQuery, w: SyncWindow): Promise<{ data: DealRow[]; pagination: PageInfoSource }> {
+  let count!: SnapshotCount;
   const rows = await ctx.db.$tenantQuery<PageRow[]>((tenant) => {
     const where = Prisma.sql`${dealConditions(tenant, q.filter)} AND ${syncSql(w, 'd')}`;
+    count = dealCount(ctx, where);
     return Prisma.sql`
-    SELECT c.total_count, c.pipeline_ok, c.stage_ok, p.*
-    FROM (SELECT ${headColumns(tenant, q, where)}) c
+    SELECT c.total_count, c.count_snapshot, c.pipeline_ok, c.stage_ok, p.*
+    FROM (SELECT ${headColumns(tenant, q, count)}) c
     LEFT JOIN LATERAL (SELECT d.* FROM deals d WHERE ${where} ORDER BY d.updated_at, d.id ${limitSql(syncTake(w))}) p ON true`;
   });
   checkHead(rows[0]);
-  const found = rows.filter((r) => r.id != null).map(({ total_count: _c, pipeline_ok: _p, stage_ok: _s, ...deal }) => deal as DealRow);
-  const { rows: data, next } = syncPage(w, found);
-  return { data, pagination: syncPageInfo(q, w, rows[0].total_count, next) };
+  const { rows: data, next } = syncPage(w, rows.filter((r) => r.id != null).map(withoutHead));
+  return { data, pagination: syncPageInfo(q, w, count.read(rows[0]), next) };
 }
 
 /** A sync page's pagination: its counts cover the rows from this page on. */
@@ -192,6 +200,7 @@ export async function pipelineDealsJson(
   const q = listQuery(ctx, pipelineId, args);
   const sync = await openSync(ctx, 'deals', args, q.limit);
   const card = plan.card;
+  let count = null as SnapshotCount | null;
   const [head] = await ctx.db.$tenantQueryDirect<
     ListHead & { data: string | null; last_at: Date | null; last_id: string | null; more: boolean }
   >((tenant) => {
@@ -207,17 +216,18 @@ export async function pipelineDealsJson(
       ? Prisma.sql`, l.updated_at AS last_at, l.id AS last_id, EXISTS (SELECT 1 FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(1, q.limit, true)}) AS more
         FROM (SELECT NULL) one LEFT JOIN LATERAL (SELECT d.updated_at, d.id FROM deals d WHERE ${where} ORDER BY ${order} ${limitSql(1, q.limit - 1, true)}) l ON true`
       : Prisma.empty;
-    return Prisma.sql`SELECT ${headColumns(tenant, q, where, plan.counted)}, ${data} AS data ${next}`;
+    count = plan.counted ? dealCount(ctx, where) : null;
+    return Prisma.sql`SELECT ${headColumns(tenant, q, count)}, ${data} AS data ${next}`;
   });
   checkHead(head);
   const info = (sync
     ? syncPageInfo(
         q,
         sync,
-        head.total_count,
+        count?.read(head) ?? null,
         head.more && head.last_id ? cursorAfter(sync, { updated_at: head.last_at!, id: head.last_id }) : null,
       )
-    : pageInfo(q, head.total_count)) as unknown as Record<string, unknown>;
+    : pageInfo(q, count?.read(head) ?? null)) as unknown as Record<string, unknown>;
   return pageJson(DEAL_PAGE, plan, head.data, info);
 }
 

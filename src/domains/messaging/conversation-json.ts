@@ -13,6 +13,7 @@ import { offsetPagination, offsetWindow } from '../common/types.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
 import { limitSql } from '../../limit-sql.js';
+import type { CountColumns, SnapshotCount } from '../../db/snapshot-counts.js';
 
 /** Scalar fields of Conversation over `c` (conversations). */
 const CONVERSATION: Record<string, string> = {
@@ -83,8 +84,7 @@ const CONVERSATION_PAGE: PageType<ConversationCardSql> = {
   card: conversationCardSql,
 };
 
-interface PageHead {
-  total: number | null;
+interface PageHead extends CountColumns {
   data: string | null;
   last_at?: Date | null;
   last_id?: string | null;
@@ -97,17 +97,18 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
   const window = offsetWindow(args.limit, args.offset, CONVERSATIONS_MAX_LIMIT);
   const sync = await openSync(ctx, 'conversations', args, window.limit);
   const card = plan.card;
+  let count = null as SnapshotCount | null;
   // A page that asks for neither rows nor counts (limit, offset and next_cursor of an offset page) reads nothing.
   const [head] =
     !card && !plan.counted && !sync
-      ? [{ total: null, data: null }]
+      ? [{ total_count: null, count_snapshot: null, data: null }]
       : await ctx.db.$tenantQueryDirect<PageHead>((tenant, visible) => {
           const filter = conversationListSql(tenant, visible, args);
           const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
           const orderText = sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC';
           const order = Prisma.raw(orderText);
           const offset = sync ? 0 : window.offset;
-          const count = plan.counted ? Prisma.sql`(SELECT count(*) FROM conversations c WHERE ${where})::int` : Prisma.sql`NULL::int`;
+          count = plan.counted ? ctx.db.$counts.count(Prisma.sql`SELECT count(*) FROM conversations c WHERE ${where}`) : null;
           const data = card
             ? jsonRowsSql(
                 Prisma.sql`(SELECT c.* FROM conversations c WHERE ${where} ORDER BY ${order} ${limitSql(window.limit, offset)}) c
@@ -123,9 +124,10 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
         FROM (SELECT NULL) one
         LEFT JOIN LATERAL (SELECT c.updated_at, c.id FROM conversations c WHERE ${where} ORDER BY ${order} ${limitSql(1, window.limit - 1, true)}) last ON true`
             : Prisma.empty;
-          return Prisma.sql`SELECT ${count} AS total, ${data} AS data ${next}`;
+          const counted = count?.columns ?? Prisma.sql`NULL::int AS total_count, NULL::text AS count_snapshot`;
+          return Prisma.sql`SELECT ${counted}, ${data} AS data ${next}`;
         });
-  const total = Number(head.total ?? 0);
+  const total = count?.read(head) ?? 0;
   const info: Record<string, unknown> = sync
     ? syncPagination(
         total,
