@@ -72,6 +72,39 @@ async function dropSchema() {
   return version as string;
 }
 
+/**
+ * BENCH_COMMITS_PER_SECOND (0: none): a writer beside the lines that commits that many transactions a
+ * second on the bench's PostgreSQL server, each given a transaction id (`pg_current_xact_id()`), which
+ * changes the server's snapshot. The lists remember their totals per snapshot (src/db/snapshot-counts.ts),
+ * so a read-only run measures pages whose count was skipped; with a writer they count again, as on a
+ * server taking writes (the raw and PostGraphile baselines count every time).
+ */
+async function startCommitter(): Promise<() => Promise<number>> {
+  const rate = Number(process.env.BENCH_COMMITS_PER_SECOND ?? 0);
+  if (!(rate > 0)) return async () => 0;
+  const client = new pg.Client({ connectionString: DB_URL });
+  await client.connect();
+  let commits = 0;
+  let busy = false;
+  const timer = setInterval(
+    () => {
+      if (busy) return;
+      busy = true;
+      client.query('SELECT pg_current_xact_id()').then(
+        () => ((commits += 1), (busy = false)),
+        () => (busy = false),
+      );
+    },
+    Math.max(1, Math.round(1000 / rate)),
+  );
+  log(`committer: ${rate} transactions a second on the bench server`);
+  return async () => {
+    clearInterval(timer);
+    await client.end();
+    return commits;
+  };
+}
+
 async function main() {
   const started = Date.now();
   const selected = await lines();
@@ -121,6 +154,7 @@ async function main() {
     },
   };
 
+  const stopCommitter = await startCommitter();
   const results: { line: string; report: string[]; summary: string[] }[] = [];
   const ratios: Record<string, number> = {};
   try {
@@ -134,6 +168,8 @@ async function main() {
       log(`${line.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
+    const commits = await stopCommitter();
+    if (commits) log(`committer: ${commits} transactions committed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     await server.close();
     await db.close();
     fs.rmSync(storageDir, { recursive: true, force: true });
