@@ -12,6 +12,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { autocannon, pad, type LoadResult } from './autocannon.js';
 import type { BenchLine } from './line.js';
+import { startCommitter } from './committer.js';
 
 const DEALS = Number(process.env.BENCH_PGLITE_DEALS ?? 10_000);
 const LEADS = Number(process.env.BENCH_PGLITE_LEADS ?? 5_000);
@@ -92,7 +93,8 @@ export const pgliteLine: BenchLine = {
         NODE_ENV: 'production',
       });
       const server = await listen(createApp(config, db), config);
-      servers.push({ close: async () => (await server.close(), await db.close()) });
+      const stopCommitter = startCommitter(() => db.sql.query('SELECT pg_current_xact_id()'));
+      servers.push({ close: async () => (stopCommitter(), await server.close(), await db.close()) });
       return server.url;
     };
     const list = (seeded: { listPipelineId: string }) => `/backend/pipelines/${seeded.listPipelineId}/deals?limit=20`;

@@ -26,6 +26,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { collectLeaks, enterLine, fileHandleLeaks } from './leak-guard.js';
 import { ratiosLine, type BenchEnv, type BenchLine } from './line.js';
+import { COMMITS_PER_SECOND, startCommitter } from './committer.js';
 
 process.env.NODE_ENV = 'production';
 // autocannon closes its sockets with requests in flight at the end of each run; those aborted requests
@@ -72,34 +73,15 @@ async function dropSchema() {
   return version as string;
 }
 
-/**
- * BENCH_COMMITS_PER_SECOND (0: none): a writer beside the lines that commits that many transactions a
- * second on the bench's PostgreSQL server, each given a transaction id (`pg_current_xact_id()`), which
- * changes the server's snapshot. The lists remember their totals per snapshot (src/db/snapshot-counts.ts),
- * so a read-only run measures pages whose count was skipped; with a writer they count again, as on a
- * server taking writes (the raw and PostGraphile baselines count every time).
- */
-async function startCommitter(): Promise<() => Promise<number>> {
-  const rate = Number(process.env.BENCH_COMMITS_PER_SECOND ?? 0);
-  if (!(rate > 0)) return async () => 0;
+/** The writer of BENCH_COMMITS_PER_SECOND on the bench's server (bench/committer.ts). */
+async function startServerCommitter(): Promise<() => Promise<number>> {
+  if (!(COMMITS_PER_SECOND > 0)) return async () => 0;
   const client = new pg.Client({ connectionString: DB_URL });
   await client.connect();
-  let commits = 0;
-  let busy = false;
-  const timer = setInterval(
-    () => {
-      if (busy) return;
-      busy = true;
-      client.query('SELECT pg_current_xact_id()').then(
-        () => ((commits += 1), (busy = false)),
-        () => (busy = false),
-      );
-    },
-    Math.max(1, Math.round(1000 / rate)),
-  );
-  log(`committer: ${rate} transactions a second on the bench server`);
+  const stop = startCommitter(() => client.query('SELECT pg_current_xact_id()'));
+  log(`committer: ${COMMITS_PER_SECOND} transactions a second on the bench server`);
   return async () => {
-    clearInterval(timer);
+    const commits = stop();
     await client.end();
     return commits;
   };
@@ -154,7 +136,7 @@ async function main() {
     },
   };
 
-  const stopCommitter = await startCommitter();
+  const stopCommitter = await startServerCommitter();
   const results: { line: string; report: string[]; summary: string[] }[] = [];
   const ratios: Record<string, number> = {};
   try {
