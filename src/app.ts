@@ -65,7 +65,7 @@ export function createApp(config: Config, db: Database): App {
   const deps: ContextDeps = {
     prisma: db.prisma,
     direct: db.direct,
-    tenants: tenantClientsOf(db.prisma, db.direct),
+    tenants: tenantClientsOf(db.prisma, db.direct, db.oneSnapshot),
     config,
     storage: createStorage(config),
   };

@@ -23,6 +23,12 @@ export interface Database {
   /** PostgreSQL: the pool without Prisma, for the hottest statements (db/direct.ts). */
   direct?: DirectSql;
   /**
+   * A statement's snapshot shows every commit of the data: PGlite, and a PostgreSQL server without
+   * Citus (whose workers commit shards the coordinator's snapshot does not see). What the lists'
+   * remembered totals rely on (db/snapshot-counts.ts); they are off without it.
+   */
+  oneSnapshot: boolean;
+  /**
    * LISTEN on `channel`: `onNotify` runs for each notification (sent on commit of the transaction that
    * raised it) and after a lost PostgreSQL connection is re-established. Returns the unlisten function.
    */
@@ -94,6 +100,7 @@ async function openPGlite({
   return {
     kind: 'pglite',
     prisma,
+    oneSnapshot: true,
     sql: embedded.sql,
     applied,
     listen: embedded.listen,
@@ -184,9 +191,11 @@ async function openPostgres(
     await migrator.end();
   }
   const prisma = new PrismaClient({ adapter: countingAdapterFactory(new PrismaPg(pool, { schema })) });
+  const [{ citus }] = await sql.query<{ citus: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`);
   return {
     kind: 'postgres',
     prisma,
+    oneSnapshot: !citus,
     sql,
     applied,
     direct: directSql(pool),

@@ -30,8 +30,16 @@ export interface SnapshotCount {
 export class SnapshotCounts {
   private entries = new Map<string, { snapshot: string; count: number }>();
 
+  /** `enabled`: false where one snapshot does not show every commit (Database.oneSnapshot): always count. */
+  constructor(private readonly enabled = true) {}
+
   /** The columns of `SELECT count(*) …` (`count`, a statement that returns one integer). */
   count(count: Prisma.Sql): SnapshotCount {
+    if (!this.enabled)
+      return {
+        columns: Prisma.sql`(${count})::int AS total_count, NULL::text AS count_snapshot`,
+        read: (row) => Number(row.total_count ?? 0),
+      };
     const key = `${count.sql}\n${JSON.stringify(count.values)}`;
     const remember = key.length <= MAX_KEY_CHARS;
     const known = remember ? this.entries.get(key) : undefined;

@@ -240,13 +240,19 @@ export type TenantDb = Omit<PrismaClient, TenantModel | RawMethods | '$transacti
 /** Scoped clients are cheap but not free to build; reuse one per tenant (bounded). */
 export class TenantClients {
   private cache = new Map<string, TenantDb>();
-  private counts = new SnapshotCounts();
-  /** `direct`: the database's `pg` path (PostgreSQL), for `$tenantQueryDirect`. */
+  private counts: SnapshotCounts;
+  /**
+   * `direct`: the database's `pg` path (PostgreSQL), for `$tenantQueryDirect`; `oneSnapshot`: whether
+   * page totals may be remembered per snapshot (Database.oneSnapshot).
+   */
   constructor(
     private prisma: PrismaClient,
     private direct?: DirectSql,
+    oneSnapshot = false,
     private max = 500,
-  ) {}
+  ) {
+    this.counts = new SnapshotCounts(oneSnapshot);
+  }
   /** The organisation's client for the system (jobs, webhooks) and callers who see every row. */
   for(tenantId: string): TenantDb {
     return this.scoped(tenantId);
@@ -275,8 +281,8 @@ const clientsOfPrisma = new WeakMap<PrismaClient, TenantClients>();
  * The tenant clients of a database, one set per Prisma client: the app's requests, the workers' jobs,
  * the provider's webhook and the CLI all scope through the same cached clients.
  */
-export function tenantClientsOf(prisma: PrismaClient, direct?: DirectSql): TenantClients {
+export function tenantClientsOf(prisma: PrismaClient, direct?: DirectSql, oneSnapshot = false): TenantClients {
   let clients = clientsOfPrisma.get(prisma);
-  if (!clients) clientsOfPrisma.set(prisma, (clients = new TenantClients(prisma, direct)));
+  if (!clients) clientsOfPrisma.set(prisma, (clients = new TenantClients(prisma, direct, oneSnapshot)));
   return clients;
 }

@@ -158,7 +158,14 @@ describe.skipIf(testDatabaseKind() !== 'pglite')('PGlite in its worker thread', 
   it('a crash of the thread fails the calls under way and every later one, and requests answer 500 / 503', async () => {
     const remote = await PGliteRemote.start({ template: template() });
     const prisma = new PrismaClient({ adapter: remote.adapterFactory() });
-    const db: Database = { kind: 'pglite', prisma, sql: remote.sql, listen: (c, f) => remote.listen(c, f), close: () => remote.close() };
+    const db: Database = {
+      kind: 'pglite',
+      prisma,
+      oneSnapshot: true,
+      sql: remote.sql,
+      listen: (c, f) => remote.listen(c, f),
+      close: () => remote.close(),
+    };
     const app = createApp(loadConfig({ NODE_ENV: 'test' }), db);
     try {
       const org = await createOrganisation(prisma, { name: 'Crash' });

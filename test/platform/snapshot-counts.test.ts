@@ -115,6 +115,18 @@ describe('SnapshotCounts', () => {
     expect(after.total).toBe(await stored());
   });
 
+  it('where one snapshot does not show every commit (a Citus cluster), always counts', async () => {
+    // This server has no Citus: its snapshot shows every commit, so the app remembers totals.
+    expect(api.db.oneSnapshot).toBe(true);
+    const counts = new SnapshotCounts(false);
+    const expected = await stored();
+    for (let i = 0; i < 3; i++) {
+      const { row, total } = await run(counts);
+      expect(row).toEqual({ total_count: expected, count_snapshot: null });
+      expect(total).toBe(expected);
+    }
+  });
+
   it('forgets the least recently used past 1,000 remembered counts', async () => {
     const counts = new SnapshotCounts();
     const entries = (counts as unknown as { entries: Map<string, unknown> }).entries;

@@ -68,7 +68,7 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
     maxAttempts: DELIVERY_RETRY_DELAYS.length + 1,
     fairness: { perKey: deliveriesPerOrganisation(config) },
     handler: async ({ tenant_id, message_id }, job) => {
-      const scoped = tenantClientsOf(db.prisma, db.direct).for(tenant_id);
+      const scoped = tenantClientsOf(db.prisma, db.direct, db.oneSnapshot).for(tenant_id);
       const message = await scoped.message.findUnique({
         where: { id: message_id },
         include: { channel: true, lead: { select: { phone: true } } },
