@@ -7,6 +7,8 @@
 // with the count it was given. A statement whose transaction has written (`pg_current_xact_id_if_assigned`
 // set) sees its own changes, which no snapshot shows: it always counts and is not remembered. On a busy
 // PostgreSQL server the snapshot changes with every commit, so there the count simply runs, as before.
+// Off (always counting) where one snapshot does not show every commit: a Citus coordinator's does not
+// show what its workers commit (Database.oneSnapshot).
 import { Prisma } from '../generated/prisma/client.js';
 
 /** Remembered counts, least recently used dropped first. */
