@@ -22,6 +22,9 @@ export interface CountColumns {
   count_snapshot: string | null;
 }
 
+/** The two columns of a statement that does not count (its caller asked for no total). */
+export const NO_COUNT = Prisma.sql`NULL::int AS total_count, NULL::text AS count_snapshot`;
+
 export interface SnapshotCount {
   /** `… AS total_count, … AS count_snapshot`, for a select list. */
   columns: Prisma.Sql;

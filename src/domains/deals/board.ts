@@ -15,7 +15,7 @@ import type { BoardSource, PageInfoSource } from './types.js';
 import { cursorAfter, openSync, syncPage, syncSql, syncTake, type SyncArgs, type SyncWindow } from '../common/sync.js';
 import { tenantIs } from '../../tenant-sql.js';
 import { limitSql } from '../../limit-sql.js';
-import type { CountColumns, SnapshotCount } from '../../db/snapshot-counts.js';
+import { NO_COUNT, type CountColumns, type SnapshotCount } from '../../db/snapshot-counts.js';
 
 /** A row of the board: a stage with its count, total (numeric as text) and average days in stage. */
 export type BoardRow = StageRow & { deal_count: number; total: string; avg_days_in_stage: number | null };
@@ -93,7 +93,7 @@ function headColumns(tenant: Prisma.Sql, q: ListQuery, count: SnapshotCount | nu
   const stageOk = q.filter.stageId
     ? Prisma.sql`EXISTS (SELECT 1 FROM stages WHERE ${tenantIs(tenant)} AND pipeline_id = ${q.pipelineId}::uuid AND id = ${q.filter.stageId}::uuid)`
     : Prisma.sql`true`;
-  return Prisma.sql`${count?.columns ?? Prisma.sql`NULL::int AS total_count, NULL::text AS count_snapshot`},
+  return Prisma.sql`${count?.columns ?? NO_COUNT},
     EXISTS (SELECT 1 FROM pipelines WHERE ${tenantIs(tenant)} AND id = ${q.pipelineId}::uuid) AS pipeline_ok,
     ${stageOk} AS stage_ok`;
 }

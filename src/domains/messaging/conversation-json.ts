@@ -13,7 +13,7 @@ import { offsetPagination, offsetWindow } from '../common/types.js';
 import { requireTenant } from '../../auth/viewer.js';
 import { CONVERSATIONS_MAX_LIMIT, conversationListSql, syncPagination, type ConversationListArgs } from './conversations.js';
 import { limitSql } from '../../limit-sql.js';
-import type { CountColumns, SnapshotCount } from '../../db/snapshot-counts.js';
+import { NO_COUNT, type CountColumns, type SnapshotCount } from '../../db/snapshot-counts.js';
 
 /** Scalar fields of Conversation over `c` (conversations). */
 const CONVERSATION: Record<string, string> = {
@@ -124,7 +124,7 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
         FROM (SELECT NULL) one
         LEFT JOIN LATERAL (SELECT c.updated_at, c.id FROM conversations c WHERE ${where} ORDER BY ${order} ${limitSql(1, window.limit - 1, true)}) last ON true`
             : Prisma.empty;
-          const counted = count?.columns ?? Prisma.sql`NULL::int AS total_count, NULL::text AS count_snapshot`;
+          const counted = count?.columns ?? NO_COUNT;
           return Prisma.sql`SELECT ${counted}, ${data} AS data ${next}`;
         });
   const total = count?.read(head) ?? 0;
