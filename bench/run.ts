@@ -73,17 +73,18 @@ async function dropSchema() {
   return version as string;
 }
 
-/** The writer of BENCH_COMMITS_PER_SECOND on the bench's server (bench/committer.ts). */
-async function startServerCommitter(): Promise<() => Promise<number>> {
-  if (!(COMMITS_PER_SECOND > 0)) return async () => 0;
+/** The writer of BENCH_COMMITS_PER_SECOND on the bench's server (bench/committer.ts); stopping it logs what it did. */
+async function startServerCommitter(): Promise<() => Promise<void>> {
+  if (!(COMMITS_PER_SECOND > 0)) return async () => {};
   const client = new pg.Client({ connectionString: DB_URL });
   await client.connect();
+  const t0 = Date.now();
   const stop = startCommitter(() => client.query('SELECT pg_current_xact_id()'));
-  log(`committer: ${COMMITS_PER_SECOND} transactions a second on the bench server`);
+  log(`committer: ${COMMITS_PER_SECOND} transactions a second asked of the bench server`);
   return async () => {
     const commits = stop();
     await client.end();
-    return commits;
+    log(`committer: ${commits} transactions committed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   };
 }
 
@@ -150,8 +151,7 @@ async function main() {
       log(`${line.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
-    const commits = await stopCommitter();
-    if (commits) log(`committer: ${commits} transactions committed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    await stopCommitter();
     await server.close();
     await db.close();
     fs.rmSync(storageDir, { recursive: true, force: true });
