@@ -2,6 +2,9 @@
 // `POST /backend/uploads`, and media proxy requests per second for a 100 KB file, each beside a plain
 // Node baseline on the same machine: the request body piped into fs.createWriteStream (uploads), and
 // fs.createReadStream piped into the response (proxy). autocannon drives both from its own process.
+// A second upload baseline shows how much of the gap is Funil's own: plain Node reading the same form
+// with busboy (the parser Funil uses) into a file it fsyncs before answering, as Funil makes a file
+// durable before its record. It prints apart (`uploads ceiling:`), beside the issue's ratio.
 // The uploads of a run are deleted after it (record and file), so disk use stays bounded.
 //
 // The same rows again on STORAGE=s3: a second app on the same database storing in a bucket of s3rver
@@ -18,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
 import { autocannon, pad, type LoadResult } from './autocannon.js';
 import { profiled } from './cpu-profile.js';
 import type { BenchEnv, BenchLine } from './line.js';
@@ -30,6 +34,8 @@ export interface UploadBenchRow {
   unit: 'MB/s' | 'req/s';
   funil: number;
   baseline: number;
+  /** Uploads on disk: the multipart + fsync baseline's MB/s. */
+  durable?: number;
   errors: number;
 }
 
@@ -53,6 +59,8 @@ function multipartBody(dir: string, size: number): { file: string; contentType: 
 /** Where a baseline writes an uploaded body and reads the served file from: this disk, or a bucket. */
 export interface BaselineStore {
   write(body: http.IncomingMessage, name: string): Promise<void>;
+  /** The same body read as a form, its file part written and fsynced before the answer (disk only). */
+  writeDurable?(body: http.IncomingMessage, name: string): Promise<void>;
   /** Prepares the served file (`bytes`) and returns how to stream it. */
   serve(bytes: Buffer): Promise<() => Promise<NodeJS.ReadableStream>>;
 }
@@ -60,6 +68,17 @@ export interface BaselineStore {
 function diskBaseline(dir: string): BaselineStore {
   return {
     write: (body, name) => pipeline(body, fs.createWriteStream(path.join(dir, name))),
+    writeDurable: (body, name) =>
+      new Promise<void>((resolve, reject) => {
+        const form = busboy({ headers: body.headers });
+        let written: Promise<void> = Promise.reject(new Error('no file part'));
+        written.catch(() => {});
+        // `flush`: the file is fsynced before its stream closes.
+        form.on('file', (_field, file) => (written = pipeline(file, fs.createWriteStream(path.join(dir, name), { flush: true }))));
+        form.on('close', () => written.then(resolve, reject));
+        form.on('error', reject);
+        body.pipe(form);
+      }),
     async serve(bytes) {
       const file = path.join(dir, 'served.bin');
       fs.writeFileSync(file, bytes);
@@ -74,7 +93,8 @@ async function startBaseline(store: BaselineStore, served: Buffer): Promise<{ ur
   const read = await store.serve(served);
   const server = http.createServer((req, res) => {
     if (req.method === 'POST') {
-      store.write(req, `upload-${n++}`).then(
+      const durable = req.url === '/upload-durable' && store.writeDurable;
+      (durable ? store.writeDurable!(req, `upload-${n++}`) : store.write(req, `upload-${n++}`)).then(
         () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
         () => res.writeHead(500).end(),
       );
@@ -156,14 +176,22 @@ export async function benchUploads(opts: {
       await expectStoredSizes(opts, size, proxiedUpload.id);
       await opts.cleanup();
       const plain = await profiled(`${label}node-upload-${size / MB}MB`, () => autocannon(`${baseline.url}/upload`, upload));
-      for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
+      const removeBaselineFiles = () => {
+        for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('upload-'))) fs.rmSync(path.join(dir, f));
+      };
+      removeBaselineFiles();
+      const durable = (opts.baseline ?? diskBaseline(dir)).writeDurable
+        ? await autocannon(`${baseline.url}/upload-durable`, upload)
+        : undefined;
+      removeBaselineFiles();
       const mbps = (r: LoadResult) => (r.requests * size) / MB / r.seconds;
       rows.push({
         measure: `${label}upload ${size / MB} MB (${amount} requests)`,
         unit: 'MB/s',
         funil: mbps(funil),
         baseline: mbps(plain),
-        errors: funil.errors + plain.errors,
+        ...(durable ? { durable: mbps(durable) } : {}),
+        errors: funil.errors + plain.errors + (durable?.errors ?? 0),
       });
       opts.log(`uploads: ${label}${size / MB} MB done`);
     }
@@ -233,6 +261,18 @@ async function benchS3Uploads(env: BenchEnv): Promise<UploadBenchRow[]> {
 }
 
 function uploadReport(rows: UploadBenchRow[]): string[] {
+  const durable = rows.filter((r) => r.durable !== undefined);
+  const ceiling = durable.length
+    ? [
+        '',
+        `| ${pad('beside busboy + fsync in plain Node', 36)} | ${pad('Funil', 10)} | ${pad('busboy + fsync', 14)} | ratio | its ratio to plain Node |`,
+        `| ${'-'.repeat(36)} | ${'-'.repeat(10)} | ${'-'.repeat(14)} | ----- | ----------------------- |`,
+        ...durable.map(
+          (r) =>
+            `| ${pad(r.measure, 36)} | ${pad(`${r.funil.toFixed(1)} MB/s`, 10)} | ${pad(`${r.durable!.toFixed(1)} MB/s`, 14)} | ${pad((r.funil / r.durable!).toFixed(2), 5)} | ${(r.durable! / r.baseline).toFixed(2)} |`,
+        ),
+      ]
+    : [];
   return [
     `| ${pad('uploads', 30)} | ${pad('Funil', 10)} | ${pad('baseline', 10)} | ratio | errors |`,
     `| ${'-'.repeat(30)} | ${'-'.repeat(10)} | ${'-'.repeat(10)} | ----- | ------ |`,
@@ -240,7 +280,20 @@ function uploadReport(rows: UploadBenchRow[]): string[] {
       (r) =>
         `| ${pad(r.measure, 30)} | ${pad(`${r.funil.toFixed(1)} ${r.unit}`, 10)} | ${pad(`${r.baseline.toFixed(1)} ${r.unit}`, 10)} | ${pad((r.funil / r.baseline).toFixed(2), 5)} | ${r.errors} |`,
     ),
+    ...ceiling,
   ];
+}
+
+/**
+ * `uploads ceiling: funil/durable 1MB=… 10MB=…; durable/node 1MB=… 10MB=…`: Funil beside plain Node doing
+ * the same form parsing and fsync, and what those two alone cost plain Node (disk rows).
+ */
+function uploadCeiling(rows: UploadBenchRow[]): string | undefined {
+  const row = (size: number) => rows.find((r) => r.durable !== undefined && r.measure.startsWith(`upload ${size} MB`));
+  const [one, ten] = [row(1), row(10)];
+  if (!one || !ten) return undefined;
+  const f = (a: number, b: number) => (a / b).toFixed(2);
+  return `uploads ceiling: funil/durable 1MB=${f(one.funil, one.durable!)} 10MB=${f(ten.funil, ten.durable!)}; durable/node 1MB=${f(one.durable!, one.baseline)} 10MB=${f(ten.durable!, ten.baseline)}`;
 }
 
 /**
@@ -278,6 +331,8 @@ export const uploadsLine: BenchLine = {
       'proxy/node': ratio(/^proxy /),
     };
     const summary = [`uploads ratios: ${uploadRatios(rows)}`];
+    const ceiling = uploadCeiling(rows);
+    if (ceiling) summary.push(ceiling);
     if (process.env.BENCH_S3 !== '0') {
       rows.push(...(await benchS3Uploads(env)));
       summary[0] += `; ${uploadRatios(rows, 's3 ')}`;
