@@ -6,9 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { Prisma, type Event, type PrismaClient } from '../generated/prisma/client.js';
 import type { TenantTx } from '../db/tenant-scope.js';
 import { JOBS_CHANNEL } from '../jobs/enqueue.js';
+import { fairQueue } from '../jobs/queue.js';
 import { isEventType, type EventType } from './types.js';
 
-export const EVENTS_DISPATCH_QUEUE = 'events.dispatch';
+/** Grouped by organisation: its claims interleave them, so one organisation's flood of events never stands in front of another's. */
+export const EVENTS_DISPATCH = fairQueue('events.dispatch', 'tenant_id');
+export const EVENTS_DISPATCH_QUEUE = EVENTS_DISPATCH.queue;
 
 /**
  * The organisation rides along so the handler reads the event by its key (tenant_id, id). Absent only
@@ -92,8 +95,9 @@ export function emitCtes(
     WHERE ${when} ORDER BY r.n
     RETURNING tenant_id, id, type, data, created_at),
   queued AS (
-    INSERT INTO jobs (queue, payload)
-    SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', emitted.tenant_id::text, 'event_id', emitted.id::text)
+    INSERT INTO jobs (queue, payload, group_key)
+    SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', emitted.tenant_id::text, 'event_id', emitted.id::text),
+      emitted.tenant_id::text
     FROM emitted JOIN emit_rows r ON r.id = emitted.id ORDER BY r.n
     RETURNING id)`;
 }

@@ -2,7 +2,7 @@
 // all; the dispatch job reaches the events.dispatch handler.
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TenantClients } from '../../src/db/tenant-scope.js';
-import { emit, EVENTS_DISPATCH_QUEUE } from '../../src/events/emit.js';
+import { emit, EVENTS_DISPATCH, EVENTS_DISPATCH_QUEUE } from '../../src/events/emit.js';
 import type { EventType } from '../../src/events/types.js';
 import '../../src/domains/index.js'; // registers the event types, as every entry point does
 import { defineQueue } from '../../src/jobs/queue.js';
@@ -35,6 +35,8 @@ describe('emit', () => {
       { id: event.id, tenant_id: tenantId, type: 'lead.created', data: { id: 'lead-1', name: 'Ana' }, created_at: expect.any(Date) },
     ]);
     expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: tenantId, event_id: event.id }]);
+    // Grouped by organisation, so the dispatch's claims take organisations in turns.
+    expect(jobs.map((j) => j.group_key)).toEqual([tenantId]);
   });
 
   it('takes the tenant from the options on the unscoped client', async () => {
@@ -62,7 +64,15 @@ describe('emit', () => {
 
   it('hands the committed event to the events.dispatch handler', async () => {
     const dispatched: unknown[] = [];
-    await t.runner({ queues: [defineQueue({ name: EVENTS_DISPATCH_QUEUE, handler: async (p) => void dispatched.push(p) })] });
+    await t.runner({
+      queues: [
+        defineQueue({
+          name: EVENTS_DISPATCH,
+          interleave: true,
+          batch: { size: 10, handler: async (jobs) => jobs.map(({ payload }) => (dispatched.push(payload), 'done' as const)) },
+        }),
+      ],
+    });
     const event = await t.db.prisma.$transaction((tx) => emit(tx, 'deal.stage_changed', { id: 'deal-3' }, { tenantId }));
 
     await vi.waitFor(() => expect(dispatched).toEqual([{ tenant_id: tenantId, event_id: event.id }]), { timeout: 10_000 });

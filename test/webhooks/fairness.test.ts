@@ -1,7 +1,9 @@
 // Deliveries are claimed fairly (decisions.md, "Bounded work"): one organisation's slow receiver holds at
 // most 4 delivery slots, and another organisation's event reaches its receiver within a second even
-// while 40 of the first one's deliveries wait.
+// while 40 of the first one's deliveries wait. Events are fanned out fairly too: another organisation's
+// event is dispatched beside one organisation's flood of events, not after it.
 import { describe, expect, it } from 'vitest';
+import { emitMany } from '../../src/events/emit.js';
 import type { Org } from '../helpers/app.js';
 import { nextPhone } from '../helpers/factories.js';
 import { makeWebhook, ok204, receiver, useWebhookApp, waitFor } from './helpers.js';
@@ -38,5 +40,43 @@ describe('one organisation’s slow receiver', () => {
     expect(hit.at - sent).toBeLessThan(1_000);
     expect(most).toBeLessThanOrEqual(4);
     expect(most).toBe(4);
+  });
+});
+
+describe('one organisation’s flood of events', () => {
+  it('does not stand in front of another organisation’s event', { timeout: 90_000 }, async () => {
+    const a = await api.newOrg('Flood');
+    const b = await api.newOrg('Quiet');
+    const quiet = await receiver(ok204);
+    await makeWebhook(api, b, { url: quiet.url, events: ['lead.created'] });
+    // A's events have no hook to reach: what is measured is their fan-out alone, 200 events at a time.
+    const FLOOD = 6_000;
+    const waiting = () =>
+      api.db.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE queue = 'events.dispatch' AND payload->>'tenant_id' = $1`,
+        [a.tenantId],
+      );
+    let left: Promise<{ n: number }[]> | undefined;
+    const seen = await receiver((hit, res) => {
+      left ??= waiting(); // how much of the flood is still to fan out when B's event arrives
+      ok204(hit, res);
+    });
+    await makeWebhook(api, b, { url: seen.url, events: ['lead.created'] });
+
+    await api.db.prisma.$transaction((tx) =>
+      emitMany(
+        tx,
+        Array.from({ length: FLOOD }, (_, n) => ({ type: 'lead.created' as const, data: { n } })),
+        { tenantId: a.tenantId },
+      ),
+    );
+    await newLead(b, 'B');
+    await waitFor(() => expect(quiet.hits).toHaveLength(1), 30_000);
+    await waitFor(() => expect(left).toBeDefined(), 5_000);
+    const [{ n }] = await left!;
+    // First come, first served, B's event would wait for all of A's to be fanned out (none left); in
+    // turns it goes in the next fan-out, with most of the flood still queued.
+    expect(n).toBeGreaterThan(FLOOD / 2);
+    await waitFor(async () => expect((await waiting())[0].n).toBe(0), 60_000);
   });
 });
