@@ -59,13 +59,6 @@ export interface QueueDefinition<P extends JobPayload = JobPayload> {
    * grows with the groups and the jobs it takes, not with the backlog.
    */
   fairness?: { perKey: number };
-  /**
-   * Fair claims for a batch queue whose handler takes jobs of any group together (a fan-out): each claim
-   * deals its batch out over the groups in turns (the oldest job of each group, then the second of
-   * each…), so one group's backlog never stands in front of another's job. No cap per group: a batch is
-   * not one group's, and nothing of a group waits on a slow one.
-   */
-  interleave?: boolean;
 }
 
 export const DEFAULT_RETRY_DELAYS = [1_000, 10_000, 60_000, 600_000];
@@ -92,26 +85,15 @@ export interface FairQueueName {
 
 export const fairQueue = (queue: string, groupBy: string): FairQueueName => ({ queue, groupBy });
 
-/**
- * A definition as a domain writes it: a fair queue is named by `fairQueue` and has `fairness` (a cap per
- * group), or is a batch queue that interleaves its groups (`interleave`).
- */
-export type QueueSpec<P extends JobPayload = JobPayload> = Omit<QueueDefinition<P>, 'name' | 'fairness' | 'interleave'> &
-  (
-    | { name: string; fairness?: undefined; interleave?: undefined }
-    | { name: FairQueueName; fairness: { perKey: number }; interleave?: undefined }
-    | { name: FairQueueName; fairness?: undefined; interleave: true }
-  );
+/** A definition as a domain writes it: a fair queue is named by `fairQueue` and has `fairness`. */
+export type QueueSpec<P extends JobPayload = JobPayload> = Omit<QueueDefinition<P>, 'name' | 'fairness'> &
+  ({ name: string; fairness?: undefined } | { name: FairQueueName; fairness: { perKey: number } });
 
 export function defineQueue<P extends JobPayload>(spec: QueueSpec<P>): QueueDefinition<P> {
   const name = typeof spec.name === 'string' ? spec.name : spec.name.queue;
-  const grouped = Boolean(spec.fairness) !== Boolean(spec.interleave);
-  if (typeof spec.name === 'string' ? spec.fairness || spec.interleave : !grouped)
-    throw new Error(
-      `queue ${name}: a fair queue is named by fairQueue(name, groupBy) and has fairness or interleave (one of them); a plain one has neither`,
-    );
+  if (typeof spec.name === 'string' ? spec.fairness : !spec.fairness)
+    throw new Error(`queue ${name}: a fair queue is named by fairQueue(name, groupBy) and has fairness; a plain one has neither`);
   if (!spec.handler === !spec.batch) throw new Error(`queue ${name}: give exactly one of handler and batch`);
-  if (spec.interleave && !spec.batch) throw new Error(`queue ${name}: interleave is for a batch queue`);
   if (spec.batch && !(Number.isInteger(spec.batch.size) && spec.batch.size >= 1))
     throw new Error(`queue ${name}: batch.size must be a whole number >= 1`);
   return { ...spec, name };

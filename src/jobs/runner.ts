@@ -105,14 +105,12 @@ const CLAIMABLE_QUEUES = `
 // know it exists. `running`: per group, what runs now (current leases of every process, counted by
 // `counted`), one jsonb object, read from the leased rows alone (jobs_leased_idx). `busy`: each group
 // with its running count.
-const groupKeys = (queue: string) => `
+const fairGroups = (counted: string, queue: string) => `
   groups(k) AS (
     (SELECT group_key FROM jobs WHERE queue = ${queue} AND failed_at IS NULL ORDER BY group_key LIMIT 1)
     UNION ALL
     SELECT (SELECT group_key FROM jobs WHERE queue = ${queue} AND failed_at IS NULL AND group_key > g.k ORDER BY group_key LIMIT 1)
-    FROM groups g WHERE g.k IS NOT NULL)`;
-const fairGroups = (counted: string, queue: string) => `
-  ${groupKeys(queue)},
+    FROM groups g WHERE g.k IS NOT NULL),
   running AS MATERIALIZED (
     SELECT COALESCE(jsonb_object_agg(k, n), '{}') AS n FROM (
       SELECT group_key AS k, ${counted} AS n FROM jobs
@@ -181,34 +179,6 @@ const FAIR_BATCH_CLAIM = `
   WHERE j.id = ANY(ARRAY(SELECT id FROM locked))
   RETURNING j.id::text AS id, j.payload, j.attempts, j.locked_by AS token`;
 
-// The interleaved claim of one batch (a queue whose handler takes any mix of groups): the groups'
-// claimable jobs in turns (the oldest of each group, then the second of each…), $4 at most, all under the
-// token $1, locked in that order as the fair claim's are. Each group gives at most its share of the batch
-// ($4 over the groups, rounded up), so the claim reads about a batch of rows and one probe per group
-// whatever the backlog; beside one group's flood a batch is not filled from the flood past its share
-// (the next claim follows at once).
-const INTERLEAVED_CLAIM = `
-  WITH RECURSIVE ${groupKeys('$3')},
-  share AS MATERIALIZED (SELECT ceil($4::float8 / GREATEST(count(*), 1))::int AS n FROM groups WHERE k IS NOT NULL),
-  due AS (
-    SELECT j.id, j.run_at, j.turn FROM groups g CROSS JOIN share s
-    CROSS JOIN LATERAL (
-      SELECT id, run_at, row_number() OVER (ORDER BY run_at, id) AS turn FROM (
-        SELECT id, run_at FROM jobs
-        WHERE queue = $3 AND group_key = g.k AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
-        ORDER BY run_at, id
-        LIMIT s.n) AS oldest) AS j
-    WHERE g.k IS NOT NULL),
-  picked AS MATERIALIZED (
-    SELECT id, row_number() OVER (ORDER BY turn, run_at, id) AS pos FROM due)
-  UPDATE jobs SET attempts = attempts + 1, locked_by = $1, locked_until = now() + $2::float8 * interval '1 millisecond'
-  WHERE id = ANY(ARRAY(
-    SELECT l.id FROM jobs l
-    WHERE l.id = ANY(ARRAY(SELECT id FROM picked)) AND ${CLAIMABLE('l')}
-    ORDER BY ((SELECT jsonb_object_agg(id, pos) FROM picked) ->> l.id::text)::bigint
-    LIMIT $4
-    FOR UPDATE SKIP LOCKED))
-  RETURNING id::text AS id, payload, attempts, locked_by AS token`;
 // When the next job of a fair queue ($1) can be claimed, leaving out groups already at their cap ($2;
 // one of their jobs finishing wakes the runner that ran it) and this runner's own jobs ($3): the oldest
 // unleased job of each group under its cap, or the end of another runner's lease. Per group, like the claims.
@@ -400,14 +370,14 @@ class Runner implements JobRunner {
     for (const queue of order) {
       const free = freeIn(queue);
       if (free <= 0 || this.stopping) continue;
-      const { name, batch, fairness, interleave } = queue.definition;
+      const { name, batch, fairness } = queue.definition;
       if (!hot.has(queue) && (await claimable)?.has(name) === false) continue;
       if (batch) {
         // Each claim's batches get tokens of their own (a fair claim appends each batch's rank).
         const token = `${this.id}:${++this.claims}`;
         const jobs = fairness
           ? await this.db.sql.query<ClaimedJob>(FAIR_BATCH_CLAIM, [token, this.leaseMs, name, free, fairness.perKey, batch.size])
-          : await this.db.sql.query<ClaimedJob>(interleave ? INTERLEAVED_CLAIM : CLAIM, [token, this.leaseMs, name, batch.size]);
+          : await this.db.sql.query<ClaimedJob>(CLAIM, [token, this.leaseMs, name, batch.size]);
         const batches = new Map<string, ClaimedJob[]>();
         for (const job of jobs) batches.set(job.token, [...(batches.get(job.token) ?? []), job]);
         for (const [held, claimed] of batches)
@@ -565,4 +535,4 @@ class Runner implements JobRunner {
 }
 
 /** The claim statements, for the tests that plan them against a queue's misleading statistics. */
-export const claimStatements = { CLAIM, FAIR_CLAIM, FAIR_BATCH_CLAIM, INTERLEAVED_CLAIM } as const;
+export const claimStatements = { CLAIM, FAIR_CLAIM, FAIR_BATCH_CLAIM } as const;

@@ -68,7 +68,7 @@ describe('emit', () => {
       queues: [
         defineQueue({
           name: EVENTS_DISPATCH,
-          interleave: true,
+          fairness: { perKey: 1 },
           batch: { size: 10, handler: async (jobs) => jobs.map(({ payload }) => (dispatched.push(payload), 'done' as const)) },
         }),
       ],

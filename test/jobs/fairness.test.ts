@@ -117,49 +117,9 @@ describe('a fair queue', () => {
 
   it('is named by fairQueue, and only a fair queue is: a grouped job of a plain queue would never be claimed', () => {
     const handler = async () => {};
-    const batch = { size: 10, handler: async () => [] };
     expect(() => defineQueue({ name: newQueueName(), fairness: { perKey: 4 }, handler } as never)).toThrow(/fairQueue/);
     expect(() => defineQueue({ name: newFairQueue(), handler } as never)).toThrow(/fairQueue/);
-    expect(() => defineQueue({ name: newQueueName(), interleave: true, batch } as never)).toThrow(/fairQueue/);
-    expect(() => defineQueue({ name: newFairQueue(), interleave: true, fairness: { perKey: 4 }, batch } as never)).toThrow(/one of them/);
-    expect(() => defineQueue({ name: newFairQueue(), interleave: true, handler } as never)).toThrow(/batch queue/);
     const fair = newFairQueue();
     expect(defineQueue({ name: fair, fairness: { perKey: 4 }, handler }).name).toBe(fair.queue);
-    expect(defineQueue({ name: fair, interleave: true, batch }).name).toBe(fair.queue);
-  });
-});
-
-describe('an interleaved batch queue', () => {
-  it('deals each batch over the groups in turns: a flood’s backlog never stands in front of another group’s job', async () => {
-    const name = newFairQueue();
-    // A flood of 500 jobs of one group, oldest first (a millisecond apart), then one job of another:
-    // queued last, it is in the first batch.
-    await t.db.sql.query(
-      `INSERT INTO jobs (queue, payload, run_at, group_key)
-       SELECT $1, jsonb_build_object('key', 'flood', 'n', n), now() - interval '1 second' + n * interval '1 millisecond', 'flood'
-       FROM generate_series(0, 499) AS n`,
-      [name.queue],
-    );
-    await enqueueMany(t.db.prisma, name, [{ key: 'quiet', n: 0 }]);
-    const batches: { key: string; n: number }[][] = [];
-    await t.runner({
-      concurrency: 1,
-      queues: [
-        defineQueue<{ key: string; n: number }>({
-          name,
-          interleave: true,
-          batch: { size: 50, handler: async (jobs) => (batches.push(jobs.map((j) => j.payload)), jobs.map(() => 'done' as const)) },
-        }),
-      ],
-    });
-    await vi.waitFor(async () => expect(await pendingJobs(t.db, name.queue)).toBe(0), { timeout: 20_000, interval: 50 });
-    const names = (batch: { key: string; n: number }[]) => batch.map((p) => `${p.key}${p.n}`).sort();
-    const flood = (from: number, count: number) => Array.from({ length: count }, (_, i) => `flood${from + i}`);
-    // Two groups: each gives at most half a batch, its oldest jobs: the flood's first 25 and the quiet job.
-    expect(names(batches[0])).toEqual([...flood(0, 25), 'quiet0'].sort());
-    // Then the flood alone, whole batches, oldest first; every job once.
-    expect(names(batches[1])).toEqual(flood(25, 50).sort());
-    expect(batches.flat()).toHaveLength(501);
-    expect(new Set(batches.flat().map((p) => `${p.key}${p.n}`)).size).toBe(501);
   });
 });

@@ -93,18 +93,6 @@ describe('claims on a queue whose statistics say it is empty', () => {
     expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
   });
 
-  it('an interleaved claim takes one batch of the groups in turns, in work linear in the queue', async () => {
-    const queue = await dueQueue(100);
-    // 100 groups, a batch of 50: each group's share is one job, 50 of them taken, of 50 groups.
-    const result = await claim(claimStatements.INTERLEAVED_CLAIM, ['test:mix', 30_000, queue, 50], queue);
-    expect(result.held).toEqual([{ token: 'test:mix', n: 50 }]);
-    const groups = await t.db.sql.query<{ k: string }>('SELECT DISTINCT group_key FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL', [
-      queue,
-    ]);
-    expect(groups).toHaveLength(50);
-    expect(result.produced).toBeLessThan(ROWS_PER_DUE_JOB * DUE);
-  });
-
   it('a fair batch claim deals one group’s jobs into its free batches, in work linear in the queue', async () => {
     const queue = await dueQueue(1);
     // One group, 4 batches at most, 50 jobs each: 4 batches of 50, each under a token of its own.
@@ -135,21 +123,6 @@ describe('a fair claim beside one group’s flood', () => {
     // The quiet group's job and the flood's 4 batches of 50.
     expect(result.held.map((h) => h.n).sort((a, b) => a - b)).toEqual([1, 50, 50, 50, 50]);
     // About 10 rows per job taken; reading the backlog once would be 20,000.
-    expect(result.produced).toBeLessThan(BACKLOG / 4);
-  });
-
-  it('an interleaved claim too, the quiet group’s job among them', async () => {
-    const queue = await floodedQueue();
-    const result = await claim(claimStatements.INTERLEAVED_CLAIM, ['test:flood', 30_000, queue, 50], queue);
-    const groups = await t.db.sql.query<{ group_key: string; n: number }>(
-      'SELECT group_key, count(*)::int AS n FROM jobs WHERE queue = $1 AND locked_by IS NOT NULL GROUP BY 1 ORDER BY 1',
-      [queue],
-    );
-    // Two groups: the flood gives its share (half the batch), the quiet group its one job.
-    expect(groups).toEqual([
-      { group_key: 'flood', n: 25 },
-      { group_key: 'quiet', n: 1 },
-    ]);
     expect(result.produced).toBeLessThan(BACKLOG / 4);
   });
 

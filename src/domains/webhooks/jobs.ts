@@ -47,6 +47,8 @@ export const DELIVERY_BATCH = 50;
 export const DELIVERY_BATCH_BUDGET_MS = 1_000;
 /** events.dispatch jobs fanned out by one statement. */
 export const DISPATCH_BATCH = 200;
+/** Fan-outs at once in a process: one organisation's, and another's beside it. */
+export const DISPATCH_CONCURRENCY = 2;
 
 // The deliver jobs of the events, one per hook active (grouped by their webhook, as enqueue groups a
 // redelivery by DELIVER_QUEUE's field), subscribed to the event's type and already active
@@ -76,14 +78,15 @@ const FAN_OUT = `
 export const dispatchQueue = ({ db, config }: QueueDeps) => {
   const schedule = config.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE;
   return defineQueue<EventsDispatchPayload>({
-    // Events of every organisation in one fan-out, in turns by organisation (a flood of one waits beside
-    // another's event, not in front of it).
+    // Grouped by organisation, one fan-out of an organisation at a time (across processes), and a
+    // second slot for another organisation's events: a flood of one is fanned out beside another's
+    // event, not in front of it. No more at once in a process: each fan-out inserts up to DISPATCH_BATCH
+    // × hooks jobs at the end of the same index, and ten at once (a backlog claimed in one pass) queued
+    // behind each other's page locks: 50-340 ms each instead of 3-9 once the table held the dead rows of
+    // earlier deliveries.
     name: EVENTS_DISPATCH,
-    interleave: true,
-    // One fan-out at a time in a process: each inserts up to DISPATCH_BATCH × hooks jobs at the end of
-    // the same index, and ten at once (a backlog claimed in one pass) queued behind each other's page
-    // locks: 50-340 ms each instead of 3-9 once the table held the dead rows of earlier deliveries.
-    concurrency: 1,
+    fairness: { perKey: 1 },
+    concurrency: DISPATCH_CONCURRENCY,
     batch: {
       size: DISPATCH_BATCH,
       handler: async (jobs) => {
@@ -109,8 +112,8 @@ export const deliveryQueue = ({ db, config }: QueueDeps) => {
     // fails (the database is unreachable).
     retryDelays: schedule.slice(1),
     maxAttempts: Math.max(1, schedule.length),
-    // One slot stays free for the other queues (event fan-out) while receivers are slow.
-    concurrency: Math.max(1, config.workerConcurrency - 1),
+    // Slots stay free for the event fan-outs (DISPATCH_CONCURRENCY) while receivers are slow.
+    concurrency: Math.max(1, config.workerConcurrency - DISPATCH_CONCURRENCY),
     // A slow or dead receiver holds at most DELIVERIES_PER_WEBHOOK slots (batches, each sending one
     // attempt at a time), in all processes; the other hooks' deliveries are claimed in turns beside it.
     fairness: { perKey: DELIVERIES_PER_WEBHOOK },
