@@ -4,7 +4,7 @@
 //   CSV (read in the server, no turn), in turns, one at a time (BENCH_FAIRNESS_SAMPLES times each, 300),
 //   while A keeps 4 uploads of a 1.7 MB CSV going from a process of its own (bench/fairness-flood.ts);
 // - webhook deliveries: B's events, from commit to its receiver's 2xx, while A has 100 deliveries queued
-//   to a receiver that answers after 2 s;
+//   to a receiver that answers after 2 s, then while A keeps 5,000 events waiting for their fan-out;
 // and the rate limiter's cost per request (µs): the same authenticated route through two apps, one
 // with the limiter (a budget that is never reached) and one without, called in-process, alternating
 // request by request (medians).
@@ -24,6 +24,8 @@ import type { BenchEnv, BenchLine } from './line.js';
 // 1.22 to 2.50 (deliveries) with the medians unchanged: stalls of the machine that hit either side.
 const SAMPLES = Number(process.env.BENCH_FAIRNESS_SAMPLES ?? 300);
 const LIMITER_PAIRS = 3_000;
+/** A's events kept waiting for their fan-out in the deliveries line's second flood. */
+const EVENT_FLOOD = 5_000;
 const FLOOD = fileURLToPath(new URL('./fairness-flood.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The 99th percentile, interpolated between the two nearest samples (numpy's default): not simply the slowest one. */
@@ -132,7 +134,7 @@ async function receiver(delayMs: number, onHit: (body: { data: { seq?: number } 
 
 async function deliveryRatio(env: BenchEnv) {
   const { TenantClients } = await import('../src/db/tenant-scope.js');
-  const { emit } = await import('../src/events/emit.js');
+  const { emit, emitMany } = await import('../src/events/emit.js');
   const { startJobRunner } = await import('../src/workers.js');
   const a = await env.organisation('Bench fairness hooks A');
   const b = await env.organisation('Bench fairness hooks B');
@@ -179,7 +181,22 @@ async function deliveryRatio(env: BenchEnv) {
     await sleep(500);
     const beside = await measureB();
     trace('delivery', alone, beside);
-    return { alone: p99(alone), beside: p99(beside) };
+    // Then A floods events instead: EVENT_FLOOD of them kept waiting for their fan-out while B's samples
+    // run (a type A's hook does not take, so what A costs B here is the fan-out alone).
+    let flooding = true;
+    const waitingOfA = `SELECT count(*)::int AS n FROM jobs WHERE queue = 'events.dispatch' AND payload->>'tenant_id' = $1`;
+    const flood = Array.from({ length: EVENT_FLOOD }, (_, n) => ({ type: 'lead.updated' as const, data: { n } }));
+    const topUp = (async () => {
+      while (flooding) {
+        const [{ n }] = await env.db.sql.query<{ n: number }>(waitingOfA, [a.tenantId]);
+        if (n < EVENT_FLOOD) await scopedA.$transaction((tx) => emitMany(tx, flood));
+        await sleep(50);
+      }
+    })();
+    const amidEvents = await measureB().finally(() => (flooding = false));
+    await topUp;
+    trace('delivery beside A’s events', alone, amidEvents);
+    return { alone: p99(alone), beside: p99(beside), amidEvents: p99(amidEvents) };
   } finally {
     await runner.stop({ timeoutMs: 3_000 });
     // A's backlog is of no further use.
@@ -230,7 +247,9 @@ export const fairnessLine: BenchLine = {
       `fairness: extraction p99 ${extraction.alone.toFixed(0)} ms alone, ${extraction.beside.toFixed(0)} ms beside A (small CSV: ${csv.alone.toFixed(0)} → ${csv.beside.toFixed(0)} ms)`,
     );
     const deliveries = await deliveryRatio(env);
-    env.log(`fairness: delivery p99 ${deliveries.alone.toFixed(0)} ms alone, ${deliveries.beside.toFixed(0)} ms beside A`);
+    env.log(
+      `fairness: delivery p99 ${deliveries.alone.toFixed(0)} ms alone, ${deliveries.beside.toFixed(0)} ms beside A's slow receiver, ${deliveries.amidEvents.toFixed(0)} ms beside A's events`,
+    );
     const limiter = await limiterCost(env);
     const ratio = (r: { alone: number; beside: number }) => (r.beside / r.alone).toFixed(2);
     const cost = limiter.with - limiter.without;
@@ -243,11 +262,13 @@ export const fairnessLine: BenchLine = {
           `${csv.alone.toFixed(0)} ms → ${csv.beside.toFixed(0)} ms, ratio ${ratio(csv)}`,
         `  webhook deliveries (B: commit → 2xx; A: 100 queued to a receiver answering after 2 s): ` +
           `${deliveries.alone.toFixed(0)} ms → ${deliveries.beside.toFixed(0)} ms, ratio ${ratio(deliveries)}`,
+        `  webhook deliveries (same B; A: ${EVENT_FLOOD.toLocaleString('en')} events always waiting for their fan-out): ` +
+          `${deliveries.alone.toFixed(0)} ms → ${deliveries.amidEvents.toFixed(0)} ms, ratio ${(deliveries.amidEvents / deliveries.alone).toFixed(2)}`,
         `Rate limiter (in-process GET /backend/pipeline/groups, median of ${LIMITER_PAIRS.toLocaleString('en')} alternating pairs): ${limiter.without.toFixed(0)} µs without, ` +
           `${limiter.with.toFixed(0)} µs with: ${cost.toFixed(1)} µs per request (target ≤ 50)`,
       ],
       summary: [
-        `fairness: extraction ratio ${ratio(extraction)} (small CSV ${ratio(csv)}), deliveries ratio ${ratio(deliveries)}, limiter ${cost.toFixed(1)} µs/request`,
+        `fairness: extraction ratio ${ratio(extraction)} (small CSV ${ratio(csv)}), deliveries ratio ${ratio(deliveries)} (beside A's events ${(deliveries.amidEvents / deliveries.alone).toFixed(2)}), limiter ${cost.toFixed(1)} µs/request`,
       ],
     };
   },
