@@ -9,7 +9,10 @@ import { JOBS_CHANNEL } from '../jobs/enqueue.js';
 import { fairQueue } from '../jobs/queue.js';
 import { isEventType, type EventType } from './types.js';
 
-/** Grouped by organisation: its claims interleave them, so one organisation's flood of events never stands in front of another's. */
+/**
+ * Grouped by organisation (a fair batch queue: one fan-out of an organisation at a time), so one
+ * organisation's flood of events never stands in front of another's.
+ */
 export const EVENTS_DISPATCH = fairQueue('events.dispatch', 'tenant_id');
 export const EVENTS_DISPATCH_QUEUE = EVENTS_DISPATCH.queue;
 
