@@ -41,7 +41,7 @@ const LIST_SQL = `
 /** An event of the organisation ($1) whose data is `data` read FROM `from`, its dispatch job, and the NOTIFY: one statement. */
 const emitSql = (type: string, data: string, from: string) => `
   WITH e AS (INSERT INTO events (tenant_id, type, data) SELECT $1, '${type}', (${data})::jsonb FROM ${from} RETURNING tenant_id, id),
-       j AS (INSERT INTO jobs (queue, payload) SELECT 'events.dispatch', jsonb_build_object('tenant_id', e.tenant_id, 'event_id', e.id) FROM e RETURNING id)
+       j AS (INSERT INTO jobs (queue, payload, group_key) SELECT 'events.dispatch', jsonb_build_object('tenant_id', e.tenant_id, 'event_id', e.id), e.tenant_id::text FROM e RETURNING id)
   SELECT pg_notify('funil_jobs', $1::text) FROM j`;
 
 const LEAD_CREATED = emitSql('lead.created', LEAD_JSON, 'leads l WHERE l.tenant_id = $1 AND l.id = $2');

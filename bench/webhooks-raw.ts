@@ -13,10 +13,12 @@ import { DELIVER_QUEUE, DELIVERIES_PER_WEBHOOK, messageId } from '../src/domains
 const BATCH = 50;
 const IDLE_MS = 5;
 
+// Whatever the group (emit groups dispatch jobs by organisation; this loop's deliver jobs have none):
+// first come, first served.
 const claim = (queue: string) => `
   UPDATE jobs SET attempts = attempts + 1, locked_by = 'raw', locked_until = now() + interval '30 seconds'
   WHERE id = ANY(ARRAY(
-    SELECT id FROM jobs WHERE queue = '${queue}' AND group_key = '' AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+    SELECT id FROM jobs WHERE queue = '${queue}' AND failed_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until <= now())
     ORDER BY run_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED))
   RETURNING id::text AS id, payload`;
 
