@@ -47,8 +47,6 @@ describe('one organisation’s flood of events', () => {
   it('does not stand in front of another organisation’s event', { timeout: 90_000 }, async () => {
     const a = await api.newOrg('Flood');
     const b = await api.newOrg('Quiet');
-    const quiet = await receiver(ok204);
-    await makeWebhook(api, b, { url: quiet.url, events: ['lead.created'] });
     // A's events have no hook to reach: what is measured is their fan-out alone, 200 events at a time.
     const FLOOD = 6_000;
     const waiting = () =>
@@ -71,11 +69,11 @@ describe('one organisation’s flood of events', () => {
       ),
     );
     await newLead(b, 'B');
-    await waitFor(() => expect(quiet.hits).toHaveLength(1), 30_000);
+    await waitFor(() => expect(seen.hits).toHaveLength(1), 30_000);
     await waitFor(() => expect(left).toBeDefined(), 5_000);
     const [{ n }] = await left!;
-    // First come, first served, B's event would wait for all of A's to be fanned out (none left); in
-    // turns it goes in the next fan-out, with most of the flood still queued.
+    // First come, first served, B's event would wait for all of A's to be fanned out (none left); with a
+    // fan-out of its own beside A's, it goes out with most of the flood still queued.
     expect(n).toBeGreaterThan(FLOOD / 2);
     await waitFor(async () => expect((await waiting())[0].n).toBe(0), 60_000);
   });
