@@ -125,16 +125,16 @@ describe('extraction turns', () => {
       };
       const counts = () => Object.fromEntries([...spares()].map(([niceness, pids]) => [niceness, pids.length]));
       // A file at the server's priority: two spares at 0 wait for the next ones.
-      expect(await runExtraction(input('# A'), DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({ ok: true, text: 'A' });
+      expect(await runExtraction(input('# A'), DEFAULT_EXTRACTION_LIMITS)).toEqual({ ok: true, text: 'A' });
       await vi.waitFor(() => expect(counts()).toEqual({ 0: 2 }), { timeout: 10_000, interval: 20 });
       const waitingAtZero = spares().get(0)!.sort();
       // A flooding organisation's file (19) runs in a process of its own, and leaves spares at 19 beside them.
-      expect(await runExtraction(input('# B'), DEFAULT_EXTRACTION_LIMITS, undefined, 19)).toEqual({ ok: true, text: 'B' });
+      expect(await runExtraction(input('# B'), DEFAULT_EXTRACTION_LIMITS, { niceness: 19 })).toEqual({ ok: true, text: 'B' });
       await vi.waitFor(() => expect(counts()).toEqual({ 0: 2, 19: 2 }), { timeout: 10_000, interval: 20 });
       expect(spares().get(0)!.sort()).toEqual(waitingAtZero);
       const waitingAt19 = spares().get(19)!.sort();
       // The next file at 0 takes one of the spares at 0 (replaced), not the flooder's.
-      expect(await runExtraction(input('# C'), DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({ ok: true, text: 'C' });
+      expect(await runExtraction(input('# C'), DEFAULT_EXTRACTION_LIMITS)).toEqual({ ok: true, text: 'C' });
       await vi.waitFor(() => expect(counts()).toEqual({ 0: 2, 19: 2 }), { timeout: 10_000, interval: 20 });
       expect(waitingAtZero.filter((pid) => spares().get(0)!.includes(pid))).toHaveLength(1);
       expect(spares().get(19)!.sort()).toEqual(waitingAt19);
@@ -146,7 +146,7 @@ describe('extraction turns', () => {
     await launcherThread().terminate();
     await vi.waitFor(() => expect(extractionProcesses()).toEqual([]), { timeout: 10_000, interval: 20 });
     const atZero = () => extractionProcesses().filter((pid) => os.getPriority(pid) === 0).length;
-    expect(await runExtraction({ kind: 'markdown', bytes: Buffer.from('# A') }, DEFAULT_EXTRACTION_LIMITS, undefined, 0)).toEqual({
+    expect(await runExtraction({ kind: 'markdown', bytes: Buffer.from('# A') }, DEFAULT_EXTRACTION_LIMITS)).toEqual({
       ok: true,
       text: 'A',
     });
@@ -154,12 +154,7 @@ describe('extraction turns', () => {
     // A PDF that cannot finish (2^49 draws) runs until its 3 s limit: its replacement does not wait
     // for it, so its process and two spares are there before it ends.
     let ended = false;
-    const long = runExtraction(
-      { kind: 'pdf', bytes: exponentialFormsPdf(50) },
-      { ...DEFAULT_EXTRACTION_LIMITS, timeoutMs: 3_000 },
-      undefined,
-      0,
-    );
+    const long = runExtraction({ kind: 'pdf', bytes: exponentialFormsPdf(50) }, { ...DEFAULT_EXTRACTION_LIMITS, timeoutMs: 3_000 });
     void long.finally(() => (ended = true));
     await vi.waitFor(() => expect(atZero()).toBe(3), { timeout: 2_500, interval: 20 });
     expect(ended).toBe(false);

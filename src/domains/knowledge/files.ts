@@ -1,4 +1,4 @@
-// A knowledge item's file: its text (extracted in a disposable process, ./extract) and the metadata the
+// A knowledge item's file: its text (extracted in a separate process, ./extract) and the metadata the
 // item reports. The original bytes are not kept: the item stores the text and file_name, file_type, file_size.
 import { invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';

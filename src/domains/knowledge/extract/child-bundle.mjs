@@ -1,7 +1,7 @@
 // The extraction process's code as a bundle: child/ and the parsers it imports (mdast/micromark, htmlparser2)
 // in a few files instead of hundreds. Node loads an ES module graph file by file, and Markdown's parsers
 // are some 250 small modules: loading them took about 190 ms of each Markdown file's process on a slow
-// machine, 47 ms bundled. Each file gets a new process, so that cost was paid per file.
+// machine, 47 ms bundled. Every process pays it once (a kept process not again: launcher.mjs).
 // Built with esbuild by the launcher thread on first use, into node_modules/.cache/funil-extract, and
 // reused by every later server while none of its inputs changed (their sizes and times are kept beside
 // it). Until it is ready, or when it cannot be built (node_modules read-only, esbuild missing), processes

@@ -1,5 +1,5 @@
 // Text extraction for knowledge files: the one entry point. Cheap checks run here (extension, size,
-// whether the bytes are what the extension claims); the parsing runs in a disposable process
+// whether the bytes are what the extension claims); the parsing runs in a separate process
 // (run-child.ts), so a hostile file costs at most that process. Every refusal is a 400 INVALID_INPUT.
 import { invalidInput } from '../../../errors.js';
 import { log } from '../../../log.js';
@@ -108,9 +108,12 @@ export async function extractText(
     const release = await turn?.slots.acquire(turn.org, turn.signal);
     // An organisation with more files waiting is flooding: its extraction yields the CPU to everyone else.
     const niceness = turn && turn.slots.waitingOf(turn.org) + (turn.queued?.() ?? 0) > 0 ? BACKGROUND_NICENESS : 0;
-    outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits, turn?.signal, niceness, file.handOver).finally(() =>
-      release?.(),
-    );
+    outcome = await runExtraction({ kind: type.kind, bytes: file.bytes }, limits, {
+      signal: turn?.signal,
+      niceness,
+      handOver: file.handOver,
+      owner: turn?.org,
+    }).finally(() => release?.());
   } catch (e) {
     // The client went away: no one reads the answer, and it is no server fault to log.
     if (turn?.signal?.aborted) throw invalidInput('O cliente interrompeu a requisição');

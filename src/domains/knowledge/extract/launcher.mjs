@@ -5,8 +5,9 @@
 // thread, every organisation's requests stood still. Here it blocks only this thread.
 // Plain JavaScript like child/ (type-checked through JSDoc): the thread starts with no TypeScript loader.
 //
-// Messages from the front: { type: 'run', id, input, limits, niceness } and { type: 'cancel', id }.
-// Answers: { id, pid } (its process started), then { id, outcome } (the process is gone), { id,
+// Messages from the front: { type: 'run', id, input, limits, niceness, owner? } and { type: 'cancel', id }.
+// Answers: { id, pid } (its process started, or taken from its organisation's warm ones), then { id,
+// outcome } (the process is gone, or kept warm for the same organisation's next file: `owner`), { id,
 // cancelled: true } (killed for a cancelled request, and gone), or { id, error } (no process could be
 // started: the server's failure).
 import { spawn } from 'node:child_process';
@@ -19,7 +20,7 @@ import { childEntry } from './child-bundle.mjs';
 /** @typedef {import('./child/main.mjs').ExtractionOutcome} ExtractionOutcome */
 /** @typedef {{ timeoutMs: number, maxRssMb: number, maxOldGenerationSizeMb: number }} Limits */
 /** @typedef {import('node:child_process').ChildProcess} ChildProcess */
-/** @typedef {{ type: 'run', id: number, input: ExtractionInput, limits: Limits, niceness: number } | { type: 'cancel', id: number }} Request */
+/** @typedef {{ type: 'run', id: number, input: ExtractionInput, limits: Limits, niceness: number, owner?: string } | { type: 'cancel', id: number }} Request */
 
 /** V8 writes why it gave up (the "FATAL ERROR" line) within its first few KB of stderr. */
 const STDERR_KEPT_CHARS = 16 * 1024;
@@ -121,14 +122,21 @@ function setNiceness(child, niceness) {
 const REFILL_AFTER_MS = 100;
 
 /**
- * A process for one file at this OS priority: the spare of that priority when it was started with these
- * limits and is alive, else a new one; and `refill`, which starts the next spare (call it once the
- * file's process is gone; it runs once, and by itself after REFILL_AFTER_MS).
+ * A process for one file at this OS priority: its organisation's warm process (`owner`) when one waits,
+ * else the spare of that priority when it was started with these limits and is alive, else a new one;
+ * and `refill`, which starts the next spare (call it once the file's process is gone or kept warm; it
+ * runs once, and by itself after REFILL_AFTER_MS).
  * @param {Limits} limits
  * @param {number} niceness
+ * @param {string | undefined} owner
  */
-function extractionProcess(limits, niceness) {
+function extractionProcess(limits, niceness, owner) {
   const key = `${limits.maxRssMb}/${limits.maxOldGenerationSizeMb}`;
+  const kept = owner === undefined ? undefined : takeWarm(warmKey(owner, niceness, key));
+  if (kept) {
+    holdsEventLoop(kept.child, true);
+    return { child: kept.child, refill: () => {}, uses: kept.uses };
+  }
   const waiting = spares.get(niceness) ?? [];
   spares.set(niceness, waiting);
   /** @type {ChildProcess | undefined} */
@@ -150,7 +158,73 @@ function extractionProcess(limits, niceness) {
     setImmediate(() => topUp(waiting, limits, niceness, key));
   };
   const timer = setTimeout(refill, REFILL_AFTER_MS);
-  return { child, refill };
+  return { child, refill, uses: 0 };
+}
+
+/**
+ * Processes kept warm for the next file of the organisation whose file they just read (`owner`): starting
+ * Node is most of what a small file costs (130–170 ms of CPU for a Markdown file on the bench's EPYC),
+ * and an organisation sending files one after another paid it for each, about 1.3 cores for B alone in
+ * the fairness line. A process only ever reads one organisation's files, so what a hostile file could
+ * leave in it (a polluted prototype, a parser's state) reaches that organisation's own later files at
+ * most, never another's. It is kept only after a file it read without fault (no refusal, limit or
+ * cancel), only for the kinds whose parsers are small and pure (Markdown, HTML, text: pdf.js, exceljs
+ * and SheetJS keep state and cost far more than Node's start), for at most WARM_USES files, while its
+ * resident memory is under WARM_MAX_RSS_MB, and for WARM_IDLE_MS without a file. One per organisation,
+ * priority and limits; at most WARM_MAX idle in all (the least recently used goes first). An idle one
+ * keeps nothing alive, like a spare, and dies with the server the same way.
+ * @type {Map<string, { child: ChildProcess, uses: number, timer: NodeJS.Timeout }>}
+ */
+const warm = new Map();
+const WARM_KINDS = new Set(['markdown', 'mdx', 'html', 'text']);
+const WARM_USES = 100;
+const WARM_IDLE_MS = workerData?.warmIdleMs ?? 10_000;
+const WARM_MAX = 8;
+const WARM_MAX_RSS_MB = 160;
+
+/**
+ * @param {string} owner
+ * @param {number} niceness
+ * @param {string} limitsKey
+ */
+const warmKey = (owner, niceness, limitsKey) => `${niceness}/${limitsKey}/${owner}`;
+
+/** @param {string} key */
+function takeWarm(key) {
+  const kept = warm.get(key);
+  if (!kept) return undefined;
+  warm.delete(key);
+  clearTimeout(kept.timer);
+  kept.child.removeAllListeners('close');
+  return kept.child.exitCode === null && kept.child.signalCode === null && kept.child.connected ? kept : undefined;
+}
+
+/**
+ * Keeps `child` for its organisation's next file, or says it cannot be (the caller then ends it).
+ * @param {ChildProcess} child
+ * @param {string} key
+ * @param {number} uses files it has read
+ */
+function keepWarm(child, key, uses) {
+  if (uses >= WARM_USES || warm.has(key) || child.pid === undefined || residentMb(child.pid) > WARM_MAX_RSS_MB) return false;
+  child.removeAllListeners('message');
+  child.removeAllListeners('close');
+  child.removeAllListeners('error');
+  child.stderr?.removeAllListeners('data');
+  child.on('error', () => {});
+  child.stderr?.resume(); // nobody keeps its lines now; the pipe must not fill
+  holdsEventLoop(child, false);
+  const timer = setTimeout(() => warm.get(key)?.child === child && (warm.delete(key), child.kill('SIGKILL')), WARM_IDLE_MS);
+  timer.unref();
+  child.once('close', () => warm.get(key)?.child === child && (clearTimeout(timer), warm.delete(key)));
+  warm.set(key, { child, uses, timer });
+  while (warm.size > WARM_MAX) {
+    const [oldest, entry] = /** @type {[string, { child: ChildProcess, timer: NodeJS.Timeout }]} */ (warm.entries().next().value);
+    warm.delete(oldest);
+    clearTimeout(entry.timer);
+    entry.child.kill('SIGKILL');
+  }
+  return true;
 }
 
 /**
@@ -184,13 +258,15 @@ function holdsEventLoop(child, hold) {
 }
 
 /** @param {Extract<Request, { type: 'run' }>} request */
-function run({ id, input, limits, niceness }) {
+function run({ id, input, limits, niceness, owner }) {
   /** @type {ChildProcess} */
   let child;
   /** @type {() => void} */
   let refill;
+  /** files the process read before this one */
+  let uses;
   try {
-    ({ child, refill } = extractionProcess(limits, niceness));
+    ({ child, refill, uses } = extractionProcess(limits, niceness, owner));
   } catch (error) {
     return port.postMessage({ id, error: String(error) });
   }
@@ -219,7 +295,16 @@ function run({ id, input, limits, niceness }) {
     cancelled = true;
     child.kill('SIGKILL');
   });
-  child.once('message', (/** @type {ExtractionOutcome} */ result) => settle(result));
+  child.once('message', (/** @type {ExtractionOutcome} */ result) => {
+    const reusable = result.ok && !outcome && !cancelled && !killedFor && owner !== undefined && WARM_KINDS.has(input.kind);
+    if (reusable && keepWarm(child, warmKey(owner, niceness, `${limits.maxRssMb}/${limits.maxOldGenerationSizeMb}`), uses + 1)) {
+      clearTimeout(timer);
+      unwatch();
+      cancels.delete(id);
+      refill();
+      port.postMessage({ id, outcome: result });
+    } else settle(result);
+  });
   child.on('error', (error) => {
     // A process that could not start is the server's failure (a 500), not the file's.
     if (child.pid === undefined) {

@@ -1,4 +1,4 @@
-// One extraction, one Node process (child/main.mjs) of its own, discarded afterwards, within three limits:
+// One extraction, in a Node process (child/main.mjs) of its own, within three limits:
 // - a heap limit (--max-old-space-size): V8 ends the process when its heap is full;
 // - a memory budget for the whole process, ArrayBuffers outside the heap included, checked by the
 //   launcher thread (or, where it cannot, by the process's own watchdog thread, child/watchdog.mjs);
@@ -9,8 +9,9 @@
 // and no cap on the libraries' inputs rules that out. A process also gets an empty environment (no
 // database URL or secret for a parser to read) and its own address space.
 // The processes are started, timed and killed by the launcher thread (launcher.mjs: fork() blocks the
-// thread that calls it, and it is not the one serving requests), one process ahead as a spare. This is
-// its front: one request per extraction, answered once the process is gone.
+// thread that calls it, and it is not the one serving requests), processes ahead as spares; a process is
+// discarded after its file, or kept for the next file of the same organisation after a small parser's
+// file read without fault. This is its front: one request per extraction.
 // How many run at once, whose turn it is and at which OS priority are decided by the caller (slots.ts,
 // index.ts). Whatever the process does, the caller gets an outcome, never a crash; a cancelled request
 // (`signal`) kills its process.
@@ -40,6 +41,7 @@ interface Pending {
   signal?: AbortSignal;
   /** Its process, once started: killed from here if the launcher thread dies first. */
   pid?: number;
+  onProcess?: (pid: number) => void;
 }
 
 let launcher: Worker | undefined;
@@ -49,16 +51,19 @@ let lastId = 0;
 /**
  * The launcher thread, started on first use; it keeps the server alive only while an extraction is under
  * way. Exported for tests, which may also start it with `ownWatchdog` (each process then watches itself,
- * as where the launcher cannot: no /proc or no setpriv).
+ * as where the launcher cannot: no /proc or no setpriv) or with a shorter `warmIdleMs` (launcher.mjs).
  */
-export function launcherThread(options: { ownWatchdog?: boolean } = {}): Worker {
+export function launcherThread(options: { ownWatchdog?: boolean; warmIdleMs?: number } = {}): Worker {
   if (launcher) return launcher;
   // No TypeScript loader (execArgv) and no copy of the server's environment: the thread needs neither.
   const thread = new Worker(LAUNCHER, { execArgv: [], env: {}, workerData: options });
   thread.on('message', (answer: LauncherAnswer) => {
     const waiting = pending.get(answer.id);
     if (!waiting) return;
-    if ('pid' in answer) return void (waiting.pid = answer.pid);
+    if ('pid' in answer) {
+      waiting.pid = answer.pid;
+      return waiting.onProcess?.(answer.pid);
+    }
     pending.delete(answer.id);
     if (!pending.size) thread.unref();
     if ('outcome' in answer) waiting.resolve(answer.outcome);
@@ -81,18 +86,31 @@ export function launcherThread(options: { ownWatchdog?: boolean } = {}): Worker 
   return (launcher = thread);
 }
 
+export interface ExtractionRun {
+  /** The request's: once aborted, the process is killed and the promise rejects with its reason. */
+  signal?: AbortSignal;
+  /** The process's OS priority: 0 (the server's) to 19 (the lowest). */
+  niceness?: number;
+  /** The caller is done with the bytes, whose memory may then move to the launcher thread instead of being copied (HAND_OVER_BYTES). */
+  handOver?: boolean;
+  /**
+   * The organisation the file belongs to: its process may be kept warm for that organisation's next
+   * file, and only that organisation's (launcher.mjs). Without it the process is used for this file only.
+   */
+  owner?: string;
+  /** Told the pid of the process that reads the file (for tests: which process read which file). */
+  onProcess?: (pid: number) => void;
+}
+
 /**
- * Resolves once the process is gone (its memory released), with its outcome or why it died; rejects with
- * the signal's reason once the process is killed for a cancelled request. `niceness`: the process's OS
- * priority (0, the server's, to 19, the lowest). `handOver`: the caller is done with the bytes, whose
- * memory may then move to the launcher thread instead of being copied (HAND_OVER_BYTES).
+ * Resolves with the outcome once the process is gone (its memory released) or kept warm for the same
+ * owner's next file, or with why it died; rejects with the signal's reason once the process is killed for
+ * a cancelled request.
  */
 export function runExtraction(
   input: ExtractionInput,
   limits: ExtractionLimits,
-  signal?: AbortSignal,
-  niceness = 0,
-  handOver = false,
+  { signal, niceness = 0, handOver = false, owner, onProcess }: ExtractionRun = {},
 ): Promise<ExtractionOutcome> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
@@ -105,9 +123,10 @@ export function runExtraction(
       resolve: (outcome) => (done(), resolve(outcome)),
       reject: (error) => (done(), reject(error)),
       signal,
+      onProcess,
     });
     if (pending.size === 1) thread.ref();
-    thread.postMessage({ type: 'run', id, input, limits, niceness }, handOver ? handedOver(input.bytes) : []);
+    thread.postMessage({ type: 'run', id, input, limits, niceness, owner }, handOver ? handedOver(input.bytes) : []);
   });
 }
 

@@ -1,7 +1,9 @@
-// The extraction process: one per file, started by the launcher thread (launcher.mjs) with an empty
-// environment and a heap limit, killed by it when it runs over its time or memory limit, and by the kernel
-// once the server is gone (or by its own watchdog thread, watchdog.mjs, where the launcher cannot do that). It receives one file over IPC,
-// extracts and normalises its text, sends one outcome back and exits.
+// The extraction process: started by the launcher thread (launcher.mjs) with an empty environment and a
+// heap limit, killed by it when it runs over its time or memory limit, and by the kernel once the server
+// is gone (or by its own watchdog thread, watchdog.mjs, where the launcher cannot do that). It receives a
+// file over IPC, extracts and normalises its text and sends one outcome back; the launcher then ends it,
+// or keeps it for the next file of the same organisation (only after a Markdown, HTML or text file read
+// without fault).
 // Everything under child/ is plain JavaScript (type-checked through JSDoc), so the process starts with no
 // TypeScript loader: through tsx's loader, pdf.js alone took 1.4 s more and 180 MB more to load. Each
 // kind imports only its own library.
@@ -67,15 +69,31 @@ function failure(error) {
   return { ok: false, reason: 'unreadable', detail: String(error) };
 }
 
+/** Whether a file is being read now (the launcher sends the next one only after this one's outcome). */
+let reading = false;
+
 /** @param {ExtractionOutcome} outcome */
-const reply = (outcome) => process.send?.(outcome, () => process.exit(0));
+const reply = (outcome) => {
+  reading = false;
+  process.send?.(outcome);
+};
 
 // A library that fails outside the promise it returned (an 'error' event nobody listens to) still
-// makes the file unreadable, not a crash.
-process.on('uncaughtException', (error) => reply(failure(error)));
-process.on('unhandledRejection', (error) => reply(failure(error)));
+// makes the file unreadable, not a crash; the launcher then ends the process. Such a failure between
+// files (a late one of the file before) ends the process before it could be blamed on the next.
+/** @param {unknown} error */
+const failedOutside = (error) => {
+  if (!reading) process.exit(1);
+  reply(failure(error));
+};
+process.on('uncaughtException', failedOutside);
+process.on('unhandledRejection', failedOutside);
 process.on('disconnect', () => process.exit(0));
-process.once('message', (/** @type {ExtractionInput} */ input) => void extract(input).then(reply));
+// One file at a time; the launcher may keep the process for the same organisation's next file (launcher.mjs).
+process.on('message', (/** @type {ExtractionInput} */ input) => {
+  reading = true;
+  void extract(input).then(reply);
+});
 // Markdown's parsers (the most common knowledge files), loaded while this process waits as a spare
 // rather than once its file is here: B's small Markdown upload went from a median of 58–74 ms to 44–53
 // alone on the bench machine. Other kinds still load their library on arrival.
