@@ -2,7 +2,7 @@
 // heap limit, killed by it when it runs over its time or memory limit, and by the kernel once the server
 // is gone (or by its own watchdog thread, watchdog.mjs, where the launcher cannot do that). It receives a
 // file over IPC, extracts and normalises its text and sends one outcome back; the launcher then ends it,
-// or keeps it for the next file of the same organisation (only after a Markdown, HTML or text file read
+// or keeps it for the next file of the same organisation (only after a Markdown, MDX, HTML or text file read
 // without fault).
 // Everything under child/ is plain JavaScript (type-checked through JSDoc), so the process starts with no
 // TypeScript loader: through tsx's loader, pdf.js alone took 1.4 s more and 180 MB more to load. Each
