@@ -233,7 +233,9 @@ export function buildOpenApiDocument(
     return {
       description: docs.description ?? '',
       parameters,
-      requestBody: docs.requestBody,
+      // A copy: examples are added to the document's body, and the route's declaration is built once per
+      // process (a second document used to skip its example and number every later id differently).
+      requestBody: docs.requestBody && structuredClone(docs.requestBody),
       success: successResponses(route, docs.result ?? {}),
       // A handler's path parameters are text it looks up: unknown → 404; its query and body can be refused
       // (headers such as Range are honoured or ignored, never refused).
