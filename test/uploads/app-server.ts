@@ -60,8 +60,9 @@ const server = await listen(
       if (url.pathname === '/buffered' && request.method === 'POST') {
         // What a server that reads a whole upload into memory does (to show the measurement can tell).
         const body = new Uint8Array(await request.arrayBuffer());
-        // Held for longer than the sampler's interval with its collection (about 100 ms), e.g. while writing it out.
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Held for longer than the sampler's period (50 ms, or four collections' time on a loaded machine),
+        // e.g. while writing it out.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
         return Response.json({ size: body.byteLength });
       }
       if (url.pathname.startsWith('/backend/field-uploads')) return fieldUploads(request, 'field-upload');
