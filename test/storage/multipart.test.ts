@@ -187,7 +187,7 @@ describe('large and broken uploads', () => {
 
   it('keeps resident memory growth under 10 MB while taking a 10 MB upload and refusing a 10 MB + 1 one', async () => {
     // A separate server process, so only the server's memory is measured (the test's own FormData bodies
-    // live here). It samples its memory right after a full collection every 50 ms or more while the uploads run
+    // live here). It samples its memory right after a full collection every 5 ms while the uploads run
     // (memorySampler): a server that kept the file, or every chunk of it, holds 10 MB more; this one holds
     // well under 1 MB more.
     const root = temporaryRoot();

@@ -77,40 +77,30 @@ export async function startUploadServer(store: FileStorage | string, options?: M
 let memory: ((action: string | null) => Response) | undefined;
 
 /**
- * The memory a server holds while requests run, sampled right after a full collection (needs --expose-gc):
- * `growth` of resident memory (with MALLOC_MMAP_THRESHOLD_ under the chunk size, freed chunks return their
- * pages at once) and `heldGrowth` of what JavaScript keeps alive (heap and buffers). Without the
- * collection, resident memory also counts body chunks already used but not yet collected (about as many
- * bytes as were received), which says nothing about holding a file; it hid that every chunk of an upload
- * was kept alive until the upload ended.
- *
- * A full collection of the app takes 30-40 ms of CPU, more on a loaded machine: one every 5 ms left the
- * requests almost no time (a 10 MB upload took 10-13 s instead of 0.2 s; the file-argument test 95-112 s
- * of CI's time). So the next sample waits 50 ms or four times the last collection, whichever is longer,
- * and what is held for less than that may go unseen. (Node 20's `gc({ type: 'major' })` is no full
- * collection: it freed no more than a young-generation one.)
+ * The memory a server holds while requests run, sampled right after a full collection every 5 ms (needs
+ * --expose-gc): `growth` of resident memory (with MALLOC_MMAP_THRESHOLD_ under the chunk size, freed
+ * chunks return their pages at once) and `heldGrowth` of what JavaScript keeps alive (heap and buffers).
+ * Without the collection, resident memory also counts body chunks already used but not yet collected
+ * (about as many bytes as were received), which says nothing about holding a file; it hid that every
+ * chunk of an upload was kept alive until the upload ended.
  */
 export function memorySampler(): (action: string | null) => Response {
   const gc = (globalThis as { gc?: () => void }).gc;
   let baseline = { rss: 0, held: 0 };
   let peak = baseline;
-  let timer: NodeJS.Timeout | undefined;
   const sample = () => {
-    const started = performance.now();
     gc?.();
     const { rss, heapUsed, external } = process.memoryUsage();
     peak = { rss: Math.max(peak.rss, rss), held: Math.max(peak.held, heapUsed + external) };
-    return performance.now() - started;
   };
-  const sampleAndWait = () => {
-    timer = setTimeout(sampleAndWait, Math.max(50, 4 * sample()));
-  };
+  let timer: NodeJS.Timeout | undefined;
   return (action) => {
-    clearTimeout(timer);
+    clearInterval(timer);
     if (action === 'start') {
       peak = { rss: 0, held: 0 };
-      timer = setTimeout(sampleAndWait, Math.max(50, 4 * sample()));
+      sample();
       baseline = peak;
+      timer = setInterval(sample, 5);
       return Response.json({ baseline: baseline.rss, gc: Boolean(gc) });
     }
     sample();

@@ -357,7 +357,7 @@ describe('the body deadline', () => {
 // On a bucket, streaming.test.ts measures the same (the spool before storage is the same on both stores).
 describe.runIf(testStorageKind() === 'disk')('memory', () => {
   it('keeps the server’s resident memory growth under 10 MB while /graphql and a REST field route take 10 MB files and refuse 10 MB + 1 byte', async () => {
-    // The app in its own process (app-server.ts), measuring the memory it holds every 50 ms or more. Its
+    // The app in its own process (app-server.ts), measuring the memory it holds every 5 ms. Its
     // /backend/field-uploads is a REST field route for uploadFile: no route of the API stores a File
     // argument as it is (knowledge keeps only the text, which extraction reads whole by design).
     const app = await startMeasuredApp(api);
@@ -397,6 +397,6 @@ describe.runIf(testStorageKind() === 'disk')('memory', () => {
     expect(storedFiles(app.storageDir).length).toBe(4); // nothing partial
     expect(leftInTemp(app.tempDir)).toEqual([]);
     await app.stop();
-    // When the sampler made a full collection every 5 ms, four 10 MB requests took 3.5 minutes on a loaded machine.
+    // Under the sampler's collection every 5 ms, four 10 MB requests took 3.5 minutes on a loaded machine.
   }, 420_000);
 });

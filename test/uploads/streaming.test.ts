@@ -151,7 +151,7 @@ describe('uploads over the real server', () => {
 
   it('keeps the server’s resident memory growth under 10 MB while it takes 10 MB and refuses 10 MB + 1 byte', async () => {
     // The app in its own process (app-server.ts), on the same kind of database, measuring the memory it
-    // holds every 50 ms or more while the uploads run (memorySampler). A control request that reads a whole body
+    // holds every 5 ms while the uploads run (memorySampler). A control request that reads a whole body
     // into memory shows the measurement tells such a server apart.
     const app = await startMeasuredApp(api, store);
     stops.push(app.stop);
