@@ -23,7 +23,8 @@ const MOCKING_TESTS = ['test/platform/rest-once.test.ts'];
 //
 // Test files share their worker process and its loaded modules (isolate: false): a process and a module
 // graph per file took 2.3 s of a CPU per file (Node's start, the dependencies' ESM, Prisma's query
-// compiler), 330 of the 1,360 s a suite took on two cores; sharing them took the suite to about 620 s.
+// compiler): 330 of the 1,356 s the PostgreSQL suite took beside the PGlite one on two cores, 835-968 s
+// once shared.
 // Each file still opens its own app and database (helpers/app.ts) and closes them after its tests.
 export default defineConfig({
   // graphql 16 ships CJS (main) and ESM (module); Node loads dependencies' `graphql` as CJS, so make the
