@@ -20,10 +20,12 @@ export interface RunningServer {
   server: http.Server;
   url: string;
   /**
-   * The stop sequence: at once `/ready` answers 503, every response carries `Connection: close` and
-   * connections with no request being answered are closed (idle keep-alive ones, and any that has not
-   * sent a whole request), so a connection serves at most the request it has; after `delayMs`, new
-   * connections are refused. Resolves when every request received has been answered.
+   * The stop sequence: at once `/ready` answers 503, every response carries `Connection: close` and idle
+   * keep-alive connections are closed, so a connection serves at most the request it has; after
+   * `delayMs`, new connections are refused and those that have not sent a whole request are closed.
+   * A connection that has sent no request yet is one opened during the delay, however little earlier
+   * it came: it is served like them (with no delay, closed at once). Resolves when every request
+   * received has been answered.
    */
   close(options?: { delayMs?: number }): Promise<void>;
 }
@@ -100,11 +102,18 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     socket.once('finish', () => socket.destroy());
     socket.end();
   };
-  /** Idle keep-alive connections, and ones that have not sent a whole request (which waiting would let hold the stop). */
+  /** Connections that have sent a request: once idle, they are keep-alive ones waiting for a next. */
+  const served = new WeakSet<net.Socket>();
   /** Connections reading the rest of a refused body (refuseWhole). */
   const lingering = new Set<() => void>();
-  const hangUpUnused = () => {
-    for (const socket of connections) if (!inUse(socket)) hangUp(socket);
+  /**
+   * Closes the connections with no request being answered: only the idle keep-alive ones while the stop's
+   * delay runs (a new connection's first request may be on its way: closing it reset that request, which
+   * a balancer's probe saw as ECONNRESET instead of the 503, under CI load), all of them at its end (a
+   * request never sent whole cannot hold the stop).
+   */
+  const hangUpUnused = ({ freshToo }: { freshToo: boolean }) => {
+    for (const socket of connections) if (!inUse(socket) && (freshToo || served.has(socket))) hangUp(socket);
   };
 
   const listener: http.RequestListener = (req, res) => {
@@ -118,6 +127,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
       }
     }
     const socket = req.socket;
+    served.add(socket);
     answering.set(res, socket);
     res.once('close', () => {
       answering.delete(res);
@@ -165,11 +175,11 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
       stopping = true;
       for (const hangUp of lingering) hangUp();
       for (const res of answering.keys()) if (!res.headersSent) res.setHeader('connection', 'close');
-      hangUpUnused();
+      hangUpUnused({ freshToo: delayMs === 0 });
       return new Promise<void>((resolve) => {
         const refuseNew = () => {
           server.close(() => resolve()); // calls back when the last connection has ended
-          hangUpUnused(); // those opened during the delay without a whole request
+          hangUpUnused({ freshToo: true });
         };
         if (delayMs > 0) setTimeout(refuseNew, delayMs);
         else refuseNew();

@@ -13,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { generateApiKey } from '../../src/auth/keys.js';
+import { loadConfig } from '../../src/config.js';
+import { listen } from '../../src/http/server.js';
 
 const KEY = generateApiKey();
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_stop${randomBytes(3).toString('hex')}`;
@@ -109,5 +111,61 @@ describe('SIGTERM', () => {
     expect(await server.exited).toBe(0);
     expect(Date.now() - finishedAt).toBeLessThan(5_000);
     expect(Date.now() - sigterm).toBeLessThan(15_000);
+  });
+});
+
+// The stop's delay (SHUTDOWN_DELAY_MS) on the server alone, with an app that only says ok: whatever a
+// connection opened a moment before the stop sends during the delay is answered, as on one opened after.
+describe('the stop with a delay', () => {
+  const app = { fetch: async () => new Response('ok'), styleOf: () => 'bare' as const };
+  const start = () => listen(app, { ...loadConfig({}), port: 0, host: '127.0.0.1' });
+  /** A connection the server has accepted (its 'connection' event has run) that has sent nothing yet. */
+  async function silentConnection(running: Awaited<ReturnType<typeof start>>) {
+    const accepted = new Promise<void>((resolve) => running.server.once('connection', () => resolve()));
+    const socket = net.connect(Number(new URL(running.url).port), '127.0.0.1');
+    let received = '';
+    let closed = false;
+    socket.on('data', (d) => (received += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => (closed = true));
+    await accepted;
+    return { socket, received: () => received, closed: () => closed };
+  }
+
+  it('answers the first request of a connection opened just before it (503 on /ready, Connection: close)', async () => {
+    const running = await start();
+    const early = await silentConnection(running);
+    const stopped = running.close({ delayMs: 1_000 });
+    await sleep(100); // on the old code the connection was closed here, and the request below was reset
+    early.socket.write('GET /ready HTTP/1.1\r\nHost: funil\r\n\r\n');
+    const deadline = Date.now() + 5_000;
+    while (!early.closed() && Date.now() < deadline) await sleep(20);
+    expect(early.received()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(early.received()).toMatch(/connection: close/i);
+    await stopped;
+  });
+
+  it('still closes a connection that sends nothing once the delay ends: it cannot hold the stop', async () => {
+    const running = await start();
+    const silent = await silentConnection(running);
+    const began = Date.now();
+    await running.close({ delayMs: 300 }); // resolves once the server's side of every connection has ended
+    const deadline = Date.now() + 2_000;
+    while (!silent.closed() && Date.now() < deadline) await sleep(10);
+    expect(silent.closed()).toBe(true);
+    expect(silent.received()).toBe('');
+    expect(Date.now() - began).toBeLessThan(5_000);
+  });
+
+  it('closes idle keep-alive connections at once, before the delay ends', async () => {
+    const running = await start();
+    const idle = await silentConnection(running);
+    idle.socket.write('GET /health HTTP/1.1\r\nHost: funil\r\n\r\n');
+    while (!idle.received().includes('ok')) await sleep(10);
+    const stopped = running.close({ delayMs: 2_000 });
+    const deadline = Date.now() + 1_000;
+    while (!idle.closed() && Date.now() < deadline) await sleep(10);
+    expect(idle.closed()).toBe(true);
+    await stopped;
   });
 });
