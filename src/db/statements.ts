@@ -3,6 +3,7 @@
 // run one at a time. On the embedded database it also makes each statement a span when tracing is on.
 /* eslint-disable @typescript-eslint/no-unsafe-return --
    This module is a Proxy over the driver adapter's methods, forwarding whatever they return. */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { traced, tracingEnabled } from '../observability/tracing.js';
 
 export interface StatementCounter {
@@ -14,14 +15,31 @@ export interface StatementCounter {
 /** Process-wide total; measure a request by the difference before and after it. */
 export const totalStatements: StatementCounter = { count: 0, mostParameters: 0 };
 
+/**
+ * The counter of the work under way (`countStatementsOf`): only the statements that work runs, whatever
+ * else the process is doing. The test files share a process, and a statement another file's app left
+ * running (a poll, a job) doubled a count measured by the process-wide total (5 → 10, under CI load).
+ */
+const scopedCounter = new AsyncLocalStorage<StatementCounter>();
+
+/** The statements `work` runs (its own async calls, not the process's other work), and its result. */
+export async function countStatementsOf<T>(work: () => Promise<T>): Promise<{ statements: number; result: T }> {
+  const counter: StatementCounter = { count: 0, mostParameters: 0 };
+  const result = await scopedCounter.run(counter, work);
+  return { statements: counter.count, result };
+}
+
 /** FUNIL_LOG_SQL=1 prints every statement: handy when a count goes up. */
 const logSql = process.env.FUNIL_LOG_SQL === '1';
 
 function record(query?: unknown) {
   if (logSql) console.log('[sql]', (query as { sql?: string } | undefined)?.sql);
-  totalStatements.count++;
   const parameters = (query as { args?: unknown[] } | undefined)?.args?.length ?? 0;
-  if (parameters > totalStatements.mostParameters) totalStatements.mostParameters = parameters;
+  for (const counter of [totalStatements, scopedCounter.getStore()]) {
+    if (!counter) continue;
+    counter.count++;
+    if (parameters > counter.mostParameters) counter.mostParameters = parameters;
+  }
 }
 
 /** Counts a statement sent beside Prisma (the direct `pg` path, db/direct.ts). */

@@ -6,7 +6,7 @@ import { print } from 'graphql';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
-import { totalStatements } from '../../src/db/statements.js';
+import { countStatementsOf } from '../../src/db/statements.js';
 import { openTestDatabase } from './database.js';
 import { OpenApiCheck } from './openapi-check.js';
 
@@ -98,10 +98,9 @@ export class TestClient {
   }
 
   /** SQL statements Prisma sent while `fn` ran (requests in a test run one at a time). */
+  /** The statements `fn` runs (not those of other work in the process: other files' apps share it). */
   async countStatements(fn: () => Promise<unknown>): Promise<number> {
-    const before = totalStatements.count;
-    await fn();
-    return totalStatements.count - before;
+    return (await countStatementsOf(fn)).statements;
   }
 }
 
