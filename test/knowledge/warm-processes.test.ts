@@ -5,7 +5,7 @@
 // parser's file, nor at another priority, and idle ones are bounded in number and time.
 import os from 'node:os';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   DEFAULT_EXTRACTION_LIMITS,
   launcherThread,
@@ -42,10 +42,12 @@ async function freshLauncher(warmIdleMs = 1_500) {
 }
 
 describe('extraction processes kept warm for an organisation', () => {
-  beforeAll(() => freshLauncher(), 30_000);
   afterAll(() => launcherThread().terminate());
 
   it('reads an organisation’s next small file in the same process, and never another organisation’s', { timeout: 60_000 }, async () => {
+    // Idle processes kept 30 s: under CI load the four files before the last check took over 1.5 s, and
+    // A1's process had ended as idle (getPriority: ESRCH) before it was checked.
+    await freshLauncher(30_000);
     const a1 = await read(markdown('A1'), { owner: 'org-a' });
     expect(a1.outcome).toEqual({ ok: true, text: 'A1' });
     const a2 = await read(markdown('A2'), { owner: 'org-a' });
@@ -69,6 +71,7 @@ describe('extraction processes kept warm for an organisation', () => {
   });
 
   it('ends the process after a refused file or a heavy parser’s file, and after its idle time', { timeout: 60_000 }, async () => {
+    await freshLauncher();
     const first = await read(markdown('C1'), { owner: 'org-c' });
     const refused = await read({ kind: 'pdf', bytes: Buffer.from('%PDF-1.7\nisto não é um PDF de verdade') }, { owner: 'org-c' });
     expect(refused.outcome).toMatchObject({ ok: false, reason: 'unreadable' });
