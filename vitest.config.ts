@@ -17,7 +17,17 @@ const ENV = { NODE_ENV: 'test', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED
  */
 const MOCKING_TESTS = ['test/platform/rest-once.test.ts'];
 
-// TEST_DATABASE=postgres runs the same suite against the PostgreSQL server (each file in its own schema).
+/**
+ * The test files that open no database (the extraction of hostile files, multipart parsing, webhook
+ * signing and delivery against a local receiver): the PostgreSQL suite leaves them to the PGlite one,
+ * which CI runs beside it on the same two cores (about 70 s of the PostgreSQL suite's 1,100). A file
+ * that starts to use the database (helpers/app.ts, a server process, TEST_DATABASE) leaves this list.
+ */
+const DATABASE_FREE_TESTS = ['test/knowledge/extract.test.ts', 'test/storage/multipart.test.ts', 'test/webhooks/delivery-core.test.ts'];
+const onPostgres = process.env.TEST_DATABASE === 'postgres';
+
+// TEST_DATABASE=postgres runs the same suite against the PostgreSQL server (each file in its own schema),
+// but for DATABASE_FREE_TESTS.
 // Projects: `disk`, every test with files in a directory; `s3`, the storage tests again on a bucket;
 // `isolated`, the files that mock modules.
 //
@@ -42,7 +52,7 @@ export default defineConfig({
         test: {
           name: 'disk',
           include: ['test/**/*.test.ts'],
-          exclude: MOCKING_TESTS,
+          exclude: [...MOCKING_TESTS, ...(onPostgres ? DATABASE_FREE_TESTS : [])],
           globalSetup: ['test/helpers/global-setup.ts'],
           env: ENV,
         },
