@@ -16,17 +16,17 @@ export interface StatementCounter {
 export const totalStatements: StatementCounter = { count: 0, mostParameters: 0 };
 
 /**
- * The counter of the work under way (`countStatementsOf`): only the statements that work runs, whatever
- * else the process is doing. The test files share a process, and a statement another file's app left
- * running (a poll, a job) doubled a count measured by the process-wide total (5 → 10, under CI load).
+ * The counter of the work being measured (`countStatementsOf`): only the statements that work runs,
+ * whatever else the process does meanwhile. The test files share a process; measured as a difference of
+ * the process-wide total, a page of leads once read 10 statements instead of 5 under CI load.
  */
 const scopedCounter = new AsyncLocalStorage<StatementCounter>();
 
-/** The statements `work` runs (its own async calls, not the process's other work), and its result. */
-export async function countStatementsOf<T>(work: () => Promise<T>): Promise<{ statements: number; result: T }> {
+/** The statements `work` runs (in its own async calls, not the process's other work). */
+export async function countStatementsOf(work: () => Promise<unknown>): Promise<number> {
   const counter: StatementCounter = { count: 0, mostParameters: 0 };
-  const result = await scopedCounter.run(counter, work);
-  return { statements: counter.count, result };
+  await scopedCounter.run(counter, work);
+  return counter.count;
 }
 
 /** FUNIL_LOG_SQL=1 prints every statement: handy when a count goes up. */

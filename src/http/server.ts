@@ -23,9 +23,9 @@ export interface RunningServer {
    * The stop sequence: at once `/ready` answers 503, every response carries `Connection: close` and idle
    * keep-alive connections are closed, so a connection serves at most the request it has; after
    * `delayMs`, new connections are refused and those that have not sent a whole request are closed.
-   * A connection that has sent no request yet is one opened during the delay, however little earlier
-   * it came: it is served like them (with no delay, closed at once). Resolves when every request
-   * received has been answered.
+   * A connection that has not sent its first request yet, even one opened just before the stop, is
+   * served during the delay like a new one (with no delay, it is closed at once). Resolves when every
+   * request received has been answered.
    */
   close(options?: { delayMs?: number }): Promise<void>;
 }
