@@ -2,6 +2,7 @@
 // against PostgreSQL at any time. Uses the same services as the API. backup and restore are for the
 // embedded database and its files (PostgreSQL has pg_dump): they work on the directories, not a client.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateApiKey } from './auth/keys.js';
 import { loadConfig, type Config } from './config.js';
@@ -30,8 +31,16 @@ Commands:
   restore FILE                                                   a backup into an empty DATA_DIR (and STORAGE_DIR)
 `;
 
-async function main() {
-  const [command, ...rest] = process.argv.slice(2);
+/** Where a command's output goes: standard output when run as the CLI. */
+type Print = (text: string) => void;
+
+/**
+ * Runs one command (`argv` without node and the script) against the database `env` configures. A refusal
+ * throws an Error whose message is what the CLI prints before exiting with 1. Exported for the tests,
+ * which run most commands in their own process (a CLI process starts in seconds on a loaded machine).
+ */
+export async function runCli(argv: string[], { env = process.env, print = console.log }: { env?: NodeJS.ProcessEnv; print?: Print } = {}) {
+  const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -47,17 +56,16 @@ async function main() {
     },
   });
   if (!command || command === 'help' || command === '--help') {
-    console.log(USAGE);
+    print(USAGE);
     return;
   }
   if (command === 'keygen') {
     // No database: the key is only a value to put in BOOTSTRAP_API_KEY (stored as a hash at the first start).
-    console.log(generateApiKey());
+    print(generateApiKey());
     return;
   }
-  setLogLevel('warn');
-  const config = loadConfig();
-  if (command === 'backup' || command === 'restore') return backupOrRestore(command, positionals, config);
+  const config = loadConfig(env);
+  if (command === 'backup' || command === 'restore') return backupOrRestore(command, positionals, config, print);
   if (positionals.length) throw new Error(`Unexpected argument "${positionals[0]}"\n\n${USAGE}`);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -103,11 +111,11 @@ async function main() {
         });
         const { id, name, created_at } = r.tenant;
         const user = { id: r.user.id, name: r.user.name, email: r.user.email, role: r.user.role };
-        console.log(JSON.stringify({ tenant: { id, name, created_at }, user, api_key: r.api_key }, null, 2));
+        print(JSON.stringify({ tenant: { id, name, created_at }, user, api_key: r.api_key }, null, 2));
         break;
       }
       case 'list-tenants':
-        console.log(
+        print(
           JSON.stringify(
             await prisma.tenant.findMany({ select: { id: true, name: true, created_at: true }, orderBy: { created_at: 'asc' } }),
             null,
@@ -131,24 +139,22 @@ async function main() {
           permissions: values.permissions ? values.permissions.split(',').map((p) => p.trim()) : [],
           expires_at: expiresAt,
         });
-        console.log(JSON.stringify({ id: row.id, key: row.key, prefix: row.prefix, user_id: row.user_id }, null, 2));
+        print(JSON.stringify({ id: row.id, key: row.key, prefix: row.prefix, user_id: row.user_id }, null, 2));
         break;
       }
       case 'list-keys':
-        console.log(
-          JSON.stringify(await prisma.apiKey.findMany({ where: { tenant_id: need('tenant') }, omit: { key_hash: true } }), null, 2),
-        );
+        print(JSON.stringify(await prisma.apiKey.findMany({ where: { tenant_id: need('tenant') }, omit: { key_hash: true } }), null, 2));
         break;
       case 'revoke-key': {
         const id = needId('id');
         await revokeApiKey(operatorIn(await keyTenant(id)), id);
-        console.log('revoked');
+        print('revoked');
         break;
       }
       case 'delete-key': {
         const id = needId('id');
         await deleteApiKey(operatorIn(await keyTenant(id)), id);
-        console.log('deleted');
+        print('deleted');
         break;
       }
       default:
@@ -159,7 +165,7 @@ async function main() {
   }
 }
 
-async function backupOrRestore(command: 'backup' | 'restore', positionals: string[], config: Config) {
+async function backupOrRestore(command: 'backup' | 'restore', positionals: string[], config: Config, print: Print) {
   const [file, ...extra] = positionals;
   if (!file || extra.length) throw new Error(`${command} takes one FILE\n\n${USAGE}`);
   if (config.databaseUrl) {
@@ -177,10 +183,10 @@ async function backupOrRestore(command: 'backup' | 'restore', positionals: strin
   const where = { dataDir: config.dataDir, dbDir: path.join(config.dataDir, 'db'), storageDir: config.storageDir };
   if (command === 'backup') {
     const m = await backup(where, file);
-    console.log(`Backed up the embedded database (${m.migrations.length} migrations applied) and ${m.files} stored file(s) to ${file}`);
+    print(`Backed up the embedded database (${m.migrations.length} migrations applied) and ${m.files} stored file(s) to ${file}`);
   } else {
     const m = await restore(where, file);
-    console.log(
+    print(
       `Restored the backup of ${m.created_at} (${m.migrations.length} migrations applied, ${m.files} stored file(s)) into ${config.dataDir}` +
         (config.storageDir.startsWith(config.dataDir + path.sep) ? '' : ` and ${config.storageDir}`) +
         '. `npm run migrate` (or `npm start`) applies the migrations this version adds.',
@@ -188,7 +194,10 @@ async function backupOrRestore(command: 'backup' | 'restore', positionals: strin
   }
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  setLogLevel('warn');
+  runCli(process.argv.slice(2)).catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}
