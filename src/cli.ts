@@ -36,8 +36,9 @@ type Print = (text: string) => void;
 
 /**
  * Runs one command (`argv` without node and the script) against the database `env` configures. A refusal
- * throws an Error whose message is what the CLI prints before exiting with 1. Exported for the tests,
- * which run most commands in their own process (a CLI process starts in seconds on a loaded machine).
+ * throws an Error whose message is what the CLI prints before exiting with 1. Exported for the CLI test,
+ * which runs most commands in the test's own process (a CLI process takes seconds to start on a loaded
+ * machine). Run this way it leaves the caller's log level as it is.
  */
 export async function runCli(argv: string[], { env = process.env, print = console.log }: { env?: NodeJS.ProcessEnv; print?: Print } = {}) {
   const [command, ...rest] = argv;
