@@ -45,8 +45,9 @@ describe('knowledge files over multipart', () => {
   it('a long text file (past 64 KB, accents and emoji) is stored and answered exactly: POST, GET, GraphQL and search agree', async () => {
     const org = await api.newOrg();
     // Long text is written as UTF-8 bytes (db/direct.ts), moved to the extraction rather than copied,
-    // not read back after the write (knowledge/items.ts) and answered as bytes (http/responses.ts).
-    const line = (i: number) => `${i};Orçamento 🚀 São Paulo;ação\tçÇ;日本語\n`;
+    // not read back after the write (knowledge/items.ts) and answered as bytes (http/responses.ts):
+    // quotes and backslashes, which JSON escapes, included.
+    const line = (i: number) => `${i};Orçamento 🚀 São Paulo;"ação"\tçÇ;C:\\pasta\\日本語\n`;
     const text = Array.from({ length: 3_000 }, (_, i) => line(i)).join('');
     expect(Buffer.byteLength(text)).toBeGreaterThan(128 * 1024);
     const expected = text.trim();
@@ -72,6 +73,11 @@ describe('knowledge files over multipart', () => {
     expect(replaced.status).toBe(200);
     expect(replaced.body.content).toBe(expected.replaceAll('Orçamento', 'Pedido'));
     expect((await api.rest('GET', `/backend/knowledge/${created.body.id}`, { key: org.key })).body).toEqual(replaced.body);
+    // Typed text and a long file in one item: the answer's content is both, as the next read says.
+    const both = await upload(org, 'orcamentos.csv', text, { name: 'Ambos', content: 'Digitado "à mão" \\ 🚀' });
+    expect(both.status).toBe(201);
+    expect(both.body.content).toBe(`Digitado "à mão" \\ 🚀\n\n${expected}`);
+    expect((await api.rest('GET', `/backend/knowledge/${both.body.id}`, { key: org.key })).body).toEqual(both.body);
   });
 
   it('accepts every type: the text extracted, file_name, file_type and file_size reported, the text searchable', async () => {

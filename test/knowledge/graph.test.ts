@@ -167,4 +167,38 @@ describe('knowledge on GraphQL', () => {
       file_size: Buffer.byteLength(markdown),
     });
   });
+
+  it('answers a long file text (not read back after its write) wherever the query asks for it, and the next read agrees', async () => {
+    const org = await api.newOrg();
+    const text = Array.from({ length: 3_000 }, (_, i) => `${i}\t"Preço" à vista\\ 🚀 日本語\n`).join('');
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    const body = new FormData();
+    body.set(
+      'operations',
+      JSON.stringify({
+        query:
+          'mutation($file: File!) { createKnowledgeItem(name: "Tabela", content: "Antes.", file: $file) { id content again: content name } }',
+        variables: { file: null },
+      }),
+    );
+    body.set('map', JSON.stringify({ 0: ['variables.file'] }));
+    body.set('0', new File([text], 'tabela.txt'));
+    const r = await api.raw('/graphql', { method: 'POST', headers: { authorization: `Bearer ${org.key}` }, body });
+    expect(r.status).toBe(200);
+    const raw = await r.text();
+    expect(Number(r.headers.get('content-length') ?? Buffer.byteLength(raw))).toBe(Buffer.byteLength(raw));
+    const json = JSON.parse(raw);
+    expect(json.errors).toBeUndefined();
+    const content = `Antes.\n\n${text.trim()}`;
+    expect(json.data.createKnowledgeItem).toMatchObject({ content, again: content, name: 'Tabela' });
+    const read = await api.raw('/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'query ($id: UUID!) { knowledgeItem(id: $id) { content } }',
+        variables: { id: json.data.createKnowledgeItem.id },
+      }),
+    });
+    expect((await read.json()).data.knowledgeItem.content).toBe(content);
+  });
 });
