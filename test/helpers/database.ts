@@ -3,6 +3,8 @@
 // made once per run (global-setup.ts), which skips initdb in every file.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
@@ -10,6 +12,19 @@ import { openDatabase, type Database } from '../../src/db/client.js';
 import { POSTGRES_URL, testDatabaseKind } from './env.js';
 
 export { POSTGRES_URL, testDatabaseKind };
+
+/**
+ * A new DATA_DIR (under the system's temporary directory, named from `prefix`) whose PGlite database is
+ * already migrated: a copy of global-setup.ts's, so a server process started on it skips initdb and the
+ * migrations (7.5 s on an idle machine, 1.3 s from the copy). Empty when the suite runs on PostgreSQL.
+ * A test of a first start on an empty directory (npm-start, migrate) makes its own.
+ */
+export function migratedDataDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const template = testDatabaseKind() === 'pglite' ? inject('pgliteDataDir') : undefined;
+  if (template && fs.existsSync(template)) fs.cpSync(template, path.join(dir, 'db'), { recursive: true });
+  return dir;
+}
 
 export async function openTestDatabase(): Promise<Database & { url?: string }> {
   if (testDatabaseKind() === 'pglite') {

@@ -1,5 +1,5 @@
-// Before the suite: on PGlite, migrate one database and dump it for every test file to start from; on
-// PostgreSQL, drop schemas left by runs that were killed before their own clean-up.
+// Before the suite: on PGlite, migrate one database on disk, for every test file and server process to
+// start from; on PostgreSQL, drop schemas left by runs that were killed before their own clean-up.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { testDatabaseKind, POSTGRES_URL } from './env.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    pgliteDataDir: string;
   }
 }
 
@@ -20,14 +21,21 @@ export default async function setup(project: TestProject) {
   const kind = testDatabaseKind();
   console.log(`[funil tests] database: ${kind}`);
   if (kind === 'pglite') {
-    const lite = new PGlite({ extensions: { unaccent } });
+    // One migrated database on disk: copied for server processes (helpers/database.ts, migratedDataDir)
+    // and dumped for the in-memory ones of test files (openTestDatabase).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `funil-pglite-template-${process.pid}-`));
+    const lite = new PGlite(dataDir, { extensions: { unaccent } });
     await migrate({ script: async (s) => void (await lite.exec(s)), query: async (s, p) => (await lite.query(s, p)).rows as never[] });
     const dump = await lite.dumpDataDir('none');
     await lite.close();
-    const file = path.join(os.tmpdir(), `funil-pglite-template-${process.pid}.tar`);
+    const file = `${dataDir}.tar`;
     fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
     project.provide('pgliteTemplate', file);
-    return () => fs.rmSync(file, { force: true });
+    project.provide('pgliteDataDir', dataDir);
+    return () => {
+      fs.rmSync(file, { force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    };
   }
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();

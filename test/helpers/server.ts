@@ -5,9 +5,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
+import { migratedDataDir } from './database.js';
 import { POSTGRES_URL, testDatabaseKind } from './env.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 
@@ -31,7 +30,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Sta
   const port = await freePort();
   const key = generateApiKey();
   const schema = testDatabaseKind() === 'postgres' ? `funil_test_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}` : null;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-server-'));
+  const dataDir = migratedDataDir('funil-server-');
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       ...process.env,

@@ -3,17 +3,16 @@
 // SHUTDOWN_TIMEOUT_MS instead of waiting for a subscriber that never hangs up (which would be exit 1).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 
 const KEY = generateApiKey();
 const schema = `funil_test_live_${randomBytes(4).toString('hex')}`;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-live-stop-'));
+const dataDir = migratedDataDir('funil-live-stop-');
 
 afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });

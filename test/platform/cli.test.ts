@@ -3,12 +3,10 @@
 // code) is checked by the first and the last test.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { hashApiKey } from '../../src/auth/keys.js';
 import { runCli } from '../../src/cli.js';
@@ -16,9 +14,7 @@ import { runCli } from '../../src/cli.js';
 const run = promisify(execFile);
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_cli${randomBytes(3).toString('hex')}`;
 const env: Record<string, string> =
-  testDatabaseKind() === 'postgres'
-    ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` }
-    : { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-cli-')) };
+  testDatabaseKind() === 'postgres' ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` } : { DATA_DIR: migratedDataDir('funil-cli-') };
 
 /** The command in a CLI process of its own: its standard output. */
 async function cliProcess(...args: string[]) {

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataDirInUseError, lockDataDir } from '../../src/db/pglite-lock.js';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 
@@ -86,7 +87,7 @@ describe.runIf(testDatabaseKind() === 'pglite')('embedded database lock (real pr
     'refuses the CLI and a second server while the server runs; takes over the lock of a killed server',
     { timeout: 180_000 },
     async () => {
-      const env = { DATA_DIR: tempDir() };
+      const env = { DATA_DIR: migratedDataDir('funil-lock-') };
       const server = await startServer(env);
       const lockFile = path.join(env.DATA_DIR, 'db.lock');
       expect(JSON.parse(fs.readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: server.proc.pid, since: expect.any(String) });

@@ -3,13 +3,11 @@
 // connections are refused, the request under way is answered with Connection: close, and the exit
 // code is 0 as soon as it is.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { generateApiKey } from '../../src/auth/keys.js';
@@ -28,9 +26,7 @@ afterAll(async () => {
 });
 
 const databaseEnv = (): Record<string, string> =>
-  testDatabaseKind() === 'postgres'
-    ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` }
-    : { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-stop-')) };
+  testDatabaseKind() === 'postgres' ? { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` } : { DATA_DIR: migratedDataDir('funil-stop-') };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

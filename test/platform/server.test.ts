@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { generateApiKey } from '../../src/auth/keys.js';
 
@@ -44,7 +45,7 @@ function databaseEnv(): Record<string, string> {
     schemas.push(schema);
     return { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` };
   }
-  return { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'funil-srv-')) };
+  return { DATA_DIR: migratedDataDir('funil-srv-') };
 }
 
 interface Started {

@@ -6,11 +6,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { spawnServer } from '../helpers/server-process.js';
 import { generateApiKey } from '../../src/auth/keys.js';
@@ -75,7 +74,7 @@ function databaseEnv(): Record<string, string> {
     schemas.push(schema);
     return { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-otel-'));
+  const dir = migratedDataDir('funil-otel-');
   dirs.push(dir);
   return { DATA_DIR: dir };
 }

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { useTestApp, type TestClient } from '../helpers/app.js';
+import { migratedDataDir } from '../helpers/database.js';
 import { useTestStore, type TestStore } from '../helpers/storage.js';
 import { filesUnder } from '../storage/files.js';
 
@@ -107,6 +108,8 @@ export interface MeasuredApp {
 export async function startMeasuredApp(api: TestClient, store?: TestStore): Promise<MeasuredApp> {
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-uploads-mem-'));
   const databaseUrl = (api.db as { url?: string }).url ?? '';
+  // On PGlite its database is `${storageDir}-db/db`, already migrated.
+  if (!databaseUrl) fs.renameSync(migratedDataDir('funil-uploads-mem-db-'), `${storageDir}-db`);
   // On a bucket, the app stores its files there (its STORAGE and S3_* settings; the directory stays empty).
   const { STORAGE_DIR: _dir, UPLOAD_TEMP_DIR: _temp, ...bucket } = store?.env ?? {};
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/uploads/app-server.ts', storageDir, databaseUrl], {

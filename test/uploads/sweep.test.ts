@@ -5,11 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sweepOrphanFiles } from '../../src/domains/uploads/sweep.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { migratedDataDir } from '../helpers/database.js';
 import { openTestStore, testStorageKind } from '../helpers/storage.js';
 import { keyOf, PNG, upload, useUploadApp } from './helpers.js';
 import { generateApiKey } from '../../src/auth/keys.js';
@@ -71,7 +71,7 @@ describe('sweepOrphanFiles', () => {
     const orphan = (await own.storage.put(new Blob([PNG]).stream(), { maxBytes: 1000 })).key;
     await own.age(orphan, 3600_000);
     const databaseUrl = (api.db as { url?: string }).url;
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-sweep-data-'));
+    const dataDir = migratedDataDir('funil-sweep-data-');
     const port = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, '127.0.0.1', () => {
         const { port } = probe.address() as net.AddressInfo;

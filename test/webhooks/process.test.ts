@@ -5,10 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { nextPhone } from '../helpers/factories.js';
 import { receiver, sleep, waitFor, type Receiver } from './helpers.js';
@@ -44,7 +43,7 @@ function serverDatabase(): Record<string, string> {
     });
     return { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-hooks-'));
+  const dir = migratedDataDir('funil-hooks-');
   cleanup.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   return { DATA_DIR: dir };
 }
