@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.js';
 import { BackupError, restore } from '../../src/db/backup.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { ADMIN_TOKEN, TestClient, type Org } from '../helpers/app.js';
+import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { makeDeal, makeLead, makePipeline, makeProduct, makeStatus, makeTag } from '../helpers/factories.js';
 import { spawnServer } from '../helpers/server-process.js';
@@ -129,7 +130,8 @@ describe.runIf(testDatabaseKind() === 'pglite')('backup and restore of the embed
     'round trip: every table and a stored file, backed up, restored into a fresh DATA_DIR and started there, are equal',
     { timeout: 300_000 },
     async () => {
-      const source = tempDir('funil-backup-source-');
+      const source = migratedDataDir('funil-backup-source-');
+      temp.push(source);
       const config = loadConfig({
         NODE_ENV: 'test',
         ADMIN_TOKEN,
