@@ -2,7 +2,8 @@
 // flooding a shared queue slows another (B), as B's p99 latency with A flooding ÷ without (target ≤ 1.5):
 // - extraction: B uploads a small Markdown knowledge file (parsed in a process, in B's turn) and a small
 //   CSV (read in the server, no turn), in turns, one at a time (BENCH_FAIRNESS_SAMPLES times each, 300),
-//   while A keeps 4 uploads of a 1.7 MB CSV going from a process of its own (bench/fairness-flood.ts);
+//   while A keeps 4 uploads of a 1.7 MB CSV going from a process of its own (bench/fairness-flood.ts),
+//   against a Funil server in a process of its own (bench/fairness-server.ts);
 // - webhook deliveries: B's events, from commit to its receiver's 2xx, while A has 100 deliveries queued
 //   to a receiver that answers after 2 s, then while A keeps 5,000 events waiting for their fan-out;
 // and the rate limiter's cost per request (µs): the same authenticated route through two apps, one
@@ -10,10 +11,13 @@
 // request by request (medians).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './autocannon.js';
 import { profiled } from './cpu-profile.js';
@@ -27,6 +31,7 @@ const LIMITER_PAIRS = 3_000;
 /** A's events kept waiting for their fan-out in the deliveries line's second flood. */
 const EVENT_FLOOD = 5_000;
 const FLOOD = fileURLToPath(new URL('./fairness-flood.ts', import.meta.url));
+const SERVER = fileURLToPath(new URL('./fairness-server.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The 99th percentile, interpolated between the two nearest samples (numpy's default): not simply the slowest one. */
 const p99 = (values: number[]) => {
@@ -48,15 +53,61 @@ function trace(what: string, alone: number[], beside: number[]) {
 
 const pct = (share: number) => `${Math.round(share * 100)} %`;
 
+/**
+ * The extraction half's server: a Funil process of its own on the bench's schema (bench/fairness-server.ts),
+ * so that B's samples measure a server as it runs in production, not one sharing the harness's heap and
+ * event loop. Resolves once it listens.
+ */
+async function serverProcess(env: BenchEnv) {
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-fairness-'));
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', SERVER, JSON.stringify({ databaseUrl: `${env.dbUrl}?schema=${env.schema}`, storageDir })],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const closed = once(proc, 'close');
+  const url = await Promise.race([
+    new Promise<string>((resolve) => readline.createInterface({ input: proc.stdout! }).once('line', resolve)),
+    closed.then(() => Promise.reject(new Error('fairness bench: the server process exited before listening'))),
+  ]);
+  const loop = async (action: 'start' | 'read') => (await fetch(`${url}/bench/loop?action=${action}`)).json() as Promise<LoopStats>;
+  return {
+    url,
+    loop,
+    async stop() {
+      proc.kill('SIGTERM');
+      await closed;
+      fs.rmSync(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface LoopStats {
+  p99: number;
+  max: number;
+  busy: number;
+}
+
 async function extractionRatio(env: BenchEnv) {
   const a = await env.organisation('Bench fairness A');
   const b = await env.organisation('Bench fairness B');
+  const server = await serverProcess(env);
+  try {
+    return await extractionSamples(server, a, b);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function extractionSamples(server: Awaited<ReturnType<typeof serverProcess>>, a: { key: string }, b: { key: string }) {
   const upload = async (key: string, fileName: string, content: string) => {
     const form = new FormData();
     form.set('name', fileName);
     form.set('file', new File([content], fileName));
     const started = performance.now();
-    const r = await fetch(`${env.serverUrl}/backend/knowledge`, {
+    const r = await fetch(`${server.url}/backend/knowledge`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}` },
       body: form,
@@ -82,36 +133,34 @@ async function extractionRatio(env: BenchEnv) {
     await upload(b.key, `warm${i}.csv`, csv);
     await upload(b.key, `warm${i}.md`, markdown);
   }
-  const loop = monitorEventLoopDelay({ resolution: 1 });
-  loop.enable();
-  let busy = performance.eventLoopUtilization();
+  await server.loop('start');
   const alone = await measureB();
-  const loopAlone = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, busy: performance.eventLoopUtilization(busy).utilization };
-  loop.reset();
+  const loopAlone = await server.loop('read');
   // A floods from its own process (bench/fairness-flood.ts), as a client on another machine would: its
   // request bodies are not built on the server's event loop.
-  const flood = spawn(process.execPath, ['--import', 'tsx', FLOOD, JSON.stringify({ url: env.serverUrl, key: a.key, uploads: 4 })], {
+  const flood = spawn(process.execPath, ['--import', 'tsx', FLOOD, JSON.stringify({ url: server.url, key: a.key, uploads: 4 })], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   // At the lowest OS priority: on another machine its CPU would not be this one's. At the server's, the
   // client building and sending A's 1.7 MB forms took a tenth of a core from B's requests (a third at first).
   if (flood.pid !== undefined) os.setPriority(flood.pid, 19);
   let beside: Awaited<ReturnType<typeof measureB>>;
+  let loopBeside: LoopStats;
   try {
     await sleep(1_500); // tsx's start and A's first uploads under way
-    busy = performance.eventLoopUtilization();
+    await server.loop('start');
     beside = await profiled('fairness-extraction-beside', measureB);
+    loopBeside = await server.loop('read');
   } finally {
     flood.kill('SIGKILL');
     await once(flood, 'close');
   }
-  loop.disable();
   trace('extraction, CSV', alone.csv, beside.csv);
   trace('extraction, Markdown', alone.markdown, beside.markdown);
   if (process.env.BENCH_FAIRNESS_TRACE)
     console.log(
-      `event loop delay: alone p99 ${loopAlone.p99.toFixed(1)} ms, max ${loopAlone.max.toFixed(1)}; beside p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)}` +
-        `; main thread busy ${pct(loopAlone.busy)} alone, ${pct(performance.eventLoopUtilization(busy).utilization)} beside`,
+      `server's event loop delay: alone p99 ${loopAlone.p99.toFixed(1)} ms, max ${loopAlone.max.toFixed(1)}; beside p99 ${loopBeside.p99.toFixed(1)} ms, max ${loopBeside.max.toFixed(1)}` +
+        `; its main thread busy ${pct(loopAlone.busy)} alone, ${pct(loopBeside.busy)} beside`,
     );
   return {
     csv: { alone: p99(alone.csv), beside: p99(beside.csv) },
