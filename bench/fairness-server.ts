@@ -1,28 +1,18 @@
 // The Funil server of the fairness line's extraction half (bench/fairness.ts), in a process of its own as
 // in production: the bench's in-process server shares its heap and event loop with the harness, B's own
 // client, the raw-SQL server, PostGraphile and what earlier lines left, and in a full run its garbage
-// collections and stalls were those of all of them. Same settings as the bench's server (bench/run.ts),
-// on the bench's schema. argv[2]: JSON { databaseUrl, storageDir }. Prints its URL once it listens.
+// collections and stalls were those of all of them. The bench's server settings (bench/server-config.ts),
+// on the bench's schema; LOG_LEVEL as the bench set it. argv[2]: JSON { databaseUrl, storageDir }. Prints its URL once it listens.
 // `GET /bench/loop?action=start|read`: its main thread's event-loop delay and busy share since `start`.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { listen } from '../src/http/server.js';
+import { benchServerConfig } from './server-config.js';
 
 const { databaseUrl, storageDir } = JSON.parse(process.argv[2]) as { databaseUrl: string; storageDir: string };
 const db = await openDatabase({ databaseUrl, poolSize: 10 });
-const config = loadConfig({
-  RATE_LIMIT_PER_MINUTE: '0',
-  ...process.env,
-  DATABASE_URL: databaseUrl,
-  STORAGE_DIR: storageDir,
-  HOST: '127.0.0.1',
-  PORT: '0',
-  REQUIRE_HTTPS: 'false',
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
-});
+const config = benchServerConfig(databaseUrl, storageDir);
 const app = createApp(config, db);
 
 const loop = monitorEventLoopDelay({ resolution: 1 });

@@ -97,7 +97,7 @@ async function main() {
   log(`PostgreSQL ${version}; schema ${SCHEMA} recreated; lines: ${selected.map((l) => l.name).join(', ')}`);
 
   const { openDatabase } = await import('../src/db/client.js');
-  const { loadConfig } = await import('../src/config.js');
+  const { benchServerConfig } = await import('./server-config.js');
   const { createApp } = await import('../src/app.js');
   const { listen } = await import('../src/http/server.js');
   const { createOrganisation } = await import('../src/domains/accounts/service.js');
@@ -105,19 +105,7 @@ async function main() {
   const databaseUrl = `${DB_URL}?schema=${SCHEMA}`;
   const db = await openDatabase({ databaseUrl, poolSize: 10 });
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-storage-'));
-  // Private URLs allowed: the webhooks line delivers to a receiver on loopback. No rate limit unless
-  // RATE_LIMIT_PER_MINUTE is given: the load of one key is the point (the fairness line measures the limiter).
-  const config = loadConfig({
-    RATE_LIMIT_PER_MINUTE: '0',
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    STORAGE_DIR: storageDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    REQUIRE_HTTPS: 'false',
-    NODE_ENV: 'production',
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  });
+  const config = benchServerConfig(databaseUrl, storageDir);
   const app = createApp(config, db);
   const server = await listen(app, config);
   const env: BenchEnv = {
