@@ -43,3 +43,5 @@ const server = await listen(
   config,
 );
 process.stdout.write(`${server.url}\n`);
+// Stopped by the line with SIGTERM: exit through Node, so that a --cpu-prof profile is written.
+process.once('SIGTERM', () => process.exit(0));

@@ -20,7 +20,6 @@ import type { AddressInfo } from 'node:net';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './autocannon.js';
-import { profiled } from './cpu-profile.js';
 import type { BenchEnv, BenchLine } from './line.js';
 
 // 300 samples: with 20, the p99 was the slowest sample alone and one hiccup of the machine moved the ratio by
@@ -60,12 +59,13 @@ const pct = (share: number) => `${Math.round(share * 100)} %`;
  */
 async function serverProcess(env: BenchEnv) {
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-fairness-'));
+  // BENCH_CPU_PROFILE (bench/cpu-profile.ts): this process's whole life, B alone and beside A, written when it stops.
+  const dir = process.env.BENCH_CPU_PROFILE;
+  const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-name=fairness-extraction-server.cpuprofile'] : [];
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', SERVER, JSON.stringify({ databaseUrl: `${env.dbUrl}?schema=${env.schema}`, storageDir })],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    [...profile, '--import', 'tsx', SERVER, JSON.stringify({ databaseUrl: `${env.dbUrl}?schema=${env.schema}`, storageDir })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const closed = once(proc, 'close');
   const url = await Promise.race([
@@ -149,7 +149,7 @@ async function extractionSamples(server: Awaited<ReturnType<typeof serverProcess
   try {
     await sleep(1_500); // tsx's start and A's first uploads under way
     await server.loop('start');
-    beside = await profiled('fairness-extraction-beside', measureB);
+    beside = await measureB();
     loopBeside = await server.loop('read');
   } finally {
     flood.kill('SIGKILL');
