@@ -7,7 +7,7 @@ import type { ContextDeps } from './context/context.js';
 import type { Database } from './db/client.js';
 import { tenantClientsOf } from './db/tenant-scope.js';
 import { domains, schema } from './domains/index.js';
-import { AppError } from './errors.js';
+import { AppError, clientGone } from './errors.js';
 import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
@@ -15,6 +15,7 @@ import { createGraphQLServer, isMutationRequest } from './http/graphql.js';
 import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
+import { activeOrganisations } from './http/active-organisations.js';
 import { errorResponse, graphqlErrorResponse, longBodyAsBytes, type ResponseStyle } from './http/responses.js';
 import { queueStats } from './jobs/stats.js';
 import { log, errorText } from './log.js';
@@ -118,6 +119,7 @@ export function createApp(config: Config, db: Database): App {
         authenticate(db.prisma, request.headers.get('authorization'), { adminToken: config.adminToken, direct: db.direct });
       const viewer = await authenticateWithin(limits, (facts.limits ??= {}), login);
       noteViewer(facts, viewer);
+      if (viewer.kind === 'user') activeOrganisations(config).seen(viewer.tenantId);
       const key = request.method === 'POST' && viewer.kind === 'user' ? idempotencyKeyOf(request) : null;
       if (isMultipartForm(request)) {
         if (key) throw multipartKeyRefused();
@@ -139,6 +141,8 @@ export function createApp(config: Config, db: Database): App {
     } catch (e) {
       // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
       if (e instanceof AppError) return graphqlErrorResponse(e);
+      // Yoga rejects with the signal's reason once the client has gone (a file's upload left waiting).
+      if (request.signal.aborted) return graphqlErrorResponse(clientGone());
       throw e;
     }
   }

@@ -56,6 +56,11 @@ export interface Config {
   extractConcurrency: number;
   /** How long a knowledge file waits for an extraction slot before the request gets 503 (EXTRACT_WAIT_MS). */
   extractWaitMs: number;
+  /**
+   * While other organisations are active, an organisation's knowledge files start at most this many bytes a
+   * second (EXTRACT_PACE_BYTES_PER_SECOND; 0: no pace). See domains/knowledge/extract/pace.ts.
+   */
+  extractPaceBytesPerSecond: number;
 }
 
 export type StorageConfig = { kind: 'disk' } | ({ kind: 's3' } & S3Settings);
@@ -149,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerMinute = whole('RATE_LIMIT_PER_MINUTE', 1200, 0);
   const extractConcurrency = whole('EXTRACT_CONCURRENCY', os.availableParallelism(), 1);
   const extractWaitMs = whole('EXTRACT_WAIT_MS', 30_000, 1);
+  const extractPaceBytesPerSecond = whole('EXTRACT_PACE_BYTES_PER_SECOND', 2_000_000, 0);
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
   const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
@@ -195,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateLimitPerMinute,
       extractConcurrency,
       extractWaitMs,
+      extractPaceBytesPerSecond,
     };
   } catch (e) {
     problems.push((e as Error).message);

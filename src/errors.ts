@@ -61,6 +61,8 @@ export class AppError extends Error {
 
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} não encontrado(a)`);
 export const invalidInput = (message: string, extra?: Record<string, unknown>) => new AppError('INVALID_INPUT', message, extra);
+/** The answer to a request whose client went away: no one reads it, and it is no server fault to log. */
+export const clientGone = () => invalidInput('O cliente interrompeu a requisição');
 /**
  * An input error about one field: the message names it, and `details: [{field, message}]` carries it
  * for clients, `field` as a JSON path of the body or arguments (`products[2].qty`).

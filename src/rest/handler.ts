@@ -21,6 +21,7 @@ import { idempotencyKeyOf, runIdempotent } from '../http/idempotency.js';
 import { FileSpool } from '../storage/file-spool.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { noteViewer, type RequestFacts } from '../http/request-facts.js';
+import { activeOrganisations } from '../http/active-organisations.js';
 import { authenticateWithin, type RateLimits } from '../http/rate-limit.js';
 import { errorResponse, isResponse, successResponse, type ResponseStyle } from '../http/responses.js';
 import { readRestForm } from './multipart.js';
@@ -174,6 +175,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
       if (route.access !== 'public' && !viewer)
         viewer = limits ? await authenticateWithin(limits, (facts.limits ??= {}), login) : await login();
       noteViewer(facts, viewer);
+      if (viewer?.kind === 'user') activeOrganisations(deps.config).seen(viewer.tenantId);
       facts.operation = operationIdOf(route);
       const execute = (request: Request) =>
         answer(style, requestId, async () => {

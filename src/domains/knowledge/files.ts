@@ -1,9 +1,10 @@
 // A knowledge item's file: its text (extracted in a separate process, ./extract) and the metadata the
 // item reports. The original bytes are not kept: the item stores the text and file_name, file_type, file_size.
-import { invalidInput } from '../../errors.js';
+import { clientGone, invalidInput } from '../../errors.js';
 import type { Context } from '../../context/context.js';
 import { DEFAULT_EXTRACTION_LIMITS } from './extract/run-child.js';
 import { extractionSlots, extractText, uploadAdmission } from './extract/index.js';
+import { knowledgePace } from './extract/pace.js';
 
 export interface KnowledgeFile {
   file_name: string;
@@ -15,12 +16,20 @@ export interface KnowledgeFile {
 
 const NAME_MAX = 255;
 
-/** Extracts in the organisation's turn (one at a time each, EXTRACT_CONCURRENCY in all); stops if the client goes. */
+/**
+ * Extracts in the organisation's turn (one at a time each, EXTRACT_CONCURRENCY in all), at its pace while
+ * others are active (extract/pace.ts); stops if the client goes.
+ */
 export async function readKnowledgeFile(ctx: Context, tenantId: string, file: File): Promise<KnowledgeFile> {
   // Some clients send a path ("C:\fakepath\preços.pdf"); the item keeps the base name only.
   const name = file.name.split(/[\\/]/).pop()!.trim();
   if (!name) throw invalidInput('O arquivo deve ter um nome com extensão');
   if (name.length > NAME_MAX) throw invalidInput(`O nome do arquivo aceita no máximo ${NAME_MAX} caracteres`);
+  try {
+    await knowledgePace(ctx.config).take(tenantId, file.size, ctx.signal);
+  } catch (e) {
+    throw ctx.signal?.aborted ? clientGone() : e;
+  }
   const bytes = new Uint8Array(await file.arrayBuffer());
   const turn = {
     slots: extractionSlots(ctx.config),
@@ -48,6 +57,6 @@ export async function admitKnowledgeUpload({
     return await uploadAdmission(config).acquire(tenantId, signal);
   } catch (e) {
     // The client went away while waiting: no one reads the answer, and it is no server fault to log.
-    throw signal.aborted ? invalidInput('O cliente interrompeu a requisição') : e;
+    throw signal.aborted ? clientGone() : e;
   }
 }

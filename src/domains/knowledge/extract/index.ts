@@ -1,7 +1,7 @@
 // Text extraction for knowledge files: the one entry point. Cheap checks run here (extension, size,
 // whether the bytes are what the extension claims); the parsing runs in a separate process
 // (run-child.ts), so a hostile file costs at most that process. Every refusal is a 400 INVALID_INPUT.
-import { invalidInput } from '../../../errors.js';
+import { clientGone, invalidInput } from '../../../errors.js';
 import { log } from '../../../log.js';
 import { MAX_FILE_BYTES } from '../../../config.js';
 import { ACCEPTED_EXTENSIONS, contentMatches, fileTypeOf, isBinaryKind } from './file-types.js';
@@ -116,7 +116,7 @@ export async function extractText(
     }).finally(() => release?.());
   } catch (e) {
     // The client went away: no one reads the answer, and it is no server fault to log.
-    if (turn?.signal?.aborted) throw invalidInput('O cliente interrompeu a requisição');
+    if (turn?.signal?.aborted) throw clientGone();
     throw e;
   }
   if (!outcome.ok) {
