@@ -2,7 +2,8 @@
 // N bytes, its next file starts no sooner than N ÷ EXTRACT_PACE_BYTES_PER_SECOND seconds later, on REST
 // and GraphQL alike; an organisation alone on the server is not paced, another organisation's files are
 // not held by it, and a client that goes away while its file waits leaves nothing written.
-// A wait longer than EXTRACT_WAIT_MS is not made: the request gets 429 with the wait as Retry-After.
+// Files sent at once queue one after another; a wait longer than EXTRACT_WAIT_MS is not made: the request
+// gets 429 with the wait as Retry-After.
 // 1,000 bytes a second here: a 40 kB file makes the organisation's next one wait 40 s, far longer than
 // anything below waits, so the order of the answers tells what was paced; EXTRACT_WAIT_MS is 60 s.
 import { describe, expect, it, vi } from 'vitest';
@@ -43,8 +44,8 @@ const settlesWithin = (promise: Promise<unknown>, ms: number) =>
  * The answer to a request whose client went away: no one reads it over HTTP (these requests run in-process),
  * but it says what the server made of it: a 400, not a 500 and its error log.
  */
-async function expectClientGone(answer: Promise<Response | Error>) {
-  const response = (await answer) as Response;
+async function expectClientGone(answer: Promise<Response>) {
+  const response = await answer;
   const body = await response.json();
   expect(response.status, JSON.stringify(body)).toBe(400);
   // REST's bare error, or GraphQL's `errors`.
@@ -71,37 +72,44 @@ describe('the pace of knowledge files', () => {
     // B becomes active: A's next file now waits its 40 s.
     expect((await api.rest('GET', '/backend/knowledge', { key: b.key })).status).toBe(200);
     const cancel = new AbortController();
-    const restSecond = upload(a, 'second', CSV, cancel.signal).catch((e: Error) => e);
-    const graphCancel = new AbortController();
-    const graphSecond = graphqlUpload(a, 'graph second', graphCancel.signal).catch((e: Error) => e);
-    // B's own files are not held by A's pace, nor by each other (B's first file books 40 s for B's next:
-    // small ones, then).
+    const second = upload(a, 'second', CSV, cancel.signal);
+    // A file sent beside it (GraphQL's are not admitted one at a time) queues after it: 80 s away, past the
+    // 60 s a file may wait, so it is refused at once rather than waiting out the same 40 s.
+    const beside = await graphqlUpload(a, 'beside');
+    const refusal = (await beside.json()).errors[0].extensions;
+    expect(refusal).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+    expect(refusal.retry_after).toBeGreaterThan(60);
+    expect(refusal.retry_after).toBeLessThanOrEqual(80);
+    // B's own files are not held by A's pace, nor by each other (B's first file books 9 ms for B's next).
     expect((await upload(b, 'b1', 'nome\nBia\n')).status).toBe(201);
     expect((await upload(b, 'b2', 'nome\nCaio\n')).status).toBe(201);
-    expect(await settlesWithin(restSecond, 1_000)).toBe(false);
-    expect(await settlesWithin(graphSecond, 0)).toBe(false);
-    // A's clients give up: their files leave the wait, the admission is free, and nothing of them was written.
+    expect(await settlesWithin(second, 1_000)).toBe(false);
+    // A's client gives up: its file leaves the wait, the admission is free, and nothing of it was written.
     cancel.abort();
-    graphCancel.abort();
-    await expectClientGone(restSecond);
-    await expectClientGone(graphSecond);
+    await expectClientGone(second);
     await vi.waitFor(() => expect(uploadAdmission(api.config).state).toEqual({ running: 0, waiting: 0 }), { timeout: 10_000 });
     expect(await itemNames(a)).toEqual(['first']);
     expect(await itemNames(b)).toEqual(['b1', 'b2']);
   });
 
-  it('paces GraphQL uploads as REST ones', { timeout: 60_000 }, async () => {
+  it('paces GraphQL uploads as REST ones, and lets them go when their client does', { timeout: 60_000 }, async () => {
     const a = await api.newOrg('A');
     const b = await api.newOrg('B');
-    const first = await graphqlUpload(a, 'first');
-    expect((await first.json()).errors).toBeUndefined();
+    expect((await upload(a, 'first')).status).toBe(201);
     expect((await api.rest('GET', '/backend/knowledge', { key: b.key })).status).toBe(200);
     const cancel = new AbortController();
-    const second = upload(a, 'second', CSV, cancel.signal).catch((e: Error) => e);
+    const second = graphqlUpload(a, 'second', cancel.signal);
     expect(await settlesWithin(second, 1_000)).toBe(false);
     cancel.abort();
+    // A 400 (a 500 and an error in the log before), though no one reads it.
     await expectClientGone(second);
-    await vi.waitFor(() => expect(uploadAdmission(api.config).state).toEqual({ running: 0, waiting: 0 }), { timeout: 10_000 });
+    // The time it gave up is free again: A's next file waits out the first one's 40 s (it would be refused
+    // 80 s away), and goes when its client does.
+    const again = new AbortController();
+    const third = graphqlUpload(a, 'third', again.signal);
+    expect(await settlesWithin(third, 1_000)).toBe(false);
+    again.abort();
+    await expectClientGone(third);
     expect(await itemNames(a)).toEqual(['first']);
   });
 

@@ -1,6 +1,6 @@
 // The pace of one organisation's knowledge files while others are active (decisions.md, "Bounded work"):
 // after a file of N bytes, the organisation's next file starts no sooner than N ÷ EXTRACT_PACE_BYTES_PER_SECOND
-// seconds after it did. Turns and priorities (slots.ts, index.ts) decide who goes first; they do not bound
+// seconds after it did (files sent at once queue one after another). Turns and priorities (slots.ts, index.ts) decide who goes first; they do not bound
 // how much of the machine a flooder's files take between another organisation's requests: each 1.7 MB CSV
 // costs the server's main thread, an extraction process and the database's `to_tsvector` together about
 // 200 ms of CPU, and an organisation sending them back to back kept two cores busy, so every request of
@@ -26,19 +26,29 @@ export class KnowledgePace {
   ) {}
 
   /**
-   * Waits for `org`'s next file to be due (only while another organisation is active), then books `bytes`.
-   * Rejects with RATE_LIMITED when that is further away than `maxWaitMs`, with the signal's reason once aborted.
+   * Books `bytes` of `org`'s at its next due time (now, unless another organisation is active and the
+   * organisation's previous files are not yet paid for) and waits for it. Booked before the wait, so that
+   * an organisation's files sent at once (GraphQL ones are not admitted one at a time) queue one after
+   * another rather than all waiting out the same pause. Rejects with RATE_LIMITED, booking nothing, when
+   * the start is further away than `maxWaitMs`; with the signal's reason once aborted.
    */
   async take(org: string, bytes: number, signal?: AbortSignal): Promise<void> {
     if (!(this.bytesPerSecond > 0)) return;
-    const wait = (this.nextAt.get(org) ?? 0) - performance.now();
-    if (wait > 0 && this.othersActive(org)) {
-      if (wait > this.maxWaitMs) throw tooFast(wait);
-      await sleep(wait, undefined, { signal });
-    }
     const now = performance.now();
+    const due = this.nextAt.get(org) ?? 0;
+    const start = due > now && this.othersActive(org) ? due : now;
+    if (start - now > this.maxWaitMs) throw tooFast(start - now);
+    const end = start + (bytes / this.bytesPerSecond) * 1000;
     this.forgetPast(now);
-    this.nextAt.set(org, now + (bytes / this.bytesPerSecond) * 1000);
+    this.nextAt.set(org, end);
+    if (start === now) return;
+    try {
+      await sleep(start - now, undefined, { signal });
+    } catch (e) {
+      // A file that gives up frees its time, unless a later one has been booked after it.
+      if (this.nextAt.get(org) === end) this.nextAt.set(org, start);
+      throw e;
+    }
   }
 
   /** Organisations whose next file is already due need no entry: the map holds only those paced now. */
