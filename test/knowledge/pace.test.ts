@@ -9,6 +9,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ACTIVE_FOR_MS } from '../../src/http/active-organisations.js';
 import { uploadAdmission } from '../../src/domains/knowledge/extract/index.js';
+import { knowledgePace } from '../../src/domains/knowledge/extract/pace.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { form } from './helpers.js';
 
@@ -73,7 +74,9 @@ describe('the pace of knowledge files', () => {
     expect((await api.rest('GET', '/backend/knowledge', { key: b.key })).status).toBe(200);
     const cancel = new AbortController();
     const second = upload(a, 'second', CSV, cancel.signal);
-    // A file sent beside it (GraphQL's are not admitted one at a time) queues after it: 80 s away, past the
+    // Once it waits (it has booked its 40 s after the first file's),
+    await vi.waitFor(() => expect(knowledgePace(api.config).bookedAhead(a.tenantId)).toBeGreaterThan(60_000), { timeout: 10_000 });
+    // a file sent beside it (GraphQL's are not admitted one at a time) queues after it: 80 s away, past the
     // 60 s a file may wait, so it is refused at once rather than waiting out the same 40 s.
     const beside = await graphqlUpload(a, 'beside');
     const refusal = (await beside.json()).errors[0].extensions;
@@ -99,12 +102,16 @@ describe('the pace of knowledge files', () => {
     expect((await api.rest('GET', '/backend/knowledge', { key: b.key })).status).toBe(200);
     const cancel = new AbortController();
     const second = graphqlUpload(a, 'second', cancel.signal);
-    expect(await settlesWithin(second, 1_000)).toBe(false);
+    const pace = knowledgePace(api.config);
+    // It waits, having booked its 40 s after the first file's.
+    await vi.waitFor(() => expect(pace.bookedAhead(a.tenantId)).toBeGreaterThan(60_000), { timeout: 10_000 });
+    expect(await settlesWithin(second, 500)).toBe(false);
     cancel.abort();
     // A 400 (a 500 and an error in the log before), though no one reads it.
     await expectClientGone(second);
-    // The time it gave up is free again: A's next file waits out the first one's 40 s (it would be refused
-    // 80 s away), and goes when its client does.
+    // The time it gave up is free again: A's next file waits out the first one's 40 s (80 s away, it
+    // would be refused), and goes when its client does.
+    expect(pace.bookedAhead(a.tenantId)).toBeLessThanOrEqual(40_000);
     const again = new AbortController();
     const third = graphqlUpload(a, 'third', again.signal);
     expect(await settlesWithin(third, 1_000)).toBe(false);

@@ -51,6 +51,11 @@ export class KnowledgePace {
     }
   }
 
+  /** How long from now until `org`'s next file is due, in ms (0: now); for tests and metrics. */
+  bookedAhead(org: string): number {
+    return Math.max(0, (this.nextAt.get(org) ?? 0) - performance.now());
+  }
+
   /** Organisations whose next file is already due need no entry: the map holds only those paced now. */
   private forgetPast(now: number) {
     if (this.nextAt.size < 1000) return;
