@@ -1,11 +1,12 @@
 // The pace of one organisation's knowledge files while others are active (decisions.md, "Bounded work"):
-// after a file of N bytes, the organisation's next file starts no sooner than N ÷ EXTRACT_PACE_BYTES_PER_SECOND
-// seconds after it did (files sent at once queue one after another). Turns and priorities (slots.ts, index.ts) decide who goes first; they do not bound
-// how much of the machine a flooder's files take between another organisation's requests: each 1.7 MB CSV
-// costs the server's main thread, an extraction process and the database's `to_tsvector` together about
-// 200 ms of CPU, and an organisation sending them back to back kept two cores busy, so every request of
-// everyone else waited for a core (bench fairness line: B's p99 ×2.6 after the knowledge line's 100,000
-// items). Paced to 2 MB/s, the flooder leaves room (B's p99 ×0.9–1.3, docs/benchmarks.md).
+// after a file of N bytes, the organisation's next file starts no sooner than N ÷
+// EXTRACT_PACE_BYTES_PER_SECOND seconds after it did (files sent at once queue one after another).
+// Turns and priorities (slots.ts, index.ts) decide who goes first; they do not bound how much of the
+// machine a flooder's files take between another organisation's requests: each 1.7 MB CSV costs the
+// server's main thread, an extraction process and the database's `to_tsvector` together about 200 ms of
+// CPU, and an organisation sending them back to back kept two cores busy, so every request of everyone
+// else waited for a core (bench fairness line, in a full run: B's p99 ×2.6). Paced to 2 MB/s, the
+// flooder leaves room (×1.09 in the full run, 0.92–1.26 in runs of the line; docs/benchmarks.md).
 // Small files hardly wait (a 34-byte CSV: 17 µs); an organisation alone on the server never does
 // (http/active-organisations.ts). Counted per process, like the turns.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,7 +52,7 @@ export class KnowledgePace {
     }
   }
 
-  /** How long from now until `org`'s next file is due, in ms (0: now); for tests and metrics. */
+  /** How long from now until `org`'s next file is due, in ms (0: now); for tests. */
   bookedAhead(org: string): number {
     return Math.max(0, (this.nextAt.get(org) ?? 0) - performance.now());
   }
