@@ -6,7 +6,7 @@
 // server's main thread, an extraction process and the database's `to_tsvector` together about 200 ms of
 // CPU, and an organisation sending them back to back kept two cores busy, so every request of everyone
 // else waited for a core (bench fairness line, in a full run: B's p99 ×2.6). Paced to 2 MB/s, the
-// flooder leaves room (×1.09 in the full run, 0.92–1.26 in runs of the line; docs/benchmarks.md).
+// flooder leaves room (×1.09 in the full run, 0.91–1.26 in runs of the line; docs/benchmarks.md).
 // Small files hardly wait (a 34-byte CSV: 17 µs); an organisation alone on the server never does
 // (http/active-organisations.ts). Counted per process, like the turns.
 import { setTimeout as sleep } from 'node:timers/promises';
