@@ -1,6 +1,7 @@
 // The application as one fetch handler: /graphql (Yoga), /backend and the media proxy (the route table,
 // derived from the domains' manifests), its reference (/backend/openapi.json, /backend/docs), /health,
 // /ready. The Node server (http/server.ts) and the tests drive this same handler.
+import { accessOfField, checkAccess } from './auth/access.js';
 import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';
 import type { ContextDeps } from './context/context.js';
@@ -11,7 +12,7 @@ import { AppError, clientGone } from './errors.js';
 import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
-import { createGraphQLServer, isMutationRequest } from './http/graphql.js';
+import { createGraphQLServer, mutationFieldsOf } from './http/graphql.js';
 import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
@@ -133,9 +134,15 @@ export function createApp(config: Config, db: Database): App {
       }
       // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
       const bounded = await withBoundedBody(request, yoga.fetchAPI.Request);
-      // A mutation with an Idempotency-Key runs once per key (http/idempotency.ts); queries need none.
-      if (key && viewer.kind === 'user' && (await isMutationRequest(bounded.clone()))) {
-        return await runIdempotent(db.prisma, viewer.tenantId, key, bounded, async (r) => yoga.fetch(r, { viewer, requestId, facts }));
+      // A mutation with an Idempotency-Key runs once per API key and key (http/idempotency.ts), and only
+      // for a caller every selected root field admits; queries need none.
+      const mutationFields = key && viewer.kind === 'user' ? await mutationFieldsOf(bounded.clone()) : null;
+      if (key && viewer.kind === 'user' && mutationFields) {
+        for (const field of mutationFields) {
+          const access = accessOfField(schema, 'Mutation', field);
+          if (access !== undefined) checkAccess(viewer, access);
+        }
+        return await runIdempotent(db.prisma, viewer, key, bounded, async (r) => yoga.fetch(r, { viewer, requestId, facts }));
       }
       return await yoga.fetch(bounded, { viewer, requestId, facts });
     } catch (e) {

@@ -4,7 +4,7 @@
 // (graphql-saturation.ts); protocol errors with their HTTP status (graphql-protocol.ts); multipart
 // requests with files spooled to disk
 // (graphql-multipart.ts) instead of Yoga's in-memory parser.
-import { getOperationAST, GraphQLError, OperationTypeNode, parse, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, OperationTypeNode, parse, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createYoga, type GraphiQLOptions } from 'graphql-yoga';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -82,17 +82,36 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
 }
 
 /**
- * Whether a JSON GraphQL request runs a mutation (what an Idempotency-Key applies to). Bodies that do
- * not parse are not: Yoga answers them with its own errors.
+ * The root fields a JSON GraphQL request's mutation selects (what an Idempotency-Key applies to, and
+ * whose access is checked before a replay), or null when it runs no mutation. Bodies that do not parse
+ * are not mutations: Yoga answers them with its own errors.
  */
-export async function isMutationRequest(request: Request): Promise<boolean> {
+export async function mutationFieldsOf(request: Request): Promise<string[] | null> {
   try {
     const { query, operationName } = (await request.json()) as { query?: unknown; operationName?: unknown };
-    if (typeof query !== 'string') return false;
-    return (
-      getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.MUTATION
-    );
+    if (typeof query !== 'string') return null;
+    const document = parse(query);
+    const operation = getOperationAST(document, typeof operationName === 'string' ? operationName : undefined);
+    if (operation?.operation !== OperationTypeNode.MUTATION) return null;
+    const fragments = new Map<string, SelectionSetNode>();
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d.selectionSet);
+    const fields = new Set<string>();
+    const seen = new Set<string>();
+    const collect = (set: SelectionSetNode) => {
+      for (const s of set.selections) {
+        if (s.kind === Kind.FIELD) {
+          if (!s.name.value.startsWith('__')) fields.add(s.name.value);
+        } else if (s.kind === Kind.INLINE_FRAGMENT) collect(s.selectionSet);
+        else if (!seen.has(s.name.value)) {
+          seen.add(s.name.value);
+          const fragment = fragments.get(s.name.value);
+          if (fragment) collect(fragment);
+        }
+      }
+    };
+    collect(operation.selectionSet);
+    return [...fields];
   } catch {
-    return false;
+    return null;
   }
 }

@@ -1,6 +1,10 @@
-// `Idempotency-Key` on POSTs (decisions.md "What integrations rely on"), as Stripe does it: the key is
-// the organisation's, the request is known by a hash of its method, path and body, the first answer
-// is stored and replayed, and a row in the running state locks the key while the first request runs.
+// `Idempotency-Key` on POSTs, as Stripe does it: the key belongs to the caller (the API key that sent
+// it, within its organisation), the request is known by a hash of its method, path and body, the first
+// answer is stored and replayed, and a row in the running state locks the key while the first request
+// runs. Callers run it after authentication and authorisation, so a replay never answers a caller the
+// request's own checks would refuse; 401 and 403 answers are not stored (they say who asked, not what
+// happened). A stored answer never holds a secret: API keys and webhook secrets in it are replaced by
+// null (`withoutSecrets`), so a replay of a key's creation shows the key's record, not the key.
 // The record lives in the database (idempotency_keys), so it holds across processes and restarts.
 // The running row carries a lease that its request renews: a process that dies mid-request leaves a
 // key that is free again once the lease ends. A 5xx or a thrown error frees the key at once (a retry
@@ -8,11 +12,12 @@
 // bytes are streamed to storage, never held whole, so there is no body to hash before running.
 import { createHash, randomUUID } from 'node:crypto';
 import { Response } from '@whatwg-node/server';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { AppError } from '../errors.js';
 import { isMultipartForm } from '../storage/multipart-form.js';
 import { readLimitedBody } from './body.js';
 import { tenantIs } from '../tenant-sql.js';
+import { withoutSecrets } from '../secrets.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_KEY_LENGTH = 255;
@@ -67,14 +72,21 @@ function requestHash(request: Request, bytes: Uint8Array): string {
     .digest('base64url');
 }
 
+/** Who sent a key: records are apart per API key, within its organisation. */
+export interface IdempotencyCaller {
+  tenantId: string;
+  apiKeyId: string;
+}
+
 /**
- * Runs `run` once per (organisation, key): the first request runs and its answer is stored; a retry
- * with the same body gets that answer with `Idempotent-Replayed: true`; another body → 422; a retry
- * while the first runs → 409. `run` must answer errors as responses (they are stored like successes).
+ * Runs `run` once per (API key, Idempotency-Key): the first request runs and its answer is stored; a
+ * retry with the same body gets that answer with `Idempotent-Replayed: true`; another body → 422; a
+ * retry while the first runs → 409. `run` must answer errors as responses (they are stored like
+ * successes, but for 401, 403 and 5xx, which free the key).
  */
 export async function runIdempotent(
   prisma: PrismaClient,
-  tenantId: string,
+  caller: IdempotencyCaller,
   key: string,
   request: Request,
   run: (request: Request) => Promise<Response>,
@@ -84,7 +96,7 @@ export async function runIdempotent(
   const hash = requestHash(request, buffered.bytes);
   // A row freed between our insert attempt and our read (its request failed) is claimed again.
   let claim: Claim = { owned: false, row: undefined };
-  for (let attempt = 0; attempt < 3 && !claim.owned && !claim.row; attempt++) claim = await claimKey(prisma, tenantId, key, hash);
+  for (let attempt = 0; attempt < 3 && !claim.owned && !claim.row; attempt++) claim = await claimKey(prisma, caller, key, hash);
   if (!claim.owned) {
     const row = claim.row;
     if (!row) throw new AppError('CONFLICT', 'Uma requisição com esta Idempotency-Key ainda está em andamento');
@@ -96,9 +108,11 @@ export async function runIdempotent(
     });
   }
   const { lockId } = claim;
+  const record = Prisma.sql`${tenantIs(caller.tenantId)} AND api_key_id = ${caller.apiKeyId}::uuid AND key = ${key} AND lock_id = ${lockId}::uuid`;
   const renewal = setInterval(() => {
-    prisma.$executeRaw`UPDATE idempotency_keys SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond'
-      WHERE ${tenantIs(tenantId)} AND key = ${key} AND lock_id = ${lockId}::uuid`.catch(() => {});
+    prisma.$executeRaw`UPDATE idempotency_keys SET locked_until = now() + ${LEASE_MS} * interval '1 millisecond' WHERE ${record}`.catch(
+      () => {},
+    );
   }, LEASE_MS / 3);
   renewal.unref();
   let response: Response;
@@ -106,12 +120,12 @@ export async function runIdempotent(
     response = await run(buffered.request);
   } catch (error) {
     clearInterval(renewal);
-    await release(prisma, tenantId, key, lockId);
+    await release(prisma, record);
     throw error;
   }
   clearInterval(renewal);
-  if (response.status >= 500) {
-    await release(prisma, tenantId, key, lockId);
+  if (response.status >= 500 || response.status === 401 || response.status === 403) {
+    await release(prisma, record);
     return response;
   }
   const body = response.status === 204 ? null : await response.text();
@@ -120,9 +134,10 @@ export async function runIdempotent(
     const value = response.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  await prisma.$executeRaw`UPDATE idempotency_keys SET status = ${response.status}, headers = ${JSON.stringify(headers)}::jsonb, body = ${body},
+  const stored = body === null ? null : withoutSecrets(body);
+  await prisma.$executeRaw`UPDATE idempotency_keys SET status = ${response.status}, headers = ${JSON.stringify(headers)}::jsonb, body = ${stored},
       lock_id = NULL, locked_until = NULL
-    WHERE ${tenantIs(tenantId)} AND key = ${key} AND lock_id = ${lockId}::uuid`;
+    WHERE ${record}`;
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
@@ -130,24 +145,25 @@ export async function runIdempotent(
  * Inserts the key in the running state, or takes over a record past 24 hours or a running one whose
  * lease ended; otherwise reads the record that holds the key.
  */
-async function claimKey(prisma: PrismaClient, tenantId: string, key: string, hash: string): Promise<Claim> {
+async function claimKey(prisma: PrismaClient, caller: IdempotencyCaller, key: string, hash: string): Promise<Claim> {
   const lockId = randomUUID();
   const claimed = await prisma.$queryRaw<unknown[]>`
-    INSERT INTO idempotency_keys (tenant_id, key, request_hash, lock_id, locked_until)
-    VALUES (${tenantId}::uuid, ${key}, ${hash}, ${lockId}::uuid, now() + ${LEASE_MS} * interval '1 millisecond')
-    ON CONFLICT (tenant_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, lock_id = EXCLUDED.lock_id,
+    INSERT INTO idempotency_keys (tenant_id, api_key_id, key, request_hash, lock_id, locked_until)
+    VALUES (${caller.tenantId}::uuid, ${caller.apiKeyId}::uuid, ${key}, ${hash}, ${lockId}::uuid, now() + ${LEASE_MS} * interval '1 millisecond')
+    ON CONFLICT (tenant_id, api_key_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, lock_id = EXCLUDED.lock_id,
       locked_until = EXCLUDED.locked_until, status = NULL, headers = NULL, body = NULL, created_at = now()
     WHERE idempotency_keys.created_at < now() - ${IDEMPOTENCY_TTL_HOURS} * interval '1 hour'
        OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until < now())
     RETURNING 1 AS claimed`;
   if (claimed.length) return { owned: true, lockId };
   const [row] = await prisma.$queryRaw<StoredRow[]>`
-    SELECT request_hash, status, headers, body FROM idempotency_keys WHERE ${tenantIs(tenantId)} AND key = ${key}`;
+    SELECT request_hash, status, headers, body FROM idempotency_keys
+    WHERE ${tenantIs(caller.tenantId)} AND api_key_id = ${caller.apiKeyId}::uuid AND key = ${key}`;
   return { owned: false, row };
 }
 
-async function release(prisma: PrismaClient, tenantId: string, key: string, lockId: string) {
-  await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE ${tenantIs(tenantId)} AND key = ${key} AND lock_id = ${lockId}::uuid`;
+async function release(prisma: PrismaClient, record: Prisma.Sql) {
+  await prisma.$executeRaw`DELETE FROM idempotency_keys WHERE ${record}`;
 }
 
 /** The hourly cleanup (jobs/idempotency-cleanup.ts): records past 24 hours, in batches. */
@@ -155,8 +171,8 @@ export async function deleteExpiredIdempotencyKeys(prisma: PrismaClient, batch =
   let total = 0;
   for (;;) {
     const deleted = await prisma.$executeRaw`
-      DELETE FROM idempotency_keys WHERE (tenant_id, key) IN (
-        SELECT tenant_id, key FROM idempotency_keys WHERE created_at < now() - ${IDEMPOTENCY_TTL_HOURS} * interval '1 hour' LIMIT ${batch})`;
+      DELETE FROM idempotency_keys WHERE (tenant_id, api_key_id, key) IN (
+        SELECT tenant_id, api_key_id, key FROM idempotency_keys WHERE created_at < now() - ${IDEMPOTENCY_TTL_HOURS} * interval '1 hour' LIMIT ${batch})`;
     total += deleted;
     if (deleted < batch) return total;
   }

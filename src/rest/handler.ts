@@ -192,9 +192,13 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
           if (jsonLongerThan(result, MAX_ANSWER_BYTES)) throw answerTooLarge();
           return successResponse(route, JSON.stringify(result ?? null));
         });
-      // An organisation's POST with an Idempotency-Key runs once per key (http/idempotency.ts).
+      // A POST with an Idempotency-Key runs once per API key and key (http/idempotency.ts), and only
+      // for a caller the route admits: its access is checked before any record is read.
       const key = request.method === 'POST' && viewer?.kind === 'user' ? idempotencyKeyOf(request) : null;
-      return key ? await runIdempotent(deps.prisma, (viewer as TenantViewer).tenantId, key, request, execute) : await execute(request);
+      if (!key) return await execute(request);
+      const caller = viewer as TenantViewer;
+      checkAccess(caller, route.access);
+      return await runIdempotent(deps.prisma, caller, key, request, execute);
     } catch (e) {
       return answer(style, requestId, () => {
         throw e;

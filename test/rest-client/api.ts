@@ -2350,8 +2350,8 @@ export interface components {
         CreatedApiKey: {
             id: components["schemas"]["UUID"];
             name: string;
-            /** @description The secret. Store it now: it cannot be read again. */
-            key: string;
+            /** @description The secret. Store it now: it cannot be read again (null in an Idempotency-Key replay of this answer: it is shown once). */
+            key: string | null;
             prefix: string;
             user_id: components["schemas"]["UUID"];
             permissions: string[];
@@ -2372,8 +2372,8 @@ export interface components {
             events: string[];
             active: boolean;
             created_at: components["schemas"]["DateTime"];
-            /** @description whsec_…: verifies the webhook-signature header (Standard Webhooks). Store it now. */
-            secret: string;
+            /** @description whsec_…: verifies the webhook-signature header (Standard Webhooks). Store it now (null in an Idempotency-Key replay of this answer: it is shown once). */
+            secret: string | null;
         };
         /**
          * Format: date-time
@@ -3022,8 +3022,8 @@ export interface components {
         };
         /** @description A regenerated signing secret. The previous one keeps signing (a second signature) for 24 hours. */
         WebhookSecret: {
-            /** @description whsec_… */
-            secret: string;
+            /** @description whsec_… (null in an Idempotency-Key replay of this answer: it is shown once). */
+            secret: string | null;
         };
     };
     responses: {

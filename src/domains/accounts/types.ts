@@ -58,7 +58,11 @@ export const CreatedApiKey = builder.objectRef<CreatedKey>('CreatedApiKey').impl
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
-    key: t.exposeString('key', { description: 'The secret. Store it now: it cannot be read again.' }),
+    key: t.exposeString('key', {
+      nullable: true,
+      description:
+        'The secret. Store it now: it cannot be read again (null in an Idempotency-Key replay of this answer: it is shown once).',
+    }),
     prefix: t.exposeString('prefix'),
     user_id: t.expose('user_id', { type: 'UUID' }),
     permissions: t.exposeStringList('permissions'),

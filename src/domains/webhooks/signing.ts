@@ -1,17 +1,16 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): a secret is `whsec_` + base64 of random
 // bytes; the HMAC key is those bytes, not the text. Receivers verify with any Standard Webhooks library.
 import { createHmac, randomBytes } from 'node:crypto';
-
-const SECRET_PREFIX = 'whsec_';
+import { WEBHOOK_SECRET_PREFIX } from '../../secrets.js';
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes. */
 export function generateSecret(): string {
-  return SECRET_PREFIX + randomBytes(32).toString('base64');
+  return WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
 function secretKey(secret: string): Buffer {
-  if (!secret.startsWith(SECRET_PREFIX)) throw new Error('A webhook secret must start with whsec_');
-  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) throw new Error('A webhook secret must start with whsec_');
+  const key = Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
   if (key.length === 0) throw new Error('A webhook secret must carry base64 key bytes after whsec_');
   return key;
 }

@@ -36,13 +36,22 @@ export const CreatedWebhook = builder.objectRef<CreatedHook>('CreatedWebhook').i
     events: t.exposeStringList('events'),
     active: t.exposeBoolean('active'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-    secret: t.exposeString('secret', { description: 'whsec_…: verifies the webhook-signature header (Standard Webhooks). Store it now.' }),
+    secret: t.exposeString('secret', {
+      nullable: true,
+      description:
+        'whsec_…: verifies the webhook-signature header (Standard Webhooks). Store it now (null in an Idempotency-Key replay of this answer: it is shown once).',
+    }),
   }),
 });
 
 export const WebhookSecret = builder.objectRef<{ secret: string }>('WebhookSecret').implement({
   description: 'A regenerated signing secret. The previous one keeps signing (a second signature) for 24 hours.',
-  fields: (t) => ({ secret: t.exposeString('secret', { description: 'whsec_…' }) }),
+  fields: (t) => ({
+    secret: t.exposeString('secret', {
+      nullable: true,
+      description: 'whsec_… (null in an Idempotency-Key replay of this answer: it is shown once).',
+    }),
+  }),
 });
 
 export const WebhookDelivery = builder.prismaObject('WebhookDelivery', {
