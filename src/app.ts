@@ -8,7 +8,7 @@ import type { ContextDeps } from './context/context.js';
 import type { Database } from './db/client.js';
 import { tenantClientsOf } from './db/tenant-scope.js';
 import { domains, schema } from './domains/index.js';
-import { AppError, clientGone } from './errors.js';
+import { AppError, clientGone, normalizeError } from './errors.js';
 import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
@@ -147,10 +147,11 @@ export function createApp(config: Config, db: Database): App {
       return await yoga.fetch(bounded, { viewer, requestId, facts });
     } catch (e) {
       // GraphQL clients (GraphiQL among them) read errors from `errors`, also before Yoga runs.
-      if (e instanceof AppError) return graphqlErrorResponse(e);
       // Yoga rejects with the signal's reason once the client has gone (a file's upload left waiting).
-      if (request.signal.aborted) return graphqlErrorResponse(clientGone());
-      throw e;
+      if (!(e instanceof AppError) && request.signal.aborted) return graphqlErrorResponse(clientGone());
+      const { error, internal } = normalizeError(e);
+      if (internal) throw e;
+      return graphqlErrorResponse(error);
     }
   }
 
@@ -162,8 +163,10 @@ export function createApp(config: Config, db: Database): App {
     try {
       response = (crossOrigin(pathname) && corsPreflight(request, config.corsOrigins)) || (await route(request, requestId, facts));
     } catch (e) {
-      log.error('unhandled error', { error: errorText(e) });
-      response = errorResponse('bare', new AppError('INTERNAL', 'Erro interno do servidor'));
+      // What no route answered: a database or service that cannot be reached is still a 503.
+      const { error, internal } = normalizeError(e);
+      if (internal) log.error('unhandled error', { error: errorText(e) });
+      response = errorResponse(table.styleOf(pathname), internal ? new AppError('INTERNAL', 'Erro interno do servidor') : error);
     }
     if (crossOrigin(pathname)) {
       response = withCors(request, response, config.corsOrigins);

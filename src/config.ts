@@ -52,6 +52,11 @@ export interface Config {
   otlpEndpoint?: string;
   /** Requests a minute per API key; 0 turns the limits off (RATE_LIMIT_PER_MINUTE). */
   rateLimitPerMinute: number;
+  /**
+   * Requests a minute per organisation, all its keys together, so minting keys does not multiply a
+   * budget; default three keys' worth, 0 off (RATE_LIMIT_PER_ORGANISATION_PER_MINUTE).
+   */
+  rateLimitPerOrganisationPerMinute: number;
   /** Knowledge extractions running at once in this process, all organisations together (EXTRACT_CONCURRENCY). */
   extractConcurrency: number;
   /** How long a knowledge file waits for an extraction slot before the request gets 503 (EXTRACT_WAIT_MS). */
@@ -152,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownTimeoutMs = whole('SHUTDOWN_TIMEOUT_MS', 25_000, 1);
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
   const rateLimitPerMinute = whole('RATE_LIMIT_PER_MINUTE', 1200, 0);
+  const rateLimitPerOrganisationPerMinute = whole('RATE_LIMIT_PER_ORGANISATION_PER_MINUTE', 3 * rateLimitPerMinute, 0);
   const extractConcurrency = whole('EXTRACT_CONCURRENCY', os.availableParallelism(), 1);
   const extractWaitMs = whole('EXTRACT_WAIT_MS', 30_000, 1);
   const extractPaceBytesPerSecond = whole('EXTRACT_PACE_BYTES_PER_SECOND', 2_000_000, 0);
@@ -199,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       metricsToken: env.METRICS_TOKEN || undefined,
       otlpEndpoint,
       rateLimitPerMinute,
+      rateLimitPerOrganisationPerMinute,
       extractConcurrency,
       extractWaitMs,
       extractPaceBytesPerSecond,

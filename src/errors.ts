@@ -142,6 +142,39 @@ export function isDatabaseSaturated(error: unknown): boolean {
   return false;
 }
 
+/** SQLSTATEs of a server that cannot be talked to: connection exceptions (class 08), shut down or crashed. */
+const UNREACHABLE_SQLSTATES = /^(08...|57P01|57P02)$/;
+/** Prisma: can't reach the server (P1001), timed out reaching it (P1002), server closed the connection (P1017). */
+const UNREACHABLE_PRISMA = ['P1001', 'P1002', 'P1017'];
+/** Driver adapters' kinds of a lost or refused connection. */
+const UNREACHABLE_KINDS = ['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'];
+/** Node's socket errors on the way to the server. */
+const UNREACHABLE_SOCKET = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'];
+
+/**
+ * A database that cannot be reached now (refused, restarting, the connection lost mid-statement),
+ * whatever reported it: like a saturated one, a 503 the client retries, never a 500.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let i = 0; i < 6 && current && typeof current === 'object'; i++) {
+    const e = current as { code?: unknown; originalCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: unknown };
+    const code = typeof e.code === 'string' ? e.code : typeof e.originalCode === 'string' ? e.originalCode : '';
+    if (UNREACHABLE_SQLSTATES.test(code) || UNREACHABLE_PRISMA.includes(code) || UNREACHABLE_SOCKET.includes(code)) return true;
+    if (typeof e.kind === 'string' && UNREACHABLE_KINDS.includes(e.kind)) return true;
+    if (
+      typeof e.message === 'string' &&
+      /Connection terminated|connection error|terminating connection due to administrator command|Can't reach database server/i.test(
+        e.message,
+      )
+    )
+      return true;
+    const adapterCause = (e.meta as { driverAdapterError?: { cause?: unknown } } | undefined)?.driverAdapterError?.cause;
+    current = adapterCause ?? e.cause;
+  }
+  return false;
+}
+
 /**
  * Translates what the database refuses into AppErrors, so a constraint is the last line of defence and
  * never a 500: unique → 409, foreign key → 409, missing row → 404.
@@ -154,6 +187,8 @@ export function fromDatabaseError(error: unknown, what = 'Registro'): unknown {
   if (isMalformedValue(error)) return invalidInput('Valor em formato inválido');
   if (isDatabaseSaturated(error))
     return new AppError('SERVICE_UNAVAILABLE', `Serviço sobrecarregado: tente de novo em ${RETRY_AFTER_SECONDS} s`);
+  if (isDatabaseUnreachable(error))
+    return new AppError('SERVICE_UNAVAILABLE', `Serviço temporariamente indisponível: tente de novo em ${RETRY_AFTER_SECONDS} s`);
   return error;
 }
 

@@ -1,5 +1,6 @@
-// Rate limits (decisions.md, "Bounded work"), counted by rate-limiter-flexible: requests a minute per API
-// key (RATE_LIMIT_PER_MINUTE), and failed authentications a minute per client address (30). With
+// Rate limits, counted by rate-limiter-flexible: requests a minute per API key (RATE_LIMIT_PER_MINUTE)
+// and per organisation, all its keys together (RATE_LIMIT_PER_ORGANISATION_PER_MINUTE: minting keys
+// does not multiply a budget), and failed authentications a minute per client address (30). With
 // REDIS_URL the counters live in Redis, so every server process shares one budget (an unreachable Redis
 // falls back to this process's memory rather than refusing service); without it, in memory.
 // What a client sees: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) on every
@@ -31,12 +32,15 @@ const overLimit = (state: RateLimitState, message: string) => new AppError('RATE
 
 export class RateLimits {
   private readonly keys?: RateLimiterAbstract;
+  private readonly organisations?: RateLimiterAbstract;
   private readonly addresses: RateLimiterAbstract;
   readonly perKey: number;
+  readonly perOrganisation: number;
   private readonly redis?: Redis;
 
-  constructor(config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'>) {
+  constructor(config: Pick<Config, 'rateLimitPerMinute' | 'rateLimitPerOrganisationPerMinute' | 'redisUrl'>) {
     this.perKey = config.rateLimitPerMinute;
+    this.perOrganisation = config.rateLimitPerOrganisationPerMinute;
     if (config.redisUrl) {
       // Commands fail at once while Redis is away (no offline queue): the memory limiter answers then.
       this.redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
@@ -48,19 +52,46 @@ export class RateLimits {
       return this.redis ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: memory }) : memory;
     };
     if (this.perKey > 0) this.keys = limiter('funil:rl:key', this.perKey);
+    if (this.perOrganisation > 0) this.organisations = limiter('funil:rl:org', this.perOrganisation);
     this.addresses = limiter('funil:rl:auth', FAILED_AUTHENTICATIONS_PER_MINUTE);
   }
 
-  /** Counts a request of an API key; over the budget → RATE_LIMITED. */
-  async admitKey(keyId: string): Promise<RateLimitState | undefined> {
-    if (!this.keys) return undefined;
+  /**
+   * Counts a request of an API key against the key's budget and its organisation's; over either →
+   * RATE_LIMITED. The state told is the budget with less left.
+   */
+  async admitKey(keyId: string, tenantId?: string): Promise<RateLimitState | undefined> {
+    const key =
+      this.keys &&
+      (await this.consume(this.keys, this.perKey, keyId, 'api_key', 'Limite de requisições por minuto desta chave de API excedido'));
+    const organisation =
+      this.organisations &&
+      tenantId &&
+      (await this.consume(
+        this.organisations,
+        this.perOrganisation,
+        tenantId,
+        'organisation',
+        'Limite de requisições por minuto da organização excedido',
+      ));
+    if (!key || !organisation) return key || organisation || undefined;
+    return organisation.remaining < key.remaining ? organisation : key;
+  }
+
+  private async consume(
+    limiter: RateLimiterAbstract,
+    points: number,
+    id: string,
+    limit: 'api_key' | 'organisation',
+    message: string,
+  ): Promise<RateLimitState> {
     try {
-      return stateOf(this.perKey, await this.keys.consume(keyId));
+      return stateOf(points, await limiter.consume(id));
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
-      const state = stateOf(this.perKey, e);
-      countRateLimitRefusal('api_key');
-      throw Object.assign(overLimit(state, 'Limite de requisições por minuto desta chave de API excedido'), { rateLimit: state });
+      const state = stateOf(points, e);
+      countRateLimitRefusal(limit);
+      throw Object.assign(overLimit(state, message), { rateLimit: state });
     }
   }
 
@@ -116,7 +147,7 @@ export interface RequestLimits {
  * 30 a minute → RATE_LIMITED instead of the refusal), a successful one against its key. `refusal` is
  * what a failure answers (the authentication's own 401 unless given, e.g. the platform area's 404).
  */
-export async function authenticateWithin<V extends { kind: string; apiKeyId?: string }>(
+export async function authenticateWithin<V extends { kind: string; apiKeyId?: string; tenantId?: string }>(
   limits: RateLimits,
   request: RequestLimits,
   authenticate: () => Promise<V>,
@@ -138,7 +169,7 @@ export async function authenticateWithin<V extends { kind: string; apiKeyId?: st
       return await limits.failedAuthentication(request.address, refused);
     }
     // The platform operator's token is no API key: only its failures count (per address).
-    if (viewer.apiKeyId) request.state = await limits.admitKey(viewer.apiKeyId);
+    if (viewer.apiKeyId) request.state = await limits.admitKey(viewer.apiKeyId, viewer.tenantId);
     return viewer;
   } catch (e) {
     request.state = rateLimitOf(e) ?? request.state;

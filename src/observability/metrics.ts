@@ -83,7 +83,7 @@ function createMetrics(client: typeof PromClient) {
 
   const rateLimitRefusals = new client.Counter({
     name: 'funil_rate_limit_refusals_total',
-    help: 'Requests refused with 429, by limit (api_key: requests per key; failed_auth: failed authentications per address).',
+    help: 'Requests refused with 429, by limit (api_key: requests per key; organisation: requests per organisation; failed_auth: failed authentications per address).',
     labelNames: ['limit'] as const,
     registers: [registry],
   });
@@ -162,7 +162,7 @@ export function setExtractionQueue(running: number, waiting: number): void {
   m.extractionsWaiting.set(waiting);
 }
 
-export function countRateLimitRefusal(limit: 'api_key' | 'failed_auth'): void {
+export function countRateLimitRefusal(limit: 'api_key' | 'organisation' | 'failed_auth'): void {
   if (m) m.rateLimitRefusals.inc({ limit });
 }
 

@@ -1,5 +1,5 @@
-// Rate limits (decisions.md, "Bounded work"): a budget per API key (RATE_LIMIT_PER_MINUTE, 5 here) and
-// one of failed authentications per client address (30 a minute); RateLimit-* headers on every /backend
+// Rate limits: a budget per API key (RATE_LIMIT_PER_MINUTE, 5 here), one per organisation (all its keys
+// together), and one of failed authentications per client address (30 a minute); RateLimit-* headers on every /backend
 // and /graphql answer; 429 with Retry-After in the route's shape; with REDIS_URL two server processes
 // (here two apps) share one budget; the address comes from the connection on a real server.
 import { randomBytes } from 'node:crypto';
@@ -77,6 +77,38 @@ describe('per API key', () => {
     // In memory, each process counts alone.
     const alone = createApp(loadConfig({ NODE_ENV: 'test', RATE_LIMIT_PER_MINUTE: '5' }), api.db);
     expect((await call('/backend/tags', org.key, { app: alone })).status).toBe(200);
+  });
+});
+
+describe('per organisation', () => {
+  it('counts every key of an organisation against one budget: minting keys does not multiply it', async () => {
+    // Keys made through the suite's app; counted by an app whose organisations have 8 requests a minute.
+    const app = createApp(
+      loadConfig({ NODE_ENV: 'test', RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_ORGANISATION_PER_MINUTE: '8' }),
+      api.db,
+    );
+    opened.push(app);
+    const org = await api.newOrg();
+    const [first, second] = [await api.keyFor(org, 'admin'), await api.keyFor(org, 'operator')];
+    const statuses: number[] = [];
+    const remaining: (string | null)[] = [];
+    for (const key of [first, first, first, first, first, second, second, second, second]) {
+      const r = await call('/backend/tags', key, { app });
+      statuses.push(r.status);
+      remaining.push(r.headers.get('ratelimit-remaining'));
+      if (r.status === 429) {
+        expect(await r.json()).toMatchObject({
+          success: false,
+          error: { code: 'RATE_LIMITED', message: expect.stringContaining('organiza') },
+        });
+        expect(limits(r)).toMatchObject({ limit: '8', remaining: '0' });
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    // The headers tell the budget with less left: the key's first, the organisation's once it is lower.
+    expect(remaining.slice(0, 8)).toEqual(['4', '3', '2', '1', '0', '2', '1', '0']);
+    // Another organisation has its own budget.
+    expect((await call('/backend/tags', (await api.newOrg()).key, { app })).status).toBe(200);
   });
 });
 
