@@ -3218,7 +3218,7 @@ export interface components {
                 };
             };
         };
-        /** @description The server is busy: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout), or every knowledge extraction slot was taken for over 30 s, or the file storage (STORAGE=s3: the bucket) cannot be reached. Retry after the `Retry-After` seconds. */
+        /** @description The server is busy or a service it needs is away: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout) or cannot be reached (down, restarting, the connection lost), or every knowledge extraction slot was taken for over 30 s, or the file storage (STORAGE=s3: the bucket) cannot be reached. Retry after the `Retry-After` seconds. */
         BareError503: {
             headers: {
                 [name: string]: unknown;
@@ -3557,7 +3557,7 @@ export interface components {
                 };
             };
         };
-        /** @description The server is busy: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout), or every knowledge extraction slot was taken for over 30 s, or the file storage (STORAGE=s3: the bucket) cannot be reached. Retry after the `Retry-After` seconds. */
+        /** @description The server is busy or a service it needs is away: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout) or cannot be reached (down, restarting, the connection lost), or every knowledge extraction slot was taken for over 30 s, or the file storage (STORAGE=s3: the bucket) cannot be reached. Retry after the `Retry-After` seconds. */
         EnvelopeError503: {
             headers: {
                 [name: string]: unknown;

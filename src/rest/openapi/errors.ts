@@ -16,7 +16,7 @@ const MEANING: Record<number, string> = {
   429: 'Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
   500: 'Internal error; the details stay in the server log.',
   502: 'The provider behind the route failed.',
-  503: 'The server is busy: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout), or every knowledge extraction slot was taken for over 30 s, or the file storage (STORAGE=s3: the bucket) cannot be reached. Retry after the `Retry-After` seconds.',
+  503: 'The server is busy or a service it needs is away: the database is saturated (no connection or transaction slot in time, or a statement cut by its timeout) or cannot be reached (down, restarting, the connection lost), or every knowledge extraction slot was taken for over 30 s, or the file storage (STORAGE=s3: the bucket) cannot be reached. Retry after the `Retry-After` seconds.',
 };
 
 const PLATFORM_404 = 'Without the admin token (ADMIN_TOKEN) the platform area does not exist: every answer is 404.';
