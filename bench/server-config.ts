@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 export function benchServerConfig(databaseUrl: string, storageDir: string) {
   return loadConfig({
     RATE_LIMIT_PER_MINUTE: '0',
+    SECRETS_KEY: 'funil-bench-secrets-key-0123456789abcdef',
     ...process.env,
     DATABASE_URL: databaseUrl,
     STORAGE_DIR: storageDir,

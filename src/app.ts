@@ -31,6 +31,7 @@ import { buildRouteTable } from './rest/route-table.js';
 import { FileSpool } from './storage/file-spool.js';
 import { isMultipartForm } from './storage/multipart-form.js';
 import { createStorage } from './storage/create.js';
+import { configureSecrets } from './secrets.js';
 
 /**
  * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
@@ -64,6 +65,7 @@ export interface App {
 }
 
 export function createApp(config: Config, db: Database): App {
+  configureSecrets(config);
   const deps: ContextDeps = {
     prisma: db.prisma,
     direct: db.direct,

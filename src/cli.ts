@@ -16,11 +16,15 @@ import { isUuid } from './domains/common/validate.js';
 import type { Context } from './context/context.js';
 import { setLogLevel } from './log.js';
 import { createStorage } from './storage/create.js';
+import { resealSecrets } from './reseal-secrets.js';
+import { configureSecrets, generateSecretsKey } from './secrets.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
 Commands:
   keygen                                                         print a new well-formed API key (for BOOTSTRAP_API_KEY)
+  keygen --secrets                                               print a new key for SECRETS_KEY
+  reseal-secrets                                                 seal every stored secret with SECRETS_KEY's first key (after a rotation)
   create-tenant --name NAME [--owner-name N] [--owner-email E]   organisation + Owner + API key
   list-tenants                                                   organisations
   create-key --tenant ID [--user ID] [--name N] [--permissions a,b] [--expires-at ISO]
@@ -54,6 +58,7 @@ export async function runCli(argv: string[], { env = process.env, print = consol
       permissions: { type: 'string' },
       'expires-at': { type: 'string' },
       id: { type: 'string' },
+      secrets: { type: 'boolean' },
     },
   });
   if (!command || command === 'help' || command === '--help') {
@@ -61,8 +66,9 @@ export async function runCli(argv: string[], { env = process.env, print = consol
     return;
   }
   if (command === 'keygen') {
-    // No database: the key is only a value to put in BOOTSTRAP_API_KEY (stored as a hash at the first start).
-    print(generateApiKey());
+    // No database: the key is only a value to put in BOOTSTRAP_API_KEY (stored as a hash at the first
+    // start), or in SECRETS_KEY.
+    print(values.secrets ? generateSecretsKey() : generateApiKey());
     return;
   }
   const config = loadConfig(env);
@@ -74,7 +80,7 @@ export async function runCli(argv: string[], { env = process.env, print = consol
     migrate: config.migrateOnStart,
   });
   const { prisma } = db;
-  const need = (name: keyof typeof values) => {
+  const need = (name: Exclude<keyof typeof values, 'secrets'>) => {
     const v = values[name];
     if (!v) throw new Error(`--${name} is required for ${command}\n\n${USAGE}`);
     return v;
@@ -150,6 +156,12 @@ export async function runCli(argv: string[], { env = process.env, print = consol
         const id = needId('id');
         await revokeApiKey(operatorIn(await keyTenant(id)), id);
         print('revoked');
+        break;
+      }
+      case 'reseal-secrets': {
+        configureSecrets(config);
+        const r = await resealSecrets(prisma);
+        print(`sealed with the current key: ${r.webhooks} webhook(s), ${r.channels} channel(s)`);
         break;
       }
       case 'delete-key': {

@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { isGeneratedKey } from './auth/keys.js';
 
+/** The smallest SECRETS_KEY entry: 32 characters (`npm run cli -- keygen --secrets` prints 43). */
+const MIN_SECRETS_KEY_LENGTH = 32;
+
 export interface Config {
   port: number;
   host: string;
@@ -27,6 +30,11 @@ export interface Config {
   /** How long a client has to send a request body, from its headers. */
   requestBodyTimeoutMs: number;
   production: boolean;
+  /**
+   * Keys that seal webhook secrets and channel tokens at rest, the first sealing (SECRETS_KEY, comma
+   * separated); unset, a key generated into DATA_DIR/secrets.key (src/secrets.ts).
+   */
+  secretsKeys?: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Origins allowed to call /graphql and /backend from a browser; empty = none. */
   corsOrigins: string[];
@@ -123,6 +131,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL must start with postgres:// or postgresql://');
   const production = env.NODE_ENV === 'production';
+  // The test environment's in-process apps share one key unless a test gives its own.
+  const secretsKeys = env.SECRETS_KEY
+    ? env.SECRETS_KEY.split(',').map((k) => k.trim())
+    : env.NODE_ENV === 'test'
+      ? ['funil-test-secrets-key-for-NODE_ENV-test-only']
+      : undefined;
+  if (secretsKeys?.some((k) => k.length < MIN_SECRETS_KEY_LENGTH))
+    problems.push(`SECRETS_KEY entries must be at least ${MIN_SECRETS_KEY_LENGTH} characters (make one with \`npm run cli -- keygen --secrets\`)`);
+  // Processes sharing a PostgreSQL database must share the key: a data directory's own file would not be.
+  if (production && databaseUrl && !secretsKeys)
+    problems.push('SECRETS_KEY is required in production with DATABASE_URL (make one with `npm run cli -- keygen --secrets`)');
   const tlsCertFile = env.TLS_CERT_FILE || undefined;
   const tlsKeyFile = env.TLS_KEY_FILE || undefined;
   if (Boolean(tlsCertFile) !== Boolean(tlsKeyFile)) problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
@@ -189,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: bool('TRUST_PROXY', env.TRUST_PROXY, false),
       requestBodyTimeoutMs,
       production,
+      secretsKeys,
       logLevel,
       corsOrigins: (env.CORS_ORIGINS ?? '')
         .split(',')

@@ -31,7 +31,16 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', '--import', './src/observability/preload.ts', 'src/main.ts'], {
     // The load tests send bursts from one key, past the default 1,200 a minute: not what they measure.
-    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+    // One SECRETS_KEY for every process of a run: processes on one PostgreSQL database read each other's secrets.
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      SECRETS_KEY: 'funil-test-server-processes-secrets-key',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(proc);

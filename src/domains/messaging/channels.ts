@@ -1,6 +1,6 @@
 // Messaging channels (decisions.md "Messaging and channels"): managed with channels.manage, read with
-// messages.view or messages.send. `config` holds the provider's credentials; it is validated here, stored, and never
-// returned: the GraphQL type has no field for it, so no answer or event can carry it.
+// messages.view or messages.send. `config` holds the provider's credentials; it is validated here, stored
+// with its token and secrets sealed (src/secrets.ts), and never returned: the GraphQL type has no field for it, so no answer or event can carry it.
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { invalidInput, notFound, invalidField } from '../../errors.js';
@@ -8,6 +8,7 @@ import type { Channel, ChannelProvider } from '../../generated/prisma/client.js'
 import type { Selection } from '../common/types.js';
 import { requiredText } from '../common/validate.js';
 import { validateWebhookUrl } from '../webhooks/url-guard.js';
+import { secrets } from '../../secrets.js';
 
 /** The Graph API's base URL, used when a whatsapp_cloud channel does not set `api_url`. */
 export const GRAPH_API_URL = 'https://graph.facebook.com/v21.0';
@@ -72,11 +73,32 @@ export async function channelConfig(
   const verifyToken = setting(config, 'verify_token', false, 512);
   if (appSecret) stored.app_secret = appSecret;
   if (verifyToken) stored.verify_token = verifyToken;
-  return { ...stored };
+  return sealedConfig(stored, (value) => secrets().seal(value));
 }
 
+/** The config's credentials (token, app secret, verify token) passed through `change`; the rest as it is. */
+function sealedConfig(config: WhatsAppCloudConfig, change: (value: string) => string): Record<string, string> {
+  const out: Record<string, string> = { ...config };
+  for (const key of SEALED_SETTINGS) if (out[key] !== undefined) out[key] = change(out[key]);
+  return out;
+}
+
+/** The settings kept sealed at rest (src/secrets.ts). */
+const SEALED_SETTINGS = ['access_token', 'app_secret', 'verify_token'] as const;
+
+/** A channel's provider config with its credentials opened, for the call that needs them. */
 export function whatsAppConfig(channel: Pick<Channel, 'config'>): WhatsAppCloudConfig {
-  return channel.config as unknown as WhatsAppCloudConfig;
+  const box = secrets();
+  return sealedConfig(channel.config as unknown as WhatsAppCloudConfig, (value) => box.open(value)) as unknown as WhatsAppCloudConfig;
+}
+
+/** A stored config with every credential sealed with the current key (`cli reseal-secrets`, the start), or null if it already is. */
+export function resealedConfig(config: unknown): Record<string, string> | null {
+  if (!config || typeof config !== 'object' || !('access_token' in config)) return null;
+  const box = secrets();
+  const stored = config as WhatsAppCloudConfig;
+  if (SEALED_SETTINGS.every((key) => stored[key] === undefined || box.isCurrent(stored[key]))) return null;
+  return sealedConfig(stored, (value) => box.reseal(value));
 }
 
 async function departmentRef(

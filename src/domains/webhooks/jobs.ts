@@ -4,6 +4,7 @@
 // on the schedule or after the receiver's Retry-After, or stop (410 disables the hook; schedule spent).
 // Both queues run in batches (src/jobs/README.md): a claim, a read, a log INSERT and an outcome statement
 // serve many jobs, and a webhook's batch sends its attempts over a kept-alive connection (deliver.ts).
+import { secrets } from '../../secrets.js';
 import { createHash } from 'node:crypto';
 import type { Event, Webhook } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -262,16 +263,18 @@ function sendEvent(
   allowPrivate: boolean,
 ): Promise<DeliveryResult> {
   const now = Date.now();
-  const secrets = [hook.secret];
+  // Stored sealed (src/secrets.ts): opened for this attempt only.
+  const box = secrets();
+  const signing = [box.open(hook.secret)];
   if (hook.previous_secret && hook.previous_secret_expires_at && hook.previous_secret_expires_at.getTime() > now)
-    secrets.push(hook.previous_secret);
+    signing.push(box.open(hook.previous_secret));
   const body = JSON.stringify({ type: event.type, timestamp: event.created_at.toISOString(), data: event.data });
   return attemptDelivery({
     url: hook.url,
     msgId: messageId(event.id, event.hook),
     timestamp: Math.floor(now / 1000),
     body,
-    secrets,
+    secrets: signing,
     allowPrivate,
   });
 }

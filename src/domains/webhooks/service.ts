@@ -9,6 +9,7 @@ import { offsetWindow, type Selection } from '../common/types.js';
 import { randomUUID } from 'node:crypto';
 import { eventTypes, subscribableEventTypes, TEST_EVENT } from './event-types.js';
 import { DELIVER_QUEUE, deliverOnce, type DeliverPayload } from './jobs.js';
+import { secrets } from '../../secrets.js';
 import { generateSecret } from './signing.js';
 import { validateWebhookUrl } from './url-guard.js';
 
@@ -43,7 +44,12 @@ export async function createWebhook(ctx: Context, input: { url: string; events: 
   const url = await webhookUrl(ctx, input.url);
   const events = eventKinds(input.events);
   const active = input.active ?? true;
-  return ctx.db.webhook.create({ data: { url, events, active, active_since: active ? new Date() : null, secret: generateSecret() } });
+  // Stored sealed (src/secrets.ts); the answer shows it in clear, once.
+  const secret = generateSecret();
+  const hook = await ctx.db.webhook.create({
+    data: { url, events, active, active_since: active ? new Date() : null, secret: secrets().seal(secret) },
+  });
+  return { ...hook, secret };
 }
 
 export function listWebhooks(ctx: Context, query: Selection = {}) {
@@ -88,7 +94,7 @@ export async function regenerateSecret(ctx: Context, id: string) {
     const hook = await findWebhook(tx, id);
     await tx.webhook.update({
       where: { id },
-      data: { secret, previous_secret: hook.secret, previous_secret_expires_at: new Date(Date.now() + SECRET_GRACE_MS) },
+      data: { secret: secrets().seal(secret), previous_secret: hook.secret, previous_secret_expires_at: new Date(Date.now() + SECRET_GRACE_MS) },
     });
   });
   return { secret };
