@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type Org } from '../helpers/app.js';
+import { WEBHOOKS_MAX } from '../../src/domains/webhooks/service.js';
+import { secrets } from '../../src/secrets.js';
 import { makeWebhook } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
@@ -67,8 +69,10 @@ describe('REST', () => {
       'SELECT secret, previous_secret, previous_secret_expires_at AS expires FROM webhooks WHERE id = $1',
       [hook.id],
     );
-    expect(row.secret).toBe(r.body.data.secret);
-    expect(row.previous_secret).toBe(hook.secret);
+    // Stored sealed (src/secrets.ts), opening to the secrets shown.
+    expect(row.secret).toMatch(/^enc:v1:/);
+    expect(secrets().open(row.secret)).toBe(r.body.data.secret);
+    expect(secrets().open(row.previous_secret)).toBe(hook.secret);
     expect(new Date(row.expires).getTime() - Date.now()).toBeGreaterThan(24 * 3600_000 - 60_000);
     expect(new Date(row.expires).getTime() - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
   });
@@ -103,6 +107,25 @@ describe('REST', () => {
     const list = await api.rest('GET', '/backend/webhooks', { key: org.key });
     expect(list.body.data).toEqual([{ id: hook.id, url: URL_A, events: ['lead.created'], active: true, created_at: hook.created_at }]);
     expect((await api.rest('GET', '/backend/webhooks/not-a-uuid', { key: org.key })).status).toBe(400);
+  });
+
+  it(`takes at most ${WEBHOOKS_MAX} webhooks per organisation, also when they are registered at once (400 beyond)`, async () => {
+    const org = await api.newOrg();
+    const register = (i: number) =>
+      api.rest('POST', '/backend/webhooks', { key: org.key, body: { url: `${URL_A}/${i}`, events: ['lead.created'] } });
+    const first = await Promise.all(Array.from({ length: WEBHOOKS_MAX - 2 }, (_, i) => register(i)));
+    expect(first.every((r) => r.status === 201)).toBe(true);
+    const racing = await Promise.all(Array.from({ length: 6 }, (_, i) => register(100 + i)));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 201, 400, 400, 400, 400]);
+    for (const r of racing.filter((x) => x.status === 400))
+      expect(r.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', details: [{ field: 'url' }] } });
+    const list = await api.rest('GET', '/backend/webhooks', { key: org.key });
+    expect(list.body.data).toHaveLength(WEBHOOKS_MAX);
+    // Another organisation has its own room.
+    expect(
+      (await api.rest('POST', '/backend/webhooks', { key: (await api.newOrg()).key, body: { url: URL_A, events: ['lead.created'] } }))
+        .status,
+    ).toBe(201);
   });
 
   it('is for owners and admins: an operator gets 403 FORBIDDEN on every route', async () => {
@@ -150,7 +173,7 @@ describe('REST', () => {
     const [row] = await api.db.sql.query<{ secret: string; active: boolean }>('SELECT secret, active FROM webhooks WHERE id = $1', [
       hook.id,
     ]);
-    expect(row).toEqual({ secret: hook.secret, active: true });
+    expect({ ...row, secret: secrets().open(row.secret) }).toEqual({ secret: hook.secret, active: true });
   });
 });
 

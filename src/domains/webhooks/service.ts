@@ -2,9 +2,10 @@
 // and redelivery. Deliveries themselves run as background jobs (./jobs.ts).
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
-import { AppError, notFound, invalidField } from '../../errors.js';
+import { AppError, invalidInput, notFound, invalidField } from '../../errors.js';
 import { isEventType } from '../../events/types.js';
 import { enqueue } from '../../jobs/enqueue.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { offsetWindow, type Selection } from '../common/types.js';
 import { randomUUID } from 'node:crypto';
 import { eventTypes, subscribableEventTypes, TEST_EVENT } from './event-types.js';
@@ -13,7 +14,10 @@ import { secrets } from '../../secrets.js';
 import { generateSecret } from './signing.js';
 import { validateWebhookUrl } from './url-guard.js';
 
-/** After a regeneration the previous secret keeps signing for this long (decisions.md). */
+/** Webhooks of one organisation, at most: each event is fanned out to every one of them. */
+export const WEBHOOKS_MAX = 50;
+
+/** After a regeneration the previous secret keeps signing for this long. */
 export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 function eventKinds(events: string[] | null | undefined): string[] {
@@ -46,8 +50,16 @@ export async function createWebhook(ctx: Context, input: { url: string; events: 
   const active = input.active ?? true;
   // Stored sealed (src/secrets.ts); the answer shows it in clear, once.
   const secret = generateSecret();
-  const hook = await ctx.db.webhook.create({
-    data: { url, events, active, active_since: active ? new Date() : null, secret: secrets().seal(secret) },
+  const hook = await ctx.db.$transaction(async (tx) => {
+    // Concurrent registrations of one organisation count one after the other, so the cap holds.
+    await tx.$tenantQuery(
+      (tenant) => Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('funil.webhooks:' || ${tenant}::text))::text AS locked`,
+    );
+    if ((await tx.webhook.count()) >= WEBHOOKS_MAX)
+      throw invalidInput(`Uma organização aceita no máximo ${WEBHOOKS_MAX} webhooks`, {
+        details: [{ field: 'url', message: `no máximo ${WEBHOOKS_MAX} webhooks por organização` }],
+      });
+    return tx.webhook.create({ data: { url, events, active, active_since: active ? new Date() : null, secret: secrets().seal(secret) } });
   });
   return { ...hook, secret };
 }
@@ -94,7 +106,11 @@ export async function regenerateSecret(ctx: Context, id: string) {
     const hook = await findWebhook(tx, id);
     await tx.webhook.update({
       where: { id },
-      data: { secret: secrets().seal(secret), previous_secret: hook.secret, previous_secret_expires_at: new Date(Date.now() + SECRET_GRACE_MS) },
+      data: {
+        secret: secrets().seal(secret),
+        previous_secret: hook.secret,
+        previous_secret_expires_at: new Date(Date.now() + SECRET_GRACE_MS),
+      },
     });
   });
   return { secret };
