@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'INVALID_INPUT'
   | 'CONFLICT'
   | 'ALREADY_EXISTS'
@@ -25,6 +26,7 @@ export const ERROR_STATUS: Record<ErrorKind, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   INVALID_INPUT: 400,
   CONFLICT: 409,
   ALREADY_EXISTS: 409,

@@ -151,7 +151,7 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
 
   async function dispatch(request: Request, requestId: string, facts: RequestFacts): Promise<Response> {
     const url = new URL(request.url);
-    const { compiled, params, pathExists } = table.match(request.method, url.pathname);
+    const { compiled, params, allowed } = table.match(request.method, url.pathname);
     const style = compiled?.route.style ?? table.styleOf(url.pathname);
     try {
       const isAdminArea = url.pathname === `${BASE_PATH}/admin` || url.pathname.startsWith(`${BASE_PATH}/admin/`);
@@ -168,8 +168,11 @@ export function createRestHandler(schema: GraphQLSchema, table: RouteTable, deps
           : await admin().catch(() => null);
         if (viewer?.kind !== 'admin' || !compiled) throw notFoundRoute();
       }
-      if (!compiled)
-        throw pathExists ? new AppError('NOT_FOUND', `Método ${request.method} não suportado em ${url.pathname}`) : notFoundRoute();
+      if (!compiled && allowed.length) {
+        const refusal = new AppError('METHOD_NOT_ALLOWED', `Método ${request.method} não suportado em ${url.pathname}`);
+        return errorResponse(style, refusal, { allow: allowed.join(', ') });
+      }
+      if (!compiled) throw notFoundRoute();
       const route = compiled.route;
       facts.route = compiled.fullPath;
       if (route.access !== 'public' && !viewer)

@@ -19,8 +19,11 @@ export interface CompiledRoute {
 
 export interface RouteTable {
   routes: CompiledRoute[];
-  /** The route for a method and path (trailing slash ignored), with its params; `pathExists` for 404 wording. */
-  match(method: string, pathname: string): { compiled?: CompiledRoute; params: Record<string, string>; pathExists: boolean };
+  /**
+   * The route for a method and path (trailing slash ignored), with its params; `allowed`: the methods
+   * the path answers (empty for an unknown path), for a 405's `Allow`.
+   */
+  match(method: string, pathname: string): { compiled?: CompiledRoute; params: Record<string, string>; allowed: string[] };
   /** The style of a full request path, whether or not a route matches it. */
   styleOf(pathname: string): ResponseStyle;
 }
@@ -87,7 +90,9 @@ export function buildRouteTable(domains: readonly DomainManifest[]): RouteTable 
         const values = compiled.pattern.exec(pathname)!.slice(1);
         compiled.paramNames.forEach((name, i) => (params[name] = values[i]));
       }
-      return { compiled, params, pathExists: candidates.length > 0 };
+      const methods = new Set(candidates.map((c) => c.route.method));
+      if (methods.has('GET')) methods.add('HEAD');
+      return { compiled, params, allowed: [...methods] };
     },
     // Unknown areas answer in the envelope style, like 401s.
     styleOf: (pathname) => areaStyles.get(areaOf(pathname)) ?? (pathname.startsWith(BASE_PATH + '/') ? 'bare' : 'envelope'),

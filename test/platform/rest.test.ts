@@ -16,8 +16,13 @@ describe('routing', () => {
     const envelope = await api.rest('GET', '/backend/leads/a/b/c', { key: org.key });
     expect(envelope.status).toBe(404);
     expect(envelope.body).toEqual({ success: false, error: { code: 'NOT_FOUND', message: expect.any(String) } });
-    const wrongMethod = await api.rest('PATCH', '/backend/tags', { key: org.key });
-    expect(wrongMethod.status).toBe(404);
+    // A known path with a method it does not take: 405 with the methods it does.
+    const wrongMethod = await api.raw('/backend/tags', { method: 'PATCH', headers: { authorization: `Bearer ${org.key}` } });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, POST, HEAD');
+    expect(await wrongMethod.json()).toEqual({ success: false, error: { code: 'METHOD_NOT_ALLOWED', message: expect.any(String) } });
+    const bareWrong = await api.raw('/backend/pipelines', { method: 'DELETE', headers: { authorization: `Bearer ${org.key}` } });
+    expect([bareWrong.status, (await bareWrong.json()).code]).toEqual([405, 'ERR_METHOD_NOT_ALLOWED']);
     expect((await api.rest('GET', '/elsewhere')).status).toBe(404);
   });
 
