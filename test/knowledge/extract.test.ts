@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 // Writing a trusted fixture only; the server reads XLS with SheetJS inside the extraction process alone.
-import * as XLSX from 'xlsx';
+import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { MAX_FILE_BYTES } from '../../src/config.js';

@@ -5,7 +5,7 @@
 import ExcelJS from 'exceljs';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 // Writing a trusted fixture only; the server reads XLS with SheetJS inside its extraction process.
-import * as XLSX from 'xlsx';
+import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES } from '../../src/config.js';
 import { useTestApp, type Org } from '../helpers/app.js';

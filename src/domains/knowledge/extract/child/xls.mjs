@@ -1,10 +1,9 @@
-// Legacy XLS (BIFF in an OLE2 container) through SheetJS. The npm build of SheetJS (xlsx 0.18.5) is the
-// last one published to the registry and carries known advisories: prototype pollution on crafted
-// files (CVE-2023-30533) and a regular-expression denial of service (CVE-2024-22363); fixed builds are
-// distributed only outside npm. So it is imported here and nowhere else, and this module runs only in
-// the disposable extraction process: a polluted prototype lives and dies with that process, and a
-// runaway regular expression meets its time limit. Only OLE2 files reach it (file-types.ts).
-import * as XLSX from 'xlsx';
+// Legacy XLS (BIFF in an OLE2 container) through SheetJS, as the registry's `@e965/xlsx` republishes
+// it (SheetJS 0.20.3, with the fixes for the prototype pollution of CVE-2023-30533 and the regular-
+// expression denial of service of CVE-2024-22363 that the last `xlsx` on the registry, 0.18.5, lacks).
+// It still runs only in the disposable extraction process, under its memory and time limits, and only
+// OLE2 files reach it (file-types.ts).
+import * as XLSX from '@e965/xlsx';
 import { SheetText } from './spreadsheet.mjs';
 
 /** @param {Uint8Array} bytes */
