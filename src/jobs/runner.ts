@@ -456,14 +456,15 @@ class Runner implements JobRunner {
   private failure(queue: Queue, job: ClaimedJob, e: unknown, seconds: number): Outcome {
     const { name } = queue.definition;
     const error = e instanceof Error ? e.message : String(e);
+    const about = idsOf(job.payload);
     if (e instanceof FailJob || job.attempts >= queue.maxAttempts) {
       observeJob(name, 'failed', seconds);
-      log.error('job failed', { queue: name, job: job.id, attempt: job.attempts, error });
+      log.error('job failed', { queue: name, job: job.id, ...about, attempt: job.attempts, error });
       return { kind: 'failed', finalAttempts: job.attempts, error };
     }
     observeJob(name, 'retry', seconds);
     const delayMs = e instanceof RetryJob ? e.delayMs : queue.retryDelays[Math.min(job.attempts, queue.retryDelays.length) - 1];
-    log.warn('job attempt failed', { queue: name, job: job.id, attempt: job.attempts, retry_in_ms: delayMs, error });
+    log.warn('job attempt failed', { queue: name, job: job.id, ...about, attempt: job.attempts, retry_in_ms: delayMs, error });
     return { kind: 'retry', delayMs, error };
   }
 
@@ -536,3 +537,14 @@ class Runner implements JobRunner {
 
 /** The claim statements, for the tests that plan them against a queue's misleading statistics. */
 export const claimStatements = { CLAIM, FAIR_CLAIM, FAIR_BATCH_CLAIM } as const;
+
+/**
+ * What a job's log lines name of its payload: the ids it carries (`tenant_id`, `webhook_id`,
+ * `event_id`, `delivery_id`, `message_id`…), never other values, which may be a customer's data.
+ */
+function idsOf(payload: unknown): Record<string, string> {
+  const ids: Record<string, string> = {};
+  if (!payload || typeof payload !== 'object') return ids;
+  for (const [key, value] of Object.entries(payload)) if (key.endsWith('_id') && typeof value === 'string') ids[key] = value.slice(0, 64);
+  return ids;
+}

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { TenantClients } from '../../src/db/tenant-scope.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import { defineQueue, FailJob, RetryJob } from '../../src/jobs/queue.js';
+import { setLogLevel } from '../../src/log.js';
 import { jobRow, newQueueName, pendingJobs, sleep, useJobsDatabase } from './helpers.js';
 
 const t = useJobsDatabase();
@@ -60,6 +61,28 @@ describe('retries', () => {
     expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(190);
     expect(calls[2].at - calls[1].at).toBeGreaterThanOrEqual(390);
     expect(await jobRow(t.db, id)).toMatchObject({ attempts: 3, locked_by: null, last_error: 'refused on attempt 3' });
+  });
+
+  it('names the ids of the job’s payload on its failure lines, and nothing else of it', async () => {
+    const name = newQueueName();
+    const lines: string[] = [];
+    setLogLevel('info');
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    try {
+      await t.runner({ queues: [defineQueue({ name, retryDelays: [50], handler: () => Promise.reject(new Error('receiver said no')) })] });
+      const id = await enqueue(t.db.prisma, name, { webhook_id: 'hook-42', event_id: 'event-7', text: 'a customer’s words' });
+      await vi.waitFor(async () => expect((await jobRow(t.db, id))?.failed_at).toBeInstanceOf(Date), within);
+    } finally {
+      setLogLevel('silent');
+      vi.restoreAllMocks();
+    }
+    const failures = lines.filter((l) => l.includes(name));
+    expect(failures.map((l) => JSON.parse(l).msg)).toEqual(['job attempt failed', 'job failed']);
+    for (const l of failures) {
+      expect(JSON.parse(l)).toMatchObject({ queue: name, webhook_id: 'hook-42', event_id: 'event-7', error: 'receiver said no' });
+      expect(l).not.toContain('customer');
+    }
   });
 
   it('honours a retry delay the handler asks for instead of the schedule', async () => {
