@@ -138,7 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? ['funil-test-secrets-key-for-NODE_ENV-test-only']
       : undefined;
   if (secretsKeys?.some((k) => k.length < MIN_SECRETS_KEY_LENGTH))
-    problems.push(`SECRETS_KEY entries must be at least ${MIN_SECRETS_KEY_LENGTH} characters (make one with \`npm run cli -- keygen --secrets\`)`);
+    problems.push(
+      `SECRETS_KEY entries must be at least ${MIN_SECRETS_KEY_LENGTH} characters (make one with \`npm run cli -- keygen --secrets\`)`,
+    );
   // Processes sharing a PostgreSQL database must share the key: a data directory's own file would not be.
   if (production && databaseUrl && !secretsKeys)
     problems.push('SECRETS_KEY is required in production with DATABASE_URL (make one with `npm run cli -- keygen --secrets`)');
