@@ -14,7 +14,7 @@ const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 let org: Org;
 let p: PipelineFixture;
 
-/** README.md, "The API in brief": the board as one GraphQL query (period as a variable). */
+/** README.md, "Quickstart": the board as one GraphQL query (period as a variable). */
 const README_BOARD = `query ($id: UUID!, $period: String) { pipelineBoard(id: $id, period: $period) { total_deals total_amount stages { deal_count total stage { name
   deals(first: 20) { totalCount nodes { number total lead { name company } } pageInfo { endCursor hasNextPage } } } } } }`;
 

@@ -1,4 +1,4 @@
-// Clients generated from the served OpenAPI document, as an integrator makes them: the README's two
+// Clients generated from the served OpenAPI document, as an integrator makes them: docs/api.md's two
 // command lines (openapi-typescript and @hey-api/openapi-ts) run against a listening server, both outputs
 // compile under strict tsc together with a flow that uses them (test/rest-client/generated-clients/flow.ts),
 // and the flow runs through the @hey-api client with every answer checked against the document.
@@ -10,11 +10,12 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/server.js';
 import { useTestApp } from '../helpers/app.js';
+import { allDocs } from '../helpers/docs.js';
 import { OpenApiCheck } from '../helpers/openapi-check.js';
 
 const api = useTestApp();
 const FLOW = 'test/rest-client/generated-clients/flow.ts';
-/** The address and folder the README's commands name. */
+/** The address and folder the documented commands name. */
 const README_SERVER = 'http://127.0.0.1:4000';
 const README_OUTPUT = 'src/funil/';
 /** The text the flow uploads. */
@@ -33,10 +34,10 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** The `npx` lines of the README's REST client section. */
-function readmeCommands(): string[] {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('npx openapi-typescript'));
+/** The `npx` lines of the documentation's REST client section (docs/api.md). */
+function documentedCommands(): string[] {
+  const docs = allDocs();
+  const block = [...docs.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('npx openapi-typescript'));
   return (block ?? '')
     .split('\n')
     .map((l) => l.trim())
@@ -59,7 +60,7 @@ describe('clients generated from the served document', () => {
     'openapi-typescript and @hey-api/openapi-ts generate clients that compile (strict), and a flow through one matches the document',
     { timeout: 240_000 },
     async () => {
-      const commands = readmeCommands();
+      const commands = documentedCommands();
       expect(commands.map((c) => c.split(' ')[1])).toEqual(['openapi-typescript', 'openapi-ts']);
       const apiDoc = fs.readFileSync('docs/api.md', 'utf8');
       for (const line of commands) expect(apiDoc).toContain(line);

@@ -1,21 +1,20 @@
-// The README's typed clients compile as written in a front end that resolves modules the way Node does
-// (`"module": "NodeNext"`, an ESM package): beside copies of schema.graphql and openapi.json, the README's
+// The typed clients of docs/api.md compile as written in a front end that resolves modules the way Node
+// does (`"module": "NodeNext"`, an ESM package): beside copies of schema.graphql and openapi.json, its
 // codegen.ts generates the GraphQL client, its openapi-typescript command the REST types, and tsc
-// checks the README's TypeScript blocks that name their file against them (the @hey-api client's
+// checks its TypeScript blocks that name their file against them (the @hey-api client's
 // generation and use are test/platform/openapi-clients.test.ts's).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { docSection } from '../helpers/docs.js';
 
 const ROOT = process.cwd();
 const BIN = path.join(ROOT, 'node_modules', '.bin');
 
-/** The README's section on typed clients: its ```ts blocks (named by their first `// file` comment) and ```sh lines. */
-function clientSection(readme: string) {
-  const start = readme.indexOf("### A front end's typed client");
-  const section = readme.slice(start, readme.indexOf('\n## ', start));
+/** docs/api.md's section on typed clients: its ```ts blocks (named by their first `// file` comment) and ```sh lines. */
+function clientSection(section: string) {
   const blocks = (lang: string) =>
     [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1].replace(/^ {2}/gm, ''));
   const files = blocks('ts').flatMap((code) => {
@@ -39,11 +38,11 @@ function run(command: string, cwd: string) {
   return r.stdout;
 }
 
-describe("README: a front end's typed client", () => {
+describe("docs/api.md: a front end's typed client", () => {
   it('the GraphQL (client preset) and REST (openapi-typescript + openapi-fetch) examples compile under NodeNext', () => {
-    const { files, commands } = clientSection(fs.readFileSync('README.md', 'utf8'));
+    const { files, commands } = clientSection(docSection('docs/api.md', "### A front end's typed client"));
     expect(files.map((f) => f.file)).toEqual(['codegen.ts', 'src/board.ts', 'src/funil.ts']);
-    // The layout the README's paths assume: the front end beside a checkout of funil.
+    // The layout the documented paths assume: the front end beside a checkout of funil.
     const funil = path.join(work, 'funil');
     const front = path.join(work, 'front');
     fs.mkdirSync(funil);
@@ -72,7 +71,7 @@ describe("README: a front end's typed client", () => {
       "// @ts-expect-error: NodeNext wants './funil/schema.js'\nexport type { paths } from './funil/schema';\n",
     );
 
-    // The README's openapi-typescript command, the served document read from the copy.
+    // The documented openapi-typescript command, the served document read from the copy.
     const types = commands.find((c) => c.startsWith('npx openapi-typescript '));
     expect(types).toBe('npx openapi-typescript http://127.0.0.1:4000/backend/openapi.json -o src/funil/schema.ts');
     run(types!.replace('http://127.0.0.1:4000/backend/openapi.json', '../funil/openapi.json'), front);

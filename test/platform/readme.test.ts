@@ -1,11 +1,12 @@
 // The README quickstart works as written: every `curl` block of its "Quickstart" section runs, in order,
-// with bash and curl against the real server, the `# keep:` values of one answer feeding the next steps.
-// The webhook examples deliver to a real receiver in this process (HOOK_URL, private URLs allowed).
+// then those of docs/api.md's "What an integration relies on", which go on from it, with bash and curl
+// against the real server, the `# keep:` values of one answer feeding the next steps. The webhook
+// examples deliver to a real receiver in this process (HOOK_URL, private URLs allowed).
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docSection } from '../helpers/docs.js';
 import { startServer, type StartedServer } from '../helpers/server.js';
 
 interface Step {
@@ -15,12 +16,14 @@ interface Step {
   status?: number;
 }
 
-/** The ```sh blocks of the Quickstart section that call curl, with their `# keep: NAME=.path` lines. */
-function quickstartSteps(readme: string): Step[] {
-  const start = readme.indexOf('\n## Quickstart\n');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end);
-  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => /^curl /m.test(b));
+/**
+ * The ```sh blocks of these sections that call curl, in order, with their `# keep: NAME=.path` lines. The
+ * subscription's `curl -N` keeps its stream open: test/deals/live.test.ts runs that one.
+ */
+function quickstartSteps(sections: string[]): Step[] {
+  const blocks = sections
+    .flatMap((section) => [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]))
+    .filter((b) => /^curl /m.test(b) && !/^curl -N /m.test(b));
   return blocks.map((block) => {
     const keep: Record<string, string> = {};
     const status = /^# status: (\d{3})$/m.exec(block);
@@ -84,7 +87,10 @@ function bash(script: string, env: Record<string, string>): Promise<{ status: nu
 
 describe('README quickstart', () => {
   it('runs every curl line of the quickstart against a started server', async () => {
-    const steps = quickstartSteps(fs.readFileSync('README.md', 'utf8'));
+    const steps = quickstartSteps([
+      docSection('README.md', '## Quickstart'),
+      docSection('docs/api.md', '## What an integration relies on'),
+    ]);
     expect(steps.length).toBe(16);
     const vars: Record<string, string> = {
       BASE: server.url,
@@ -112,7 +118,7 @@ describe('README quickstart', () => {
       }
       answers.push(body);
     }
-    const [lead, , deal, moved, board, graph, keyed, replayed, invalid, read, timed, eventTypes, webhook, tested, redelivered, synced] =
+    const [lead, , deal, moved, board, graph, webhook, tested, redelivered, keyed, replayed, invalid, read, timed, eventTypes, synced] =
       answers as any[];
     expect(lead.data).toMatchObject({ name: 'Ana', company: 'Acme' });
     expect(deal).toMatchObject({ lead_id: vars.LEAD_ID, total: 1500, stage_id: vars.FIRST_STAGE_ID });

@@ -260,7 +260,7 @@ describe('request bodies that do not arrive', () => {
     const timeout = { code: 'REQUEST_TIMEOUT', message: expect.any(String) };
     expect(JSON.parse(envelope.body)).toEqual({ success: false, error: timeout });
     expect(JSON.parse(bare.body)).toEqual({ code: 'ERR_REQUEST_TIMEOUT', message: expect.any(String) });
-    // /graphql answers its own refusals GraphQL-shaped (README: 401, 413 and 408 on /graphql).
+    // /graphql answers its own refusals GraphQL-shaped (docs/api.md: 401, 413 and 408 on /graphql).
     const graphqlTimeout = { errors: [{ message: expect.any(String), extensions: { code: 'REQUEST_TIMEOUT', status: 408 } }] };
     expect(JSON.parse(graphql.body)).toEqual(graphqlTimeout);
     expect(JSON.parse(chunked.body)).toEqual(graphqlTimeout);

@@ -1,10 +1,11 @@
-// Every setting the server reads is documented: in the README's configuration table and in .env.example.
+// Every setting the server reads is documented: in the settings table of docs/settings.md and in .env.example.
 // A setting is any environment variable the code of `npm start`, `npm run migrate` and `npm run cli`
 // reads (all of it under src/): `process.env.X`, `env.X`, `env['X']`, and the names config.ts passes
 // to its parsers (`whole('X', …)`, `bool('X', …)`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docSection } from '../helpers/docs.js';
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
@@ -29,14 +30,12 @@ function settingsRead(): Map<string, string[]> {
   return found;
 }
 
-/** The names in the first column of the table under "## Configuration" (a cell may name several). */
-function readmeTable(): Set<string> {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  expect(start, 'README.md has no "## Configuration" section').toBeGreaterThan(-1);
-  const end = readme.indexOf('\n## ', start + 1);
+/** The names in the first column of the tables of docs/settings.md (a cell may name several). */
+function settingsTable(): Set<string> {
+  const settings = docSection('docs/settings.md', '# Settings');
+  expect(settings, 'docs/settings.md has no settings table').toContain('\n| Variable | Default | Meaning |\n');
   const names = new Set<string>();
-  for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
+  for (const line of settings.split('\n')) {
     const first = /^\|([^|]*)\|/.exec(line)?.[1];
     for (const m of first?.matchAll(/`([A-Z][A-Z0-9_]+)`/g) ?? []) names.add(m[1]);
   }
@@ -58,20 +57,20 @@ describe('settings', () => {
       expect([...read.keys()]).toContain(name);
   });
 
-  it('documents every setting in the README configuration table and in .env.example', () => {
-    const table = readmeTable();
+  it('documents every setting in the docs/settings.md table and in .env.example', () => {
+    const table = settingsTable();
     const example = envExample();
     const missing = [...read].flatMap(([name, files]) => {
-      const where = [!table.has(name) && 'the README\'s "## Configuration" table', !example.has(name) && '.env.example'].filter(Boolean);
+      const where = [!table.has(name) && 'the table of docs/settings.md', !example.has(name) && '.env.example'].filter(Boolean);
       return where.length ? [`${name} (read in ${files.join(', ')}) is missing from ${where.join(' and from ')}`] : [];
     });
     expect(missing, `Settings not documented:\n  ${missing.join('\n  ')}\n`).toEqual([]);
   });
 
   it('documents no setting twice and none in .env.example that the table lacks', () => {
-    const table = readmeTable();
+    const table = settingsTable();
     const extra = [...envExample()].filter((name) => !table.has(name));
-    expect(extra, `.env.example names settings the README's "## Configuration" table does not: ${extra.join(', ')}`).toEqual([]);
+    expect(extra, `.env.example names settings the table of docs/settings.md does not: ${extra.join(', ')}`).toEqual([]);
     const lines = fs.readFileSync('.env.example', 'utf8').split('\n');
     const seen = lines.flatMap((l) => /^#?\s?([A-Z][A-Z0-9_]+)=/.exec(l)?.[1] ?? []);
     const twice = seen.filter((name, i) => seen.indexOf(name) !== i);

@@ -1,7 +1,7 @@
-// Keys that start with tenant_id (decisions.md "Running on more than one machine"), read from the live
-// catalog: every primary and unique key of a tenant table starts with tenant_id, every foreign key
-// between tenant tables includes it, so Citus can distribute the schema by organisation. The README's
-// create_distributed_table / create_reference_table list is checked against the same catalog, and the
+// Keys that start with tenant_id, read from the live catalog: every primary and unique key of a tenant
+// table starts with tenant_id, every foreign key between tenant tables includes it, so Citus can
+// distribute the schema by organisation. The create_distributed_table / create_reference_table list of
+// docs/operations.md is checked against the same catalog, and the
 // migration that brought the keys is run on a database that already holds data.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { DELIVER_QUEUE, dispatchQueue } from '../../src/domains/webhooks/jobs.js
 import type { JobInfo } from '../../src/jobs/queue.js';
 import type { Config } from '../../src/config.js';
 import { openTestDatabase, POSTGRES_URL, testDatabaseKind } from '../helpers/database.js';
+import { allDocs } from '../helpers/docs.js';
 
 /** The migration that made the keys tenant-first; the one before it is the database "already in use". */
 const KEYS_MIGRATION = '20261125165000_tenant_first_keys';
@@ -112,10 +113,10 @@ function citusStatements(catalog: Catalog): string[] {
   ];
 }
 
-/** The ```sql block of the README that calls create_distributed_table. */
-function readmeCitusStatements(): string[] {
-  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = [...readme.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('create_distributed_table'));
+/** The ```sql block of the documentation (docs/operations.md) that calls create_distributed_table. */
+function documentedCitusStatements(): string[] {
+  const docs = allDocs();
+  const block = [...docs.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('create_distributed_table'));
   return (block ?? '').split('\n').filter((l) => l.startsWith('SELECT '));
 }
 
@@ -217,10 +218,10 @@ describe('tenant-first keys', () => {
     expect(jobs.map((j) => j.payload)).toEqual([{ tenant_id: scoped.$tenantId, webhook_id: hook.id, event_id: event.id }]);
   });
 
-  it("the README's Citus list names every table, each after the tables it points to", async () => {
+  it('the documented Citus list names every table, each after the tables it points to', async () => {
     const expected = citusStatements(await readCatalog(db.sql));
     expect(expected).toContain("SELECT create_reference_table('jobs');");
-    expect(readmeCitusStatements()).toEqual(expected);
+    expect(documentedCitusStatements()).toEqual(expected);
   });
 });
 

@@ -1,4 +1,4 @@
-// What an integration does with the clients generated from the served document (the README's commands):
+// What an integration does with the clients generated from the served document (docs/api.md's commands):
 // compiled with strict tsc next to them by test/platform/openapi-clients.test.ts, never in the
 // repository (./client and ./schema.ts exist only in the test's temporary directory), then run there.
 import { client } from './client/client.gen.js';
