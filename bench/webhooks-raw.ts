@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import type { Database } from '../src/db/client.js';
 import { signatureHeader } from '../src/domains/webhooks/signing.js';
 import { DELIVER_QUEUE, DELIVERIES_PER_WEBHOOK, messageId } from '../src/domains/webhooks/jobs.js';
+import { secrets } from '../src/secrets.js';
 
 const BATCH = 50;
 const IDLE_MS = 5;
@@ -105,7 +106,8 @@ export function startRawDelivery(db: Pick<Database, 'sql'>): { stop(): Promise<v
             'content-type': 'application/json',
             'webhook-id': msgId,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signatureHeader([target.secret], msgId, timestamp, body),
+            // Stored sealed, as Funil keeps it: opened per attempt, as Funil does.
+            'webhook-signature': signatureHeader([secrets().open(target.secret)], msgId, timestamp, body),
           },
           body,
         });
