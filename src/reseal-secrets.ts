@@ -1,8 +1,8 @@
 // Seals every stored secret with the current key (src/secrets.ts): webhook signing secrets and the
 // credentials in channels' provider configs. The start runs it (values written before sealing, or
 // sealed with a key SECRETS_KEY has since put second), and so does `npm run cli -- reseal-secrets`
-// after a key rotation. Rows are read in pages by key, and a row already sealed with the current key
-// is not written. Here, above the domains, so that neither domain knows the other.
+// after a key rotation. Only rows holding a value not sealed with the current key are read, in pages
+// by key. Here, above the domains, so that neither domain knows the other.
 import { Prisma, type PrismaClient } from './generated/prisma/client.js';
 import { resealedConfig } from './domains/messaging/channels.js';
 import { log } from './log.js';
@@ -32,15 +32,17 @@ export async function resealSecrets(prisma: PrismaClient): Promise<{ webhooks: n
   const box = secrets();
   let webhooks = 0;
   let channels = 0;
-  const current = (value: string | null) => value === null || box.isCurrent(value);
+  // Only rows with a value not sealed with the current key are read: a start with nothing to do reads none.
+  const prefix = box.currentPrefix;
   const unopened: string[] = [];
   await forEachPage(
     (after) => prisma.$queryRaw<(Row & { secret: string; previous_secret: string | null })[]>`
       SELECT tenant_id, id, secret, previous_secret FROM webhooks
       WHERE ${after ? Prisma.sql`(tenant_id, id) > (${after.tenant_id}::uuid, ${after.id}::uuid)` : Prisma.sql`true`}
+        AND (NOT starts_with(secret, ${prefix}) OR NOT starts_with(COALESCE(previous_secret, ${prefix}), ${prefix}))
       ORDER BY tenant_id, id LIMIT ${PAGE}`,
     async (rows) => {
-      for (const row of rows.filter((r) => !current(r.secret) || !current(r.previous_secret))) {
+      for (const row of rows) {
         const sealed = attempt(() => [box.reseal(row.secret), row.previous_secret === null ? null : box.reseal(row.previous_secret)]);
         if (!sealed) {
           unopened.push(`webhook ${row.id}`);
@@ -56,6 +58,9 @@ export async function resealSecrets(prisma: PrismaClient): Promise<{ webhooks: n
     (after) => prisma.$queryRaw<(Row & { config: unknown })[]>`
       SELECT tenant_id, id, config FROM channels
       WHERE ${after ? Prisma.sql`(tenant_id, id) > (${after.tenant_id}::uuid, ${after.id}::uuid)` : Prisma.sql`true`}
+        AND (NOT starts_with(COALESCE(config->>'access_token', ${prefix}), ${prefix})
+          OR NOT starts_with(COALESCE(config->>'app_secret', ${prefix}), ${prefix})
+          OR NOT starts_with(COALESCE(config->>'verify_token', ${prefix}), ${prefix}))
       ORDER BY tenant_id, id LIMIT ${PAGE}`,
     async (rows) => {
       for (const row of rows) {

@@ -74,9 +74,14 @@ export class SecretBox {
     return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
   }
 
+  /** How every value sealed with the current key begins (what a query for stale values compares). */
+  get currentPrefix(): string {
+    return `${SEALED}${this.currentKeyId}:`;
+  }
+
   /** Whether a stored value is sealed with the current key (else `reseal` has work to do). */
   isCurrent(value: string): boolean {
-    return value.startsWith(`${SEALED}${this.currentKeyId}:`);
+    return value.startsWith(this.currentPrefix);
   }
 
   /** The value sealed with the current key (opened first if it was sealed with another). */

@@ -9,11 +9,9 @@ import { IDEMPOTENCY_CLEANUP_QUEUE } from './jobs/idempotency-cleanup.js';
 import { startPeriodicRuns } from './jobs/periodic.js';
 import { log } from './log.js';
 import { resealSecrets } from './reseal-secrets.js';
-import { configureSecrets } from './secrets.js';
 
 export async function runStartHooks(deps: StartDeps): Promise<void> {
   for (const domain of domains) await domain.onStart?.(deps);
-  configureSecrets(deps.config);
   // Secrets written before sealing, or sealed with a key SECRETS_KEY now lists second: sealed anew.
   const resealed = await resealSecrets(deps.db.prisma);
   if (resealed.webhooks || resealed.channels) log.info('secrets sealed with the current key', resealed);

@@ -9,14 +9,12 @@ import { idempotencyCleanupQueue } from './jobs/idempotency-cleanup.js';
 import type { QueueFactory } from './jobs/queue.js';
 import { runJobs, type JobRunner } from './jobs/runner.js';
 import { log } from './log.js';
-import { configureSecrets } from './secrets.js';
 
 /** Every queue, as a factory of its definition: a domain lists its own in its manifest. */
 const QUEUES: readonly QueueFactory[] = [...domains.flatMap((d) => d.queues ?? []), idempotencyCleanupQueue, embeddedVacuumQueue];
 
 /** Starts the workers unless WORKERS=false (then `stop` does nothing): the process only serves HTTP. */
 export async function startJobRunner(db: Database, config: Config): Promise<JobRunner> {
-  configureSecrets(config);
   if (!config.workers) {
     log.info('workers disabled (WORKERS=false): this process serves HTTP only');
     return { stop: async () => {} };
