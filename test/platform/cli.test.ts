@@ -84,6 +84,12 @@ describe('admin CLI', () => {
     await expect(cli('delete-key', '--id', key.id)).rejects.toThrow('No such key');
   });
 
+  it('makes a SECRETS_KEY and reseals the stored secrets with the current key', async () => {
+    const key = (await cli('keygen', '--secrets')).trim();
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await cli('reseal-secrets')).toMatch(/^sealed with the current key: \d+ webhook\(s\), \d+ channel\(s\)\n$/);
+  });
+
   it('explains a missing option and exits non-zero', async () => {
     await expect(cliProcess('create-key')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--tenant is required') });
   });
