@@ -1,9 +1,11 @@
 // The cost of a GraphQL operation, checked before it runs: every object a query can return costs 1,
 // and a list multiplies the cost of what is under it by how many items it may return, so nested lists
 // (pipelines × stages × deals) grow the way the response and the database work grow. Each list is
-// counted at its bound (schema/list-bounds.ts): a page at its size, a capped list at its cap (or its
-// `first`), a root list at the organisation's row count, read before the query runs. So the objects of
-// an answer never exceed the estimate, and a schema with an unbounded list of objects does not start.
+// counted at its bound (schema/list-bounds.ts): a page at its size, a capped list at the longest such
+// list its organisation holds (list_sizes, kept by the database; never more than its cap or its `first`),
+// a root list at the organisation's row count; sizes and counts are read in one statement before the
+// query runs. So the objects of an answer never exceed the estimate, a board of realistic deals is
+// priced by what they hold, and a schema with an unbounded list of objects does not start.
 // Variables count: the check runs at execution, where their values are known (validation results are
 // cached per document, whatever the variables).
 import {
@@ -43,11 +45,10 @@ const DEFAULT_PAGE = 20;
 const MAX_PAGE = 100;
 
 /**
- * The most one operation may cost. Capped lists are counted at their caps, so a whole deal card (its
- * 200 lines, 100 tags, its lead and the lead's 100 tags) is priced at 402 objects, and a page of 100
- * such cards at about 41,000: the limit lets a client load that page, or a board with its first deals,
- * in one request. Measured: 40,000 objects answer in about 0.5 s, the event loop's longest block
- * about 0.2 s (test/platform/answer-bounds.test.ts keeps /health under 1 s with the costliest query).
+ * The most one operation may cost. Even with every list at its cap (a whole deal card of 200 lines, 100
+ * tags, its lead and the lead's 100 tags is 402 objects) a page of 100 cards fits. Measured: 40,000
+ * objects answer in about 0.5 s, the event loop's longest block about 0.2 s
+ * (test/platform/answer-bounds.test.ts keeps /health under 1 s with the costliest query).
  */
 export const MAX_COST = 50_000;
 
@@ -92,10 +93,18 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       for (const v of operation.variableDefinitions ?? [])
         if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
       Object.assign(variables, args.variableValues);
-      const walk: Walk = { schema: args.schema, fragments, variables, readVariables: false, counts: new Map(), pending: new Map() };
+      const walk: Walk = {
+        schema: args.schema,
+        fragments,
+        variables,
+        readVariables: false,
+        counts: new Map(),
+        pending: new Map(),
+        wantsSizes: false,
+      };
       let cost = costOf(operation, root, walk);
-      if (walk.pending.size) {
-        // Root lists the spec returns whole: count the organisation's rows (one statement), then price again.
+      if (walk.pending.size || walk.wantsSizes) {
+        // Capped lists and root lists: the organisation's sizes and row counts (one statement), then price again.
         await countPending(walk, args.contextValue as unknown as Context);
         cost = costOf(operation, root, walk);
       }
@@ -103,7 +112,7 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       if (request) costs.set(request, cost);
       if (cost > maxCost) {
         const refusal = invalidInput(
-          `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, limit) ou divida a consulta.`,
+          `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, last, limit; em listas como products e tags, first) ou divida a consulta.`,
           { cost, max_cost: maxCost },
         );
         setResultAndStopExecution({ errors: [requestError(refusal, { nodes: [operation] })] });
@@ -122,12 +131,16 @@ interface Walk {
   counts: Map<string, number>;
   /** Counted lists met without a count yet, by the same key. */
   pending: Map<string, { table: string; filters: [string, string][] }>;
+  /** The organisation's longest list of each sized kind, once read. */
+  sizes?: Map<string, number>;
+  /** Set when a sized list was met before the sizes were read. */
+  wantsSizes: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IDENTIFIER = /^[a-z_]+$/;
 
-/** Every pending count in one statement on the organisation's scoped client. */
+/** Every pending count, and the list sizes when asked for, in one statement on the organisation's scoped client. */
 async function countPending(walk: Walk, ctx: Context) {
   const entries = [...walk.pending];
   walk.pending.clear();
@@ -135,17 +148,21 @@ async function countPending(walk: Walk, ctx: Context) {
   try {
     [row] = await ctx.db.$tenantQuery<Record<string, unknown>[]>(
       (tenant) =>
-        Prisma.sql`SELECT ${Prisma.join(
-          entries.map(([, { table, filters }], i) => {
+        Prisma.sql`SELECT ${Prisma.join([
+          ...entries.map(([, { table, filters }], i) => {
             const conditions = [tenantIs(tenant), ...filters.map(([column, value]) => Prisma.sql`${Prisma.raw(column)} = ${value}::uuid`)];
             return Prisma.sql`(SELECT count(*) FROM ${Prisma.raw(table)} WHERE ${Prisma.join(conditions, ' AND ')})::int AS ${Prisma.raw(`c${i}`)}`;
           }),
-        )}`,
+          ...(walk.wantsSizes
+            ? [Prisma.sql`(SELECT coalesce(json_object_agg(list, size), '{}'::json) FROM list_sizes WHERE ${tenantIs(tenant)}) AS sizes`]
+            : []),
+        ])}`,
     );
   } catch {
     // Without an organisation the fields themselves refuse (403): they cost nothing here.
   }
   entries.forEach(([key], i) => walk.counts.set(key, Number(row[`c${i}`] ?? 0)));
+  if (walk.wantsSizes) walk.sizes = new Map(Object.entries((row.sizes ?? {}) as Record<string, number>).map(([k, v]) => [k, Number(v)]));
 }
 
 /** Costs of operations that read no variable, kept while their document is (Yoga reuses it per query text). */
@@ -207,7 +224,10 @@ function fieldCost(node: FieldNode, parent: GraphQLNamedType, pageSize: number |
   return items * (own + below);
 }
 
-/** A capped list: its `first` or its cap. A counted list: the count, once read (0 until then). */
+/**
+ * A capped list: its `first` or its cap, or the organisation's longest such list when shorter (0 until
+ * read). A counted list: the count, once read (0 until then).
+ */
 function boundItems(
   node: FieldNode,
   field: GraphQLField<unknown, unknown>,
@@ -222,7 +242,14 @@ function boundItems(
     // Invalid arguments are refused by execution; the bound still holds.
   }
   if (node.arguments?.some((a) => a.value.kind === Kind.VARIABLE)) walk.readVariables = true;
-  if (bound.cap !== undefined) return servedOfCap(args.first, bound.cap);
+  if (bound.cap !== undefined) {
+    const served = servedOfCap(args.first, bound.cap);
+    if (!bound.sized) return served;
+    walk.readVariables = true;
+    if (walk.sizes) return Math.min(served, walk.sizes.get(bound.sized) ?? 0);
+    walk.wantsSizes = true;
+    return 0;
+  }
   const { table, by } = bound.count!;
   const filters: [string, string][] = [];
   for (const [column, value] of Object.entries(by?.(args) ?? {})) {

@@ -11,6 +11,7 @@
 import type { Deal as DealRow, DealProduct as LineRow, Lead } from '../../generated/prisma/client.js';
 import { isoSql } from '../../schema/json-sql.js';
 import type { SqlField, SqlFields } from '../../schema/sql-fields.js';
+import type { ListSizeName } from '../../schema/list-bounds.js';
 import { Decimal, toNumber } from '../common/money.js';
 import { MAX_TAGS } from '../leads/limits.js';
 import { TAG_FIELDS } from '../leads/types.js';
@@ -33,6 +34,8 @@ export interface DealList {
   type: 'DealProduct' | 'Tag';
   items: SqlFields<never>;
   cap: number;
+  /** Its row in list_sizes (schema/list-bounds.ts). */
+  sized: ListSizeName;
   description: string;
   /** The deal's rows, over `d`: FROM and WHERE, the row's alias, and their order. */
   from: string;
@@ -109,6 +112,7 @@ export const DEAL_CARD: Record<string, DealField | DealList> = {
     type: 'DealProduct',
     items: LINE_FIELDS as SqlFields<never>,
     cap: MAX_LINES,
+    sized: 'deal_products.deal_id',
     description: `Product lines, in order (at most ${MAX_LINES}).`,
     from: 'deal_products p',
     where: 'p.tenant_id = d.tenant_id AND p.deal_id = d.id',
@@ -120,6 +124,7 @@ export const DEAL_CARD: Record<string, DealField | DealList> = {
     type: 'Tag',
     items: TAG_FIELDS as SqlFields<never>,
     cap: MAX_TAGS,
+    sized: 'deal_tags.deal_id',
     description: `Tags, by name (at most ${MAX_TAGS}).`,
     from: 'deal_tags dt JOIN tags t ON t.tenant_id = dt.tenant_id AND t.id = dt.tag_id',
     where: 'dt.tenant_id = d.tenant_id AND dt.deal_id = d.id',

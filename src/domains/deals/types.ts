@@ -70,7 +70,7 @@ export const Deal = builder.prismaObject('Deal', {
           t.field({
             type: [LIST_TYPES[f.type]] as never,
             args: firstOfCapArg(f.cap),
-            extensions: listCap(f.cap),
+            extensions: listCap(f.cap, f.sized),
             description: f.description,
             resolve: (d, args, ctx) => extrasOf(ctx, d.id, (e) => e[key].slice(0, takeOfFirst(args.first, f.cap))) as never,
           }),
@@ -201,7 +201,7 @@ export const Board = builder.objectRef<BoardSource>('PipelineBoard').implement({
     }),
     stages: t.field({
       type: [BoardStage],
-      extensions: listCap(STAGES_MAX),
+      extensions: listCap(STAGES_MAX, 'stages.pipeline_id'),
       description: 'Columns in board order.',
       resolve: (b) => b.stages,
     }),

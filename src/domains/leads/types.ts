@@ -49,7 +49,7 @@ export const Lead = builder.prismaObject('Lead', {
       type: [Tag],
       description: `Tags on the lead, by name (at most ${MAX_TAGS}).`,
       args: firstOfCapArg(MAX_TAGS),
-      extensions: listCap(MAX_TAGS),
+      extensions: listCap(MAX_TAGS, 'lead_tags.lead_id'),
       resolve: async (lead, args, ctx) => (await tagsByLead(ctx).load(lead.id)).slice(0, takeOfFirst(args.first, MAX_TAGS)),
     }),
     custom_fields: t.field({

@@ -40,7 +40,7 @@ export const DepartmentMember = builder.prismaObject('DepartmentMember', {
 
 builder.prismaObjectField('Department', 'members', (t) =>
   t.relation('members', {
-    extensions: { ...GRAPH_ONLY, ...listCap(MEMBERS_MAX) },
+    extensions: { ...GRAPH_ONLY, ...listCap(MEMBERS_MAX, 'department_members.department_id') },
     description: `The department’s members, oldest first (at most ${MEMBERS_MAX}).`,
     query: { orderBy: [{ created_at: 'asc' }, { id: 'asc' }] },
   }),
@@ -63,7 +63,7 @@ export const DepartmentMemberList = builder.objectRef<{ departmentId: string }>(
   fields: (t) => ({
     data: t.prismaField({
       type: [DepartmentMember],
-      extensions: listCap(MEMBERS_MAX),
+      extensions: listCap(MEMBERS_MAX, 'department_members.department_id'),
       resolve: (query, list, _args, ctx) =>
         ctx.db.departmentMember.findMany({
           ...query,

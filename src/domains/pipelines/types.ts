@@ -31,7 +31,7 @@ export const Pipeline = builder.prismaObject('Pipeline', {
     position: t.exposeInt('position', { description: 'Order inside the group.' }),
     stages: t.relation('stages', {
       args: firstOfCapArg(STAGES_MAX),
-      extensions: listCap(STAGES_MAX),
+      extensions: listCap(STAGES_MAX, 'stages.pipeline_id'),
       query: (args) => ({ orderBy: { position: 'asc' }, take: takeOfFirst(args.first, STAGES_MAX) }),
       description: `Stages in board order (at most ${STAGES_MAX}).`,
     }),
