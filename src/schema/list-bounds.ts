@@ -30,7 +30,8 @@ export interface CountedRows {
  * The capped lists whose longest length per organisation the database keeps (migration
  * `list_sizes`: "<table>.<parent column>", one trigger per name).
  */
-export type ListSizeName = 'deal_products.deal_id' | 'deal_tags.deal_id' | 'lead_tags.lead_id' | 'stages.pipeline_id' | 'department_members.department_id';
+export type ListSizeName =
+  'deal_products.deal_id' | 'deal_tags.deal_id' | 'lead_tags.lead_id' | 'stages.pipeline_id' | 'department_members.department_id';
 
 /** Field extensions: a list capped on write, priced at the organisation's longest such list when `sized`. */
 export const listCap = (cap: number, sized?: ListSizeName) => ({ listBound: { cap, sized } satisfies ListBound });
