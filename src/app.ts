@@ -1,6 +1,8 @@
 // The application as one fetch handler: /graphql (Yoga), /backend and the media proxy (the route table,
 // derived from the domains' manifests), its reference (/backend/openapi.json, /backend/docs), /health,
 // /ready. The Node server (http/server.ts) and the tests drive this same handler.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { accessOfField, checkAccess } from './auth/access.js';
 import { authenticate } from './auth/authenticate.js';
 import type { Config } from './config.js';
@@ -13,7 +15,7 @@ import { readLimitedBody } from './http/body.js';
 import { createApiReference } from './http/api-reference.js';
 import { corsPreflight, withCors } from './http/cors.js';
 import { createGraphQLServer, mutationFieldsOf } from './http/graphql.js';
-import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders } from './http/rate-limit.js';
+import { authenticateWithin, clientAddress, RateLimits, setRateLimitHeaders, socketAddress } from './http/rate-limit.js';
 import { idempotencyKeyOf, multipartKeyRefused, runIdempotent } from './http/idempotency.js';
 import { noteViewer, type RequestFacts } from './http/request-facts.js';
 import { activeOrganisations } from './http/active-organisations.js';
@@ -32,6 +34,9 @@ import { FileSpool } from './storage/file-spool.js';
 import { isMultipartForm } from './storage/multipart-form.js';
 import { createStorage } from './storage/create.js';
 import { configureSecrets } from './secrets.js';
+import { closeLiveHub, liveHub, liveReady } from './events/live.js';
+import { graphqlWebSocket } from './http/graphql-ws.js';
+import { LiveSubscriptions } from './http/live-subscriptions.js';
 
 /**
  * GraphQL bodies get the same 10 MB bound as REST, and are read before Yoga sees them, so that a body
@@ -60,8 +65,14 @@ export interface App {
   /** The error style of a path before any route matched it (answers the Node server gives itself). */
   styleOf(pathname: string): ResponseStyle;
   deps: ContextDeps;
-  /** Lets go of what the app holds besides the database (the rate limits' Redis connection). */
+  /** Lets go of what the app holds besides the database (the Redis connections of rate limits and live data). */
   close(): void;
+  /** Takes a WebSocket upgrade request (GraphQL at /graphql); false for any other path. */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** A stop: closes every WebSocket (1001). */
+  endSockets(): void;
+  /** The live subscriptions this app holds open. */
+  live: LiveSubscriptions;
 }
 
 export function createApp(config: Config, db: Database): App {
@@ -73,10 +84,21 @@ export function createApp(config: Config, db: Database): App {
     config,
     storage: createStorage(config),
   };
-  const yoga = createGraphQLServer(schema, deps);
+  const live = new LiveSubscriptions(db.prisma, config.liveSubscriptionsPerKey);
+  const yoga = createGraphQLServer(schema, deps, live);
+  // Connects the live hub now (its Redis subscriber), for /ready to wait for it.
+  liveHub(config);
   const table = buildRouteTable(domains);
   const limits = new RateLimits(config);
   const rest = createRestHandler(schema, table, deps, limits);
+  const sockets = graphqlWebSocket({
+    getEnveloped: (context) => yoga.getEnveloped(context as never) as never,
+    live,
+    authenticate: (authorization, request) =>
+      authenticateWithin(limits, { address: socketAddress(request, config.trustProxy) }, () =>
+        authenticate(db.prisma, authorization, { adminToken: config.adminToken, direct: db.direct }),
+      ),
+  });
   let openApi: OpenApiDocument | undefined;
   const openApiDocument = () => (openApi ??= buildOpenApiDocument(schema, domains, { serverUrl: config.publicBaseUrl }));
   const reference = createApiReference(openApiDocument);
@@ -98,6 +120,7 @@ export function createApp(config: Config, db: Database): App {
       return metricsResponse();
     }
     if (pathname === '/ready') {
+      if (!liveReady(config)) return Response.json({ status: 'unavailable' }, { status: 503 });
       try {
         await db.sql.query('SELECT 1');
         return Response.json({ status: 'ready' });
@@ -192,7 +215,19 @@ export function createApp(config: Config, db: Database): App {
   return {
     deps,
     styleOf: (pathname) => table.styleOf(pathname),
-    close: () => limits.close(),
+    close: () => {
+      limits.close();
+      live.close();
+      sockets.close();
+      closeLiveHub(config);
+    },
+    upgrade(request, socket, head) {
+      if ((request.url ?? '/').split('?')[0] !== '/graphql') return false;
+      sockets.upgrade(request, socket, head);
+      return true;
+    },
+    endSockets: () => sockets.close(),
+    live,
     fetch(request, client = {}) {
       // Every log line written while the request is handled carries its id (src/log.ts).
       const requestId = requestIdFrom(request.headers.get('x-request-id'));

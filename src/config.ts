@@ -65,6 +65,11 @@ export interface Config {
    * budget; default three keys' worth, 0 off (RATE_LIMIT_PER_ORGANISATION_PER_MINUTE).
    */
   rateLimitPerOrganisationPerMinute: number;
+  /**
+   * Live subscriptions (SSE streams and WebSocket subscriptions) one API key may hold open in this
+   * process, and WebSocket connections likewise; 0 no bound (LIVE_SUBSCRIPTIONS_PER_KEY).
+   */
+  liveSubscriptionsPerKey: number;
   /** Knowledge extractions running at once in this process, all organisations together (EXTRACT_CONCURRENCY). */
   extractConcurrency: number;
   /** How long a knowledge file waits for an extraction slot before the request gets 503 (EXTRACT_WAIT_MS). */
@@ -179,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (shutdownDelayMs >= shutdownTimeoutMs) problems.push('SHUTDOWN_DELAY_MS must be shorter than SHUTDOWN_TIMEOUT_MS');
   const rateLimitPerMinute = whole('RATE_LIMIT_PER_MINUTE', 1200, 0);
   const rateLimitPerOrganisationPerMinute = whole('RATE_LIMIT_PER_ORGANISATION_PER_MINUTE', 3 * rateLimitPerMinute, 0);
+  const liveSubscriptionsPerKey = whole('LIVE_SUBSCRIPTIONS_PER_KEY', 100, 0);
   const extractConcurrency = whole('EXTRACT_CONCURRENCY', os.availableParallelism(), 1);
   const extractWaitMs = whole('EXTRACT_WAIT_MS', 30_000, 1);
   const extractPaceBytesPerSecond = whole('EXTRACT_PACE_BYTES_PER_SECOND', 2_000_000, 0);
@@ -228,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otlpEndpoint,
       rateLimitPerMinute,
       rateLimitPerOrganisationPerMinute,
+      liveSubscriptionsPerKey,
       extractConcurrency,
       extractWaitMs,
       extractPaceBytesPerSecond,

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
 import { MigrationsPendingError } from './db/migrate.js';
 import { DataDirInUseError } from './db/pglite-lock.js';
-import { endLiveStreams } from './events/live.js';
+import { closeLiveHub, endLiveStreams } from './events/live.js';
 import { listen } from './http/server.js';
 import { log, setLogLevel, errorText } from './log.js';
 import { stopTracing } from './observability/tracing.js';
@@ -68,6 +68,7 @@ async function main() {
     // reconnect to another process instead of holding the drain until the deadline.
     const streamsEnd = new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => endLiveStreams(config));
     await Promise.all([server.close({ delayMs }), streamsEnd, jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
+    closeLiveHub(config);
     await db.close();
     await stopTracing(); // the spans still buffered
     clearTimeout(force);

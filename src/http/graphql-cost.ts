@@ -17,6 +17,7 @@ import {
   isListType,
   isObjectType,
   Kind,
+  type GraphQLError,
   type GraphQLSchema,
 } from 'graphql';
 import type {
@@ -80,45 +81,48 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       assertCostedFieldsExist(schema as GraphQLSchema);
       assertListsBounded(schema as GraphQLSchema);
     },
-    async onExecute({ args: untyped, setResultAndStopExecution }) {
-      const args = executionArgs(untyped);
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation) return;
-      const fragments = new Map<string, FragmentDefinitionNode>();
-      for (const d of args.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      const root = args.schema.getRootType(operation.operation);
-      if (!root) return;
-      // A variable left out takes its default, as the resolver will see it.
-      const variables: Record<string, unknown> = {};
-      for (const v of operation.variableDefinitions ?? [])
-        if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
-      Object.assign(variables, args.variableValues);
-      const walk: Walk = {
-        schema: args.schema,
-        fragments,
-        variables,
-        readVariables: false,
-        counts: new Map(),
-        pending: new Map(),
-        wantsSizes: false,
-      };
-      let cost = costOf(operation, root, walk);
-      if (walk.pending.size || walk.wantsSizes) {
-        // Capped lists and root lists: the organisation's sizes and row counts (one statement), then price again.
-        await countPending(walk, args.contextValue as unknown as Context);
-        cost = costOf(operation, root, walk);
-      }
-      const request = (args.contextValue as { request?: Request }).request;
-      if (request) costs.set(request, cost);
-      if (cost > maxCost) {
-        const refusal = invalidInput(
-          `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, last, limit; em listas como products e tags, first) ou divida a consulta.`,
-          { cost, max_cost: maxCost },
-        );
-        setResultAndStopExecution({ errors: [requestError(refusal, { nodes: [operation] })] });
-      }
-    },
+    // A subscription is priced like a query: each event answers its selection.
+    onExecute: ({ args, setResultAndStopExecution }) => priceOrRefuse(args, setResultAndStopExecution),
+    onSubscribe: ({ args, setResultAndStopExecution }) => priceOrRefuse(args, setResultAndStopExecution),
   };
+
+  async function priceOrRefuse(untyped: unknown, setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void) {
+    const args = executionArgs(untyped);
+    const operation = getOperationAST(args.document, args.operationName);
+    if (!operation) return;
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of args.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    const root = args.schema.getRootType(operation.operation);
+    if (!root) return;
+    // A variable left out takes its default, as the resolver will see it.
+    const variables: Record<string, unknown> = {};
+    for (const v of operation.variableDefinitions ?? []) if (v.defaultValue) variables[v.variable.name.value] = valueOf(v.defaultValue, {});
+    Object.assign(variables, args.variableValues);
+    const walk: Walk = {
+      schema: args.schema,
+      fragments,
+      variables,
+      readVariables: false,
+      counts: new Map(),
+      pending: new Map(),
+      wantsSizes: false,
+    };
+    let cost = costOf(operation, root, walk);
+    if (walk.pending.size || walk.wantsSizes) {
+      // Capped lists and root lists: the organisation's sizes and row counts (one statement), then price again.
+      await countPending(walk, args.contextValue as unknown as Context);
+      cost = costOf(operation, root, walk);
+    }
+    const request = (args.contextValue as { request?: Request }).request;
+    if (request) costs.set(request, cost);
+    if (cost > maxCost) {
+      const refusal = invalidInput(
+        `Consulta custosa demais: custo estimado ${cost}, máximo ${maxCost}. Peça menos itens por lista (first, last, limit; em listas como products e tags, first) ou divida a consulta.`,
+        { cost, max_cost: maxCost },
+      );
+      setResultAndStopExecution({ errors: [requestError(refusal, { nodes: [operation] })] });
+    }
+  }
 }
 
 interface Walk {

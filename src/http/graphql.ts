@@ -24,6 +24,7 @@ import { graphqlTracingPlugin } from './graphql-tracing.js';
 import { tracingEnabled } from '../observability/tracing.js';
 import type { RequestFacts } from './request-facts.js';
 import { graphiqlPage } from './graphiql-page.js';
+import { liveSubscriptionsPlugin, type LiveSubscriptions } from './live-subscriptions.js';
 
 export interface GraphQLServerContext {
   viewer: Viewer | null;
@@ -40,7 +41,7 @@ function localGraphiQL() {
   return (options?: GraphiQLOptions) => (page ??= graphiqlPage(options));
 }
 
-export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
+export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps, live: LiveSubscriptions) {
   return createYoga<GraphQLServerContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -55,6 +56,7 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
     // under the 10 MB bound (http/body.ts) before Yoga sees them; Yoga's own limit would stream them again.
     multipart: false,
     maxRequestBodySize: false,
+    // Over WebSocket `request` is the socket's: its signal aborts when the socket closes.
     context: ({ viewer, requestId, request }) => createContext(deps, { viewer, requestId, signal: request.signal }),
     maskedErrors: {
       maskError(error) {
@@ -69,6 +71,8 @@ export function createGraphQLServer(schema: GraphQLSchema, deps: ContextDeps) {
       maxDepthPlugin({ n: 10 }),
       maxAliasesPlugin({ n: 15 }),
       costLimitPlugin({ maxCost: MAX_COST }),
+      // After every check that may refuse a subscription: it holds the key's place for the stream.
+      liveSubscriptionsPlugin(live),
       answerSizePlugin(),
       saturationStatusPlugin(),
       shapeValidationErrors(deps.config),

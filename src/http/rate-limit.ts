@@ -5,6 +5,7 @@
 // falls back to this process's memory rather than refusing service); without it, in memory.
 // What a client sees: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) on every
 // /backend and /graphql answer; over a limit, 429 with `Retry-After`.
+import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
@@ -179,9 +180,16 @@ export async function authenticateWithin<V extends { kind: string; apiKeyId?: st
 
 /** The client's address as RequestLimits wants it. */
 export function clientAddress(request: Request, connection: string | undefined, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',').pop()?.trim();
-    if (forwarded) return forwarded;
-  }
-  return connection;
+  return addressOf(request.headers.get('x-forwarded-for'), connection, trustProxy);
+}
+
+/** The same, for a request Node hands over as it is (a WebSocket's upgrade). */
+export function socketAddress(request: IncomingMessage, trustProxy: boolean): string | undefined {
+  const forwarded = request.headers['x-forwarded-for'];
+  return addressOf(Array.isArray(forwarded) ? forwarded.join(',') : (forwarded ?? null), request.socket.remoteAddress, trustProxy);
+}
+
+function addressOf(forwardedFor: string | null, connection: string | undefined, trustProxy: boolean): string | undefined {
+  const forwarded = trustProxy ? forwardedFor?.split(',').pop()?.trim() : undefined;
+  return forwarded || connection;
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServerAdapter } from '@whatwg-node/server';
 import { MAX_BODY_BYTES, type Config } from '../config.js';
 import { AppError, tooLarge } from '../errors.js';
@@ -14,6 +15,10 @@ import { errorResponse, graphqlErrorResponse, type ResponseStyle } from './respo
 export interface ServedApp {
   fetch(request: Request, client?: { address?: string }): Promise<Response>;
   styleOf(pathname: string): ResponseStyle;
+  /** WebSocket upgrades: true when taken. */
+  upgrade?(request: http.IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Closes the WebSockets, when the stop's delay ends. */
+  endSockets?(): void;
 }
 
 export interface RunningServer {
@@ -157,6 +162,17 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
     ? https.createServer({ ...timeouts, cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile!) }, listener)
     : http.createServer(timeouts, listener);
   server.keepAliveTimeout = 5_000;
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A WebSocket lives past its request: the stop closes it (endSockets), not the drain of requests.
+    connections.delete(socket as net.Socket);
+    const refuse = (status: string) => void socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    if (stopping) return refuse('503 Service Unavailable');
+    if (config.requireHttps && !config.tlsCertFile) {
+      const proto = config.trustProxy ? req.headers['x-forwarded-proto'] : 'http';
+      if (proto !== 'https') return refuse('403 Forbidden');
+    }
+    if (!app.upgrade?.(req, socket, head)) refuse('404 Not Found');
+  });
   server.on(config.tlsCertFile ? 'secureConnection' : 'connection', (socket: net.Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
@@ -178,6 +194,7 @@ export async function listen(app: ServedApp, config: Config): Promise<RunningSer
       hangUpUnused({ freshToo: delayMs === 0 });
       return new Promise<void>((resolve) => {
         const refuseNew = () => {
+          app.endSockets?.();
           server.close(() => resolve()); // calls back when the last connection has ended
           hangUpUnused({ freshToo: true });
         };

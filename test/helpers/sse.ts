@@ -26,21 +26,10 @@ export async function listenOnSocket(api: TestClient): Promise<RunningServer> {
   return listen(api.app, { ...api.config, port: 0, host: '127.0.0.1' });
 }
 
-export async function subscribeSse<T>(
-  baseUrl: string,
-  key: string | null,
-  query: string,
-  variables: Record<string, unknown> = {},
-): Promise<SseStream<T>> {
-  const controller = new AbortController();
-  const response = await fetch(`${baseUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify({ query, variables }),
-    signal: controller.signal,
-  });
+/** A stream's received values and its waits, whatever carries it (SSE here, WebSocket in ws.ts). */
+export function liveStream<T>(status: number, close: () => Promise<void>): SseStream<T> {
   const stream: SseStream<T> = {
-    status: response.status,
+    status,
     received: [],
     errors: [],
     completed: false,
@@ -67,12 +56,29 @@ export async function subscribeSse<T>(
       }
       throw new Error(`the subscription never received a probe: ${JSON.stringify(stream.errors)}`);
     },
-    async close() {
-      controller.abort();
-      await reader?.cancel().catch(() => {});
-      await reading.catch(() => {});
-    },
+    close,
   };
+  return stream;
+}
+
+export async function subscribeSse<T>(
+  baseUrl: string,
+  key: string | null,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<SseStream<T>> {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+    signal: controller.signal,
+  });
+  const stream = liveStream<T>(response.status, async () => {
+    controller.abort();
+    await reader?.cancel().catch(() => {});
+    await reading.catch(() => {});
+  });
   const streaming = response.body && response.headers.get('content-type')?.includes('text/event-stream');
   const reader = streaming ? response.body!.getReader() : undefined;
   const reading = (async () => {

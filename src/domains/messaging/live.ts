@@ -117,9 +117,10 @@ function visibleTo<T>(ctx: Context, source: AsyncIterable<T>, departmentOf: (eve
     let departments = memberDepartments(ctx, userId);
     // Awaited at the first event that needs it; a failed read must not go unhandled before that.
     departments.catch(() => {});
+    // A membership stream that fails ends the subscription with its error (never a silent one).
     void (async () => {
       while (!(await membership.next()).done) stale = true;
-    })();
+    })().catch((error: unknown) => stop(error));
     let next;
     while (!(next = await events.next()).done) {
       const departmentId = departmentOf(next.value);
