@@ -1,11 +1,12 @@
 // The cost of a GraphQL operation, checked before it runs: every object a query can return costs 1,
 // and a list multiplies the cost of what is under it by how many items it may return, so nested lists
 // (pipelines × stages × deals) grow the way the response and the database work grow. Each list is
-// counted at its bound (schema/list-bounds.ts): a page at its size, a capped list at the longest such
-// list its organisation holds (list_sizes, kept by the database; never more than its cap or its `first`),
-// a root list at the organisation's row count; sizes and counts are read in one statement before the
-// query runs. So the objects of an answer never exceed the estimate, a board of realistic deals is
-// priced by what they hold, and a schema with an unbounded list of objects does not start.
+// counted at its bound (schema/list-bounds.ts): a page at its size, a capped list at its cap (or its
+// `first`), a root list at the organisation's row count, read before the query runs. A query that does
+// not fit so is priced again with each capped list at the longest such list its organisation holds
+// (list_sizes, kept by the database), read in the same statement: a board of realistic deals is priced
+// by what they hold. So the objects of an answer never exceed the estimate, and a schema with an
+// unbounded list of objects does not start.
 // Variables count: the check runs at execution, where their values are known (validation results are
 // cached per document, whatever the variables).
 import {
@@ -17,6 +18,7 @@ import {
   isListType,
   isObjectType,
   Kind,
+  OperationTypeNode,
   type GraphQLError,
   type GraphQLSchema,
 } from 'graphql';
@@ -105,13 +107,27 @@ export function costLimitPlugin({ maxCost }: CostLimitOptions): Plugin {
       readVariables: false,
       counts: new Map(),
       pending: new Map(),
+      sawSized: false,
       wantsSizes: false,
     };
+    const ctx = args.contextValue as unknown as Context;
+    // Capped lists at their caps first: most operations fit so, and need no statement for it.
     let cost = costOf(operation, root, walk);
-    if (walk.pending.size || walk.wantsSizes) {
-      // Capped lists and root lists: the organisation's sizes and row counts (one statement), then price again.
-      await countPending(walk, args.contextValue as unknown as Context);
+    // Only a query is priced by the organisation's sizes: a mutation's answer, or a subscription's
+    // events, may hold a list its write made longer than any before.
+    const bySizes = operation.operation === OperationTypeNode.QUERY && walk.sawSized;
+    if (walk.pending.size) {
+      // Root lists: the organisation's row counts, and its list sizes in the same statement when they may be needed.
+      walk.wantsSizes = bySizes;
+      await countPending(walk, ctx);
       cost = costOf(operation, root, walk);
+    }
+    if (cost > maxCost && bySizes) {
+      if (!walk.sizes) {
+        walk.wantsSizes = true;
+        await countPending(walk, ctx);
+      }
+      cost = operationCost(operation.selectionSet, root, walk);
     }
     const request = (args.contextValue as { request?: Request }).request;
     if (request) costs.set(request, cost);
@@ -135,9 +151,11 @@ interface Walk {
   counts: Map<string, number>;
   /** Counted lists met without a count yet, by the same key. */
   pending: Map<string, { table: string; filters: [string, string][] }>;
-  /** The organisation's longest list of each sized kind, once read. */
+  /** The organisation's longest list of each sized kind, once read: capped lists are priced by it then. */
   sizes?: Map<string, number>;
-  /** Set when a sized list was met before the sizes were read. */
+  /** Set when a capped list with a size was met. */
+  sawSized: boolean;
+  /** Whether the next count reads the sizes too. */
   wantsSizes: boolean;
 }
 
@@ -170,13 +188,17 @@ async function countPending(walk: Walk, ctx: Context) {
 }
 
 /** Costs of operations that read no variable, kept while their document is (Yoga reuses it per query text). */
-const knownCosts = new WeakMap<OperationDefinitionNode, number>();
+const knownCosts = new WeakMap<OperationDefinitionNode, { cost: number; sawSized: boolean }>();
 
+/** The cost with capped lists at their caps (or `first`). */
 function costOf(operation: OperationDefinitionNode, root: GraphQLNamedType, walk: Walk): number {
   const known = knownCosts.get(operation);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    walk.sawSized ||= known.sawSized;
+    return known.cost;
+  }
   const cost = operationCost(operation.selectionSet, root, walk);
-  if (!walk.readVariables) knownCosts.set(operation, cost);
+  if (!walk.readVariables) knownCosts.set(operation, { cost, sawSized: walk.sawSized });
   return cost;
 }
 
@@ -249,10 +271,8 @@ function boundItems(
   if (bound.cap !== undefined) {
     const served = servedOfCap(args.first, bound.cap);
     if (!bound.sized) return served;
-    walk.readVariables = true;
-    if (walk.sizes) return Math.min(served, walk.sizes.get(bound.sized) ?? 0);
-    walk.wantsSizes = true;
-    return 0;
+    walk.sawSized = true;
+    return walk.sizes ? Math.min(served, walk.sizes.get(bound.sized) ?? 0) : served;
   }
   const { table, by } = bound.count!;
   const filters: [string, string][] = [];

@@ -1,7 +1,7 @@
 // The kanban a front end writes (every stage, each stage's first 50 deals with their lead, owner, tags
-// and lines, the stage counts and totals) is served on realistic data: capped lists are priced at the
-// longest list the organisation holds (list_sizes, kept by the database on every write), not at their
-// caps. The estimate still bounds the answer, grows as soon as a longer list is written, and is the
+// and lines, the stage counts and totals) is served on realistic data: a query that does not fit with
+// capped lists at their caps is priced again with the longest list of each kind the organisation holds
+// (list_sizes, kept by the database on every write). The estimate still bounds the answer, grows as soon as a longer list is written, and is the
 // organisation's own: another organisation's long lists do not change it. The query is the docs' own.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp, type Org } from '../helpers/app.js';
@@ -107,10 +107,11 @@ describe('the kanban query', () => {
       extensions: { code: 'INVALID_INPUT', status: 400, cost: refused.cost, max_cost: 50_000 },
     });
 
-    // Asking for each deal's first 5 lines and 3 tags prices it as before.
+    // Asking for each deal's first 5 lines and 3 tags: served again.
     const paged = await kanban(org, p.id, KANBAN.replace('products {', 'products(first: 5) {').replace('tags {', 'tags(first: 3) {'));
     expect(paged.errors).toBeUndefined();
-    expect(paged.cost).toBe(before.cost);
+    expect(paged.cost).toBeLessThanOrEqual(50_000);
+    expect(paged.cost).toBeGreaterThanOrEqual(before.cost);
     expect(objects(paged.data)).toBeLessThanOrEqual(paged.cost);
   });
 });
