@@ -36,6 +36,7 @@ import { createStorage } from './storage/create.js';
 import { configureSecrets } from './secrets.js';
 import { closeLiveHub, liveHub, liveReady } from './events/live.js';
 import { graphqlWebSocket } from './http/graphql-ws.js';
+import { graphqlSseSingleConnection, isSingleConnectionRequest } from './http/graphql-sse.js';
 import { LiveSubscriptions } from './http/live-subscriptions.js';
 
 /**
@@ -91,6 +92,7 @@ export function createApp(config: Config, db: Database): App {
   const table = buildRouteTable(domains);
   const limits = new RateLimits(config);
   const rest = createRestHandler(schema, table, deps, limits);
+  const singleConnection = graphqlSseSingleConnection({ getEnveloped: (context) => yoga.getEnveloped(context as never) as never, live });
   const sockets = graphqlWebSocket({
     getEnveloped: (context) => yoga.getEnveloped(context as never) as never,
     live,
@@ -159,6 +161,10 @@ export function createApp(config: Config, db: Database): App {
       }
       // Yoga's own Request class reads the buffered body as it is; a global one would stream it again.
       const bounded = await withBoundedBody(request, yoga.fetchAPI.Request);
+      if (isSingleConnectionRequest(bounded)) {
+        if (viewer.kind !== 'user') throw new AppError('FORBIDDEN', 'Assinaturas exigem uma chave de API de uma organização');
+        return await singleConnection.handle(bounded, viewer, requestId);
+      }
       // A mutation with an Idempotency-Key runs once per API key and key (http/idempotency.ts), and only
       // for a caller every selected root field admits; queries need none.
       const mutationFields = key && viewer.kind === 'user' ? await mutationFieldsOf(bounded.clone()) : null;
@@ -219,6 +225,7 @@ export function createApp(config: Config, db: Database): App {
       limits.close();
       live.close();
       sockets.close();
+      singleConnection.close();
       closeLiveHub(config);
     },
     upgrade(request, socket, head) {

@@ -3,6 +3,7 @@
 // background. Readiness without timing: `ready` repeats a change every subscriber can see until the
 // stream shows one, so the subscription is registered (through Redis too) before the test goes on.
 import { listen, type RunningServer } from '../../src/http/server.js';
+import { createClient as createSseClient } from 'graphql-sse';
 import type { TestClient } from './app.js';
 
 export interface SseStream<T> {
@@ -104,5 +105,40 @@ export async function subscribeSse<T>(
     stream.completed = true;
   })();
   reading.catch(() => {});
+  return stream;
+}
+
+/**
+ * A subscription in graphql-sse's single connection mode, as its client opens it (PUT for a token, GET
+ * for the stream, POST for the operation), the key on every request.
+ */
+export function subscribeSseSingle<T>(baseUrl: string, key: string, query: string, variables: Record<string, unknown> = {}) {
+  const client = createSseClient({
+    url: `${baseUrl}/graphql`,
+    singleConnection: true,
+    headers: { authorization: `Bearer ${key}` },
+    retryAttempts: 0,
+  });
+  let dispose = () => {};
+  const stream = liveStream<T>(200, async () => {
+    dispose();
+    client.dispose();
+  });
+  dispose = client.subscribe<Record<string, T>>(
+    { query, variables },
+    {
+      next: (payload) => {
+        if (payload.errors) stream.errors.push(...(payload.errors as unknown as SseStream<T>['errors']));
+        if (payload.data) stream.received.push(...Object.values(payload.data));
+      },
+      error: (error) => {
+        stream.errors.push({ message: String((error as Error)?.message ?? error) });
+        stream.completed = true;
+      },
+      complete: () => {
+        stream.completed = true;
+      },
+    },
+  );
   return stream;
 }

@@ -32,10 +32,11 @@ describe('protocol errors', () => {
     expect(read.status).toBe(200);
   });
 
-  it('a method other than GET and POST is 405', async () => {
+  // PUT and DELETE are graphql-sse's single connection mode (test/platform/live-websocket.test.ts).
+  it('a method other than GET, POST, PUT and DELETE is 405', async () => {
     const org = await api.newOrg();
     const r = await api.raw('/graphql', {
-      method: 'PUT',
+      method: 'PATCH',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.key}` },
       body: JSON.stringify({ query: '{ tags { id } }' }),
     });

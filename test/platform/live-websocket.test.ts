@@ -1,13 +1,14 @@
 // Subscriptions over WebSocket (graphql-ws' graphql-transport-ws protocol) on a real socket: the key in
 // connectionParams; dealChanged and conversationUpdated arrive as over SSE, within department
 // visibility; a missing, wrong or revoked key closes the socket (4401); queries are refused there; a
-// key holds a bounded number of sockets and subscriptions (SSE and WebSocket together).
+// key holds a bounded number of sockets and subscriptions (SSE and WebSocket together). graphql-sse's
+// single connection mode serves the same subscriptions, its tokens the key's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
 import { KEY_CHECK_MS } from '../../src/http/live-subscriptions.js';
 import { useTestApp, type TestClient } from '../helpers/app.js';
 import { dealRequests, makeOrgWithPipeline, type OrgWithPipeline } from '../helpers/factories.js';
-import { listenOnSocket, subscribeSse, type SseStream } from '../helpers/sse.js';
+import { listenOnSocket, subscribeSse, subscribeSseSingle, type SseStream } from '../helpers/sse.js';
 import { subscribeWs, wsClient } from '../helpers/ws.js';
 import { DEAL_CHANGED, type DealChangeEvent } from '../deals/live-queries.js';
 import { addMember, inbound, makeChannel, makeDepartment, makeUser, nextMobile } from '../messaging/helpers.js';
@@ -180,5 +181,60 @@ describe('subscriptions over WebSocket', () => {
     expect(got[0]).not.toContain(after.id);
     expect(closed).toEqual([]);
     await client.dispose();
+  });
+});
+
+describe('subscriptions in graphql-sse’s single connection mode', () => {
+  it('streams dealChanged and conversationUpdated within department visibility', async () => {
+    const setup = await makeOrgWithPipeline(api, { name: 'Ana' });
+    const { newDeal, put } = dealRequests(api, setup);
+    const probe = await newDeal({ note: 'probe' });
+    const deals = subscribeSseSingle<DealChangeEvent>(server.url, setup.org.key, DEAL_CHANGED, { pipeline_id: setup.p.id });
+    streams.push(deals);
+    let n = 0;
+    await deals.ready(
+      () => put(probe.id, { note: `probe ${++n}` }),
+      (e) => e.deal_id === probe.id,
+    );
+    const deal = await newDeal({ value: 5 });
+    await deals.until((e) => e.deal_id === deal.id && e.kind === 'created', 'created');
+
+    const org = setup.org;
+    const A = await makeDepartment(api, org, 'A');
+    const open = await makeChannel(api, org);
+    const inA = await makeChannel(api, org, { department_id: A.id });
+    const outsider = await makeUser(api, org, 'operator');
+    type Change = { conversation: { id: string; last_message: { content: string } | null } };
+    const outside = subscribeSseSingle<Change>(
+      server.url,
+      outsider.key,
+      'subscription { conversationUpdated { conversation { id last_message { content } } } }',
+    );
+    streams.push(outside);
+    const marker = `probe ${Math.random().toString(36).slice(2)}`;
+    let m = 0;
+    await outside.ready(
+      () => inbound(api, org, open.id, nextMobile(), `${marker} ${++m}`),
+      (c) => !!c.conversation.last_message?.content.startsWith(marker),
+    );
+    const hidden = await inbound(api, org, inA.id, nextMobile(), 'em A');
+    const later = await inbound(api, org, open.id, nextMobile(), 'depois');
+    await outside.until((c) => c.conversation.id === later.conversation.id, 'the open conversation');
+    expect(outside.received.some((c) => c.conversation.id === hidden.conversation.id)).toBe(false);
+  });
+
+  it('keeps a reserved stream to the key that reserved it', async () => {
+    const one = await api.newOrg();
+    const two = await api.newOrg();
+    const put = await fetch(`${server.url}/graphql`, { method: 'PUT', headers: { authorization: `Bearer ${one.key}` } });
+    expect(put.status).toBe(201);
+    const token = await put.text();
+    const foreign = await fetch(`${server.url}/graphql`, {
+      headers: { authorization: `Bearer ${two.key}`, accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+    });
+    expect(foreign.status).toBe(404);
+    await foreign.body?.cancel();
+    const anonymous = await fetch(`${server.url}/graphql`, { method: 'PUT' });
+    expect(anonymous.status).toBe(401);
   });
 });
