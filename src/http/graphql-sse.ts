@@ -113,7 +113,9 @@ export function graphqlSseSingleConnection(deps: Pick<WebSocketDeps, 'getEnvelop
     if (!reservation) return;
     reservations.delete(token);
     reservation.release();
-    const response = await handler(new Request('http://funil/graphql', { headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token } }));
+    const response = await handler(
+      new Request('http://funil/graphql', { headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token } }),
+    );
     await response.body?.cancel().catch(() => {});
   }
 
