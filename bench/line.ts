@@ -35,6 +35,8 @@ export interface BenchLineResult {
   report: string[];
   /** Printed at the very end, one line each. */
   summary?: string[];
+  /** Printed after everything else, the ratios line included (the subscribers line). */
+  last?: string[];
   /** Named ratios for the last line of the run (`messaging ratios: …`), Funil ÷ baseline (PGlite: p50 ÷ PostgreSQL's p50). */
   ratios?: Partial<Record<RatioName, number>>;
 }

@@ -14,6 +14,7 @@
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
 //   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
 //   sync      a sync page (updated_since, a cursor halfway) beside the first page: leads and deals, REST
+//   subscribers  10,000 live subscribers (WebSocket and SSE) on one process, 100 events/s: p99, MB per 1,000
 //
 // Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_DURATION
 // seconds per measured run (10), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2: best of interleaved runs),
@@ -52,6 +53,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./metrics.js')).metricsLine,
     (await import('./fairness.js')).fairnessLine,
     (await import('./sync.js')).syncLine,
+    (await import('./subscribers.js')).subscribersLine,
   ];
   const only = process.env.BENCH_ONLY?.split(',')
     .map((s) => s.trim())
@@ -126,7 +128,7 @@ async function main() {
   };
 
   const stopCommitter = await startServerCommitter();
-  const results: { line: string; report: string[]; summary: string[] }[] = [];
+  const results: { line: string; report: string[]; summary: string[]; last: string[] }[] = [];
   const ratios: Record<string, number> = {};
   try {
     for (const line of selected) {
@@ -134,7 +136,7 @@ async function main() {
       enterLine(line.name);
       const r = await line.run(env);
       await collectLeaks();
-      results.push({ line: line.name, report: r.report, summary: r.summary ?? [] });
+      results.push({ line: line.name, report: r.report, summary: r.summary ?? [], last: r.last ?? [] });
       Object.assign(ratios, r.ratios);
       log(`${line.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
@@ -157,7 +159,7 @@ async function main() {
   log(`total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const summaries = results.flatMap((r) => r.summary);
   // Last: the issue 25 targets in one line, whichever lines ran (`–` for a ratio not measured).
-  console.log(`\n${[...summaries, ratiosLine(ratios)].join('\n')}`);
+  console.log(`\n${[...summaries, ratiosLine(ratios), ...results.flatMap((r) => r.last)].join('\n')}`);
   await collectLeaks();
   const leaks = fileHandleLeaks();
   if (leaks.length) {
