@@ -1,11 +1,12 @@
 // The live subscribers' own process (spawned by bench/subscribers.ts), so that the server's memory and
-// event loop are its own: opens every subscription of argv[2] (dealChanged over WebSocket, graphql-ws,
+// event loop are its own: opens every subscription of the plan in the file argv[2] names (dealChanged over WebSocket, graphql-ws,
 // one socket each, or over SSE, one POST each), then talks over stdin/stdout in JSON lines:
 //   → {"connected": n}                 once every socket is acknowledged and every stream answered 200
 //   → {"reached": n}                   every second: subscribers that have received an event
 //   ← "reset"                          forgets the latencies so far (the warm-up's)
 //   ← "stop"                           then → {"latencies": {ws: [...], sse: [...]}, "errors": n}
 // An event's latency: its receipt minus the time the bench wrote into the deal's note (`t=<ms>`).
+import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createClient } from 'graphql-ws';
 import { Agent, fetch } from 'undici';
@@ -16,7 +17,7 @@ interface Plan {
   subscriptions: { key: string; pipelineId: string; transport: 'ws' | 'sse' }[];
 }
 
-const plan = JSON.parse(process.argv[2]) as Plan;
+const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as Plan;
 const QUERY = 'subscription ($p: UUID!) { dealChanged(pipeline_id: $p) { kind deal { note } } }';
 const latencies = { ws: [] as number[], sse: [] as number[] };
 const reached = new Set<number>();

@@ -11,6 +11,9 @@
 // minus before any, per subscriber). Last in the bench's output:
 // `subscribers: n=<count> p99_ms=<ms> mb_per_1000=<MB>`.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -95,7 +98,10 @@ export const subscribersLine: BenchLine = {
       };
     });
     const before = await settledRss();
-    const child = spawn(process.execPath, ['--import', 'tsx', clientProcess, JSON.stringify({ url: env.serverUrl, subscriptions })], {
+    // The plan goes in a file: 10,000 keys and ids are too long for a command line.
+    const planFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'funil-bench-subscribers-')), 'plan.json');
+    fs.writeFileSync(planFile, JSON.stringify({ url: env.serverUrl, subscriptions }));
+    const child = spawn(process.execPath, ['--import', 'tsx', clientProcess, planFile], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const messages: any[] = [];
@@ -126,7 +132,7 @@ export const subscribersLine: BenchLine = {
     };
     // Each pipeline's announcement as a commit sends it, kept to be sent again in the measured phase.
     const hub = liveHub(env.config);
-    const announced = new Map<string, { events: { deal: { note: string } | null }[] }>();
+    const announced = new Map<string, { events: { deal: { deal: { note: string } } | null }[] }>();
     const listening = pipelines.map((p) => {
       const stream = hub.subscribe('dealChanged', p.topic);
       void (async () => {
@@ -164,7 +170,8 @@ export const subscribersLine: BenchLine = {
           const p = pipelines[sent++ % PIPELINES];
           const batch = announced.get(p.topic)!;
           hub.publish('dealChanged', p.topic, {
-            events: batch.events.map((e) => ({ ...e, deal: e.deal && { ...e.deal, note: `t=${Date.now()}` } })),
+            // The announced deal is its row (`deal.deal`) with its card's extras.
+            events: batch.events.map((e) => ({ ...e, deal: e.deal && { ...e.deal, deal: { ...e.deal.deal, note: `t=${Date.now()}` } } })),
           });
         }
         await sleep(5);
@@ -175,6 +182,7 @@ export const subscribersLine: BenchLine = {
     child.stdin.write('stop\n');
     const result = await next((m) => m.latencies, 'latencies');
     await new Promise((resolve) => child.once('close', resolve));
+    fs.rmSync(path.dirname(planFile), { recursive: true, force: true });
 
     const measured = (xs: number[]) => [...xs].sort((a, b) => a - b);
     const ws = measured(result.latencies.ws);
