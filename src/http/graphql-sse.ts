@@ -39,9 +39,14 @@ interface Reservation {
 
 const tokenOf = (request: Request) => request.headers.get(TOKEN_HEADER) ?? new URL(request.url).searchParams.get('token');
 
-export function graphqlSseSingleConnection(deps: Pick<WebSocketDeps, 'getEnveloped' | 'live'> & { live: LiveSubscriptions }) {
+export function graphqlSseSingleConnection(
+  deps: Pick<WebSocketDeps, 'getEnveloped' | 'live'> & { live: LiveSubscriptions },
+  reservationMs = RESERVATION_MS,
+) {
   const reservations = new Map<string, Reservation>();
   const callers = new WeakMap<Request, { viewer: TenantViewer; requestId: string }>();
+  /** The requests this module makes itself, to close a stream never opened (no caller, no key). */
+  const closings = new WeakSet<Request>();
   const drop = (token: string) => {
     const reservation = reservations.get(token);
     if (!reservation) return;
@@ -52,8 +57,9 @@ export function graphqlSseSingleConnection(deps: Pick<WebSocketDeps, 'getEnvelop
 
   const handler = createHandler({
     authenticate(req) {
-      const { viewer } = callers.get(req.raw)!;
       const given = tokenOf(req.raw);
+      if (closings.has(req.raw)) return given!;
+      const { viewer } = callers.get(req.raw)!;
       if (given) return reservations.get(given)?.keyId === viewer.apiKeyId ? given : [null, { status: 404, statusText: 'Not Found' }];
       if (req.method !== 'PUT') return null;
       const token = randomUUID();
@@ -67,7 +73,7 @@ export function graphqlSseSingleConnection(deps: Pick<WebSocketDeps, 'getEnvelop
       // Never opened: dropped, so that reservations cannot pile up.
       setTimeout(() => {
         if (reservations.get(token) && !reservations.get(token)!.cut) void closeUnopened(token);
-      }, RESERVATION_MS).unref();
+      }, reservationMs).unref();
       return token;
     },
     onSubscribe(req, params) {
@@ -113,9 +119,9 @@ export function graphqlSseSingleConnection(deps: Pick<WebSocketDeps, 'getEnvelop
     if (!reservation) return;
     reservations.delete(token);
     reservation.release();
-    const response = await handler(
-      new Request('http://funil/graphql', { headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token } }),
-    );
+    const request = new Request('http://funil/graphql', { headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token } });
+    closings.add(request);
+    const response = await handler(request);
     await response.body?.cancel().catch(() => {});
   }
 

@@ -5,7 +5,9 @@
 // single connection mode serves the same subscriptions, its tokens the key's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/http/server.js';
-import { KEY_CHECK_MS } from '../../src/http/live-subscriptions.js';
+import { graphqlSseSingleConnection } from '../../src/http/graphql-sse.js';
+import { KEY_CHECK_MS, LiveSubscriptions } from '../../src/http/live-subscriptions.js';
+import type { TenantViewer } from '../../src/auth/viewer.js';
 import { useTestApp, type TestClient } from '../helpers/app.js';
 import { dealRequests, makeOrgWithPipeline, type OrgWithPipeline } from '../helpers/factories.js';
 import { listenOnSocket, subscribeSse, subscribeSseSingle, type SseStream } from '../helpers/sse.js';
@@ -236,5 +238,26 @@ describe('subscriptions in graphql-sse’s single connection mode', () => {
     await foreign.body?.cancel();
     const anonymous = await fetch(`${server.url}/graphql`, { method: 'PUT' });
     expect(anonymous.status).toBe(401);
+  });
+
+  it('drops a reserved stream its client never opens, and frees its place', async () => {
+    const live = new LiveSubscriptions(api.db.prisma, 1);
+    const single = graphqlSseSingleConnection({ getEnveloped: () => expect.fail('nothing runs'), live }, 50);
+    const viewer = { kind: 'user', tenantId: 't', userId: 'u', role: 'owner', apiKeyId: 'k', permissions: new Set(), narrowed: false };
+    const reserve = () => single.handle(new Request('http://funil/graphql', { method: 'PUT' }), viewer as TenantViewer, 'r');
+    const first = await reserve();
+    expect(first.status).toBe(201);
+    const token = await first.text();
+    expect((await reserve()).status).toBe(429);
+    await sleep(150);
+    const open = await single.handle(
+      new Request('http://funil/graphql', { headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token } }),
+      viewer as TenantViewer,
+      'r',
+    );
+    expect(open.status).toBe(404);
+    const again = await reserve();
+    expect(again.status).toBe(201);
+    single.close();
   });
 });
