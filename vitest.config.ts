@@ -24,6 +24,8 @@ const MOCKING_TESTS = ['test/platform/rest-once.test.ts'];
  * that starts to use the database (helpers/app.ts, a server process, TEST_DATABASE) leaves this list.
  */
 const DATABASE_FREE_TESTS = ['test/knowledge/extract.test.ts', 'test/storage/multipart.test.ts', 'test/webhooks/delivery-core.test.ts'];
+/** The pure rules (no database, no server, no files): `npm run test:unit` runs them alone, in about a second. */
+const UNIT_TESTS = ['test/unit/**/*.test.ts'];
 const onPostgres = process.env.TEST_DATABASE === 'postgres';
 
 // TEST_DATABASE=postgres runs the same suite against the PostgreSQL server (each file in its own schema),
@@ -52,11 +54,13 @@ export default defineConfig({
         test: {
           name: 'disk',
           include: ['test/**/*.test.ts'],
-          exclude: [...MOCKING_TESTS, ...(onPostgres ? DATABASE_FREE_TESTS : [])],
+          exclude: [...MOCKING_TESTS, ...UNIT_TESTS, ...(onPostgres ? DATABASE_FREE_TESTS : [])],
           globalSetup: ['test/helpers/global-setup.ts'],
           env: ENV,
         },
       },
+      // On PostgreSQL they are left to the PGlite suite, like DATABASE_FREE_TESTS.
+      { extends: true, test: { name: 'unit', include: onPostgres ? [] : UNIT_TESTS, env: ENV } },
       {
         extends: true,
         test: { name: 's3', include: STORAGE_TESTS, globalSetup: ['test/helpers/global-setup.ts'], env: { ...ENV, TEST_STORAGE: 's3' } },

@@ -290,14 +290,14 @@ export type CreateLeadMutationVariables = Exact<{
 }>;
 
 
-export type CreateLeadMutation = { createLead: { id: string, name: string, phone: string, email: string | null, company: string | null, custom_fields: Record<string, unknown>, created_at: string, status: { id: string, name: string, color: string } | null, tags: Array<{ id: string, name: string, color: string }> } };
+export type CreateLeadMutation = { createLead: { id: string, name: string, phone: string | null, email: string | null, company: string | null, custom_fields: Record<string, unknown>, created_at: string, status: { id: string, name: string, color: string } | null, tags: Array<{ id: string, name: string, color: string }> } };
 
 export type LeadByIdQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type LeadByIdQuery = { lead: { id: string, name: string, phone: string, email: string | null, company: string | null, custom_fields: Record<string, unknown>, created_at: string, status: { id: string, name: string, color: string } | null, tags: Array<{ id: string, name: string, color: string }> } };
+export type LeadByIdQuery = { lead: { id: string, name: string, phone: string | null, email: string | null, company: string | null, custom_fields: Record<string, unknown>, created_at: string, status: { id: string, name: string, color: string } | null, tags: Array<{ id: string, name: string, color: string }> } };
 
 export type TemplatesSyncMutationVariables = Exact<{
   app_id: string;

@@ -185,7 +185,7 @@ describe('delivery through WhatsApp Cloud', () => {
   it('refuses private addresses unless they are allowed', async () => {
     const outcome = await sendThroughChannel(
       { provider: 'whatsapp_cloud', config: { api_url: baseUrl, phone_number_id: '1', access_token: TOKEN } },
-      '+5511988887777',
+      { phone: '+5511988887777', whatsapp_user_id: null },
       { type: 'text', text: 'x' },
       { allowPrivate: false },
     );

@@ -280,7 +280,7 @@ export interface paths {
         put?: never;
         /**
          * Report an inbound message
-         * @description An inbound message from the phone `from` on a channel: finds or creates the lead and the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.
+         * @description An inbound message on a channel from a sender known by phone (`from`), WhatsApp user id (`user_id`) or both: finds the lead by `user_id` first, then by phone (a Brazilian mobile with or without its ninth digit is one number), fills what the lead lacks of the two and of `username`, or creates the lead; finds or creates the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.
          *
          *     Permission: `messages.send`.
          */
@@ -694,7 +694,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lead
-         * @description Creates a lead. A phone already used in the organisation is a conflict.
+         * @description Creates a lead. A phone (in any of its forms) or a whatsapp_user_id already used in the organisation is a conflict.
          *
          *     Permission: `leads.manage`.
          */
@@ -2338,8 +2338,8 @@ export interface components {
         ConversationLead: {
             id: components["schemas"]["UUID"];
             name: string;
-            /** @description E.164. */
-            phone: string;
+            /** @description E.164; null for a lead known by its WhatsApp user id alone. */
+            phone: string | null;
         };
         /**
          * @description A conversation is `active` (open: new messages go to it) or `archived`.
@@ -2631,8 +2631,12 @@ export interface components {
             id: components["schemas"]["UUID"];
             name: string;
             surname: string | null;
-            /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-            phone: string;
+            /** @description E.164: + and 8 to 15 digits, unique in the organisation; Brazilian mobiles with their ninth digit. Null on a lead created by an inbound WhatsApp message that carried no phone. */
+            phone: string | null;
+            /** @description Meta’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843), unique in the organisation. */
+            whatsapp_user_id: string | null;
+            /** @description The WhatsApp username the customer chose, as the last inbound message without one on the lead carried it; display only. */
+            whatsapp_username: string | null;
             email: string | null;
             company: string | null;
             avatar_url: string | null;
@@ -3699,10 +3703,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ba",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000bb",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
-                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000bb",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000bc",
                      *           "permissions": [
                      *             "permission"
                      *           ],
@@ -3767,11 +3771,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000bc",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000bd",
                      *         "name": "Vendas",
                      *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000bd",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000be",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -3906,7 +3910,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ef",
                      *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -3959,7 +3963,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f0",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4001,7 +4005,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f1",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4055,7 +4059,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f2",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4176,7 +4180,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ed",
                      *         "name": "Boas-vindas",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4225,7 +4229,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ee",
                      *       "name": "Boas-vindas",
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
@@ -4265,10 +4269,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000010c",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000111",
                      *           "name": "WhatsApp principal",
                      *           "provider": "test",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000010d",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000112",
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4331,10 +4335,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000113",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000010f",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000114",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4382,10 +4386,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000110",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000115",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000111",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000116",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4422,7 +4426,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "WhatsApp principal",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000112"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000117"
                  *     }
                  */
                 "application/json": {
@@ -4501,16 +4505,19 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "from": "from",
                  *       "content": "Olá! Podemos conversar amanhã?"
                  *     }
                  */
                 "application/json": {
-                    /** @description The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits. */
-                    from: string;
+                    /** @description The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits. Required without `user_id`. */
+                    from?: string | null;
+                    /** @description The sender’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843). Required without `from`. */
+                    user_id?: string | null;
+                    /** @description The sender’s WhatsApp username (display only, up to 64 characters). */
+                    username?: string | null;
                     /** @description The text, up to 4,096 characters. */
                     content: string;
-                    /** @description The sender’s name, for a new lead (default: the phone). */
+                    /** @description The sender’s name, for a new lead (default: the username, else the phone, else the user id). */
                     name?: string | null;
                 };
             };
@@ -4531,11 +4538,13 @@ export interface operations {
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000092",
+                     *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000092",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000093",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -4543,7 +4552,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000093",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000094",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -4555,9 +4564,9 @@ export interface operations {
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "conversation": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000094",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000095",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000095",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000096",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
@@ -4568,22 +4577,22 @@ export interface operations {
                      *           },
                      *           "unread_count": 1,
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000096",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000097",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000097",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000098",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "message": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000098",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-000000000099",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-00000000009a",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009b",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000099",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000009a",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-00000000009b",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009c",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-00000000009c",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-00000000009d",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4627,7 +4636,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_id": "7c9e6679-7425-40de-944b-00000000009d",
+                 *       "message_id": "7c9e6679-7425-40de-944b-00000000009e",
                  *       "status": "status"
                  *     }
                  */
@@ -4652,16 +4661,16 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000009e",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-00000000009f",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a0",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000009f",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a0",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a2",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a3",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4795,9 +4804,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000113",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000118",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000114",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000119",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
@@ -4808,8 +4817,8 @@ export interface operations {
                      *           },
                      *           "unread_count": 1,
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000115",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000116",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000011b",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4862,9 +4871,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000117",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000011c",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011d",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
@@ -4875,8 +4884,8 @@ export interface operations {
                      *         },
                      *         "unread_count": 1,
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000119",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000011e",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000011f",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4913,7 +4922,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "department_id": "7c9e6679-7425-40de-944b-00000000011b"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000120"
                  *     }
                  */
                 "application/json": {
@@ -4937,9 +4946,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000121",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000122",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
@@ -4950,8 +4959,8 @@ export interface operations {
                      *         },
                      *         "unread_count": 1,
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000011e",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000123",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000124",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4995,8 +5004,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000106",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000107",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000010b",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000010c",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
@@ -5051,8 +5060,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000108",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000109",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010d",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010e",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5151,8 +5160,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010a",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010b",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010f",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000110",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5360,16 +5369,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ee",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f4",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-0000000000f5",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-0000000000f1"
+                     *           "7c9e6679-7425-40de-944b-0000000000f6"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -5453,16 +5462,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f6",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fc",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000fd",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-0000000000f9"
+                     *         "7c9e6679-7425-40de-944b-0000000000fe"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5567,16 +5576,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f2",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f8",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000f9",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-0000000000f5"
+                     *         "7c9e6679-7425-40de-944b-0000000000fa"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5662,16 +5671,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fa",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000100",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000101",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-0000000000fd"
+                     *         "7c9e6679-7425-40de-944b-000000000102"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5923,7 +5932,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cf",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -5983,7 +5992,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d0",
                      *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -6040,15 +6049,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000be",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000bf",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000c1",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6056,7 +6067,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000c2",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -6115,8 +6126,10 @@ export interface operations {
                     /** @description Required on create. */
                     name: string;
                     surname?: string | null;
-                    /** @description E.164 with country code, e.g. +5511999998888. */
+                    /** @description E.164 with country code, e.g. +5511999998888 (a Brazilian mobile without its ninth digit gets it). */
                     phone: string;
+                    /** @description Meta’s business-scoped WhatsApp user id (BSUID); null removes it. */
+                    whatsapp_user_id?: string | null;
                     email?: string | null;
                     company?: string | null;
                     avatar_url?: string | null;
@@ -6140,15 +6153,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c3",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6156,7 +6171,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000c3",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000c6",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6211,15 +6226,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c7",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c9",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6227,7 +6244,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000ca",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6278,8 +6295,10 @@ export interface operations {
                     /** @description Required on create. */
                     name?: string | null;
                     surname?: string | null;
-                    /** @description E.164 with country code, e.g. +5511999998888. */
+                    /** @description E.164 with country code, e.g. +5511999998888 (a Brazilian mobile without its ninth digit gets it). */
                     phone?: string | null;
+                    /** @description Meta’s business-scoped WhatsApp user id (BSUID); null removes it. */
+                    whatsapp_user_id?: string | null;
                     email?: string | null;
                     company?: string | null;
                     avatar_url?: string | null;
@@ -6303,15 +6322,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000cb",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6319,7 +6340,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000ce",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6415,16 +6436,16 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000af",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000b0",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000b1",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b0",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000b1",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000b3",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b3",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b4",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -6474,17 +6495,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "user": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b8",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner"
                      *         },
                      *         "tenant": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b9",
                      *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ba",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
@@ -6524,7 +6545,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000a4",
                  *       "content": "Olá! Podemos conversar amanhã?"
                  *     }
                  */
@@ -6551,16 +6572,16 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000a4",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a5",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a6",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a7",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a5",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a6",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a7",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a8",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a8",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a9",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -6598,7 +6619,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000a9",
+                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000aa",
                  *       "remote_jid": "5511987650001",
                  *       "message_type": "image",
                  *       "file": "(the file’s bytes)"
@@ -6638,16 +6659,16 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000aa",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ab",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ac",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000ad",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ab",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ac",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ad",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000ae",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ae",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000af",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -7926,7 +7947,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d4",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -7934,15 +7955,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d0",
-                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000d2",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d8",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8006,15 +8027,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000d4",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000da",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000dc",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8145,15 +8166,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000d8",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000de",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000da",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e0",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8223,15 +8244,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000dc",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000e1",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000e2",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000de",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e4",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8588,7 +8609,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d1",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -8648,7 +8669,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8711,7 +8732,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d3",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8809,11 +8830,11 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e0",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000e1",
-                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e7",
                      *         "template_name": "template name",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000e8",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
@@ -9198,11 +9219,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000e4",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000e5",
-                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000eb",
                      *       "template_name": "template name",
-                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000ec",
                      *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
@@ -9287,8 +9308,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000102",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000103",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000107",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000108",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9421,8 +9442,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000105",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000109",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010a",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9562,7 +9583,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000b5",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
@@ -9623,7 +9644,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b5",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9687,7 +9708,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b7",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9763,7 +9784,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000fe",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000103",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
                      *             "lead.created"
@@ -9830,7 +9851,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000104",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -9924,7 +9945,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000105",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -9991,7 +10012,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000101",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000106",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10380,15 +10401,17 @@ export interface operations {
                  *       "type": "lead.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000120",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000125",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000126",
+                 *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000121",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000127",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10396,7 +10419,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000122",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000128",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10422,8 +10445,12 @@ export interface operations {
                         id: components["schemas"]["UUID"];
                         name: string;
                         surname: string | null;
-                        /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-                        phone: string;
+                        /** @description E.164: + and 8 to 15 digits, unique in the organisation; Brazilian mobiles with their ninth digit. Null on a lead created by an inbound WhatsApp message that carried no phone. */
+                        phone: string | null;
+                        /** @description Meta’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843), unique in the organisation. */
+                        whatsapp_user_id: string | null;
+                        /** @description The WhatsApp username the customer chose, as the last inbound message without one on the lead carried it; display only. */
+                        whatsapp_username: string | null;
                         email: string | null;
                         company: string | null;
                         avatar_url: string | null;
@@ -10470,15 +10497,17 @@ export interface operations {
                  *       "type": "lead.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000123",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000129",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000012a",
+                 *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000124",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000012b",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10486,7 +10515,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000125",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000012c",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10512,8 +10541,12 @@ export interface operations {
                         id: components["schemas"]["UUID"];
                         name: string;
                         surname: string | null;
-                        /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-                        phone: string;
+                        /** @description E.164: + and 8 to 15 digits, unique in the organisation; Brazilian mobiles with their ninth digit. Null on a lead created by an inbound WhatsApp message that carried no phone. */
+                        phone: string | null;
+                        /** @description Meta’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843), unique in the organisation. */
+                        whatsapp_user_id: string | null;
+                        /** @description The WhatsApp username the customer chose, as the last inbound message without one on the lead carried it; display only. */
+                        whatsapp_username: string | null;
                         email: string | null;
                         company: string | null;
                         avatar_url: string | null;
@@ -10560,15 +10593,17 @@ export interface operations {
                  *       "type": "lead.status_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000126",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000012d",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000012e",
+                 *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000127",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000012f",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10576,7 +10611,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000128",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000130",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10586,8 +10621,8 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000129",
-                 *         "to_status_id": "7c9e6679-7425-40de-944b-00000000012a"
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000131",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000132"
                  *       }
                  *     }
                  */
@@ -10604,8 +10639,12 @@ export interface operations {
                         id: components["schemas"]["UUID"];
                         name: string;
                         surname: string | null;
-                        /** @description E.164: + and 8 to 15 digits. Unique in the organisation. */
-                        phone: string;
+                        /** @description E.164: + and 8 to 15 digits, unique in the organisation; Brazilian mobiles with their ninth digit. Null on a lead created by an inbound WhatsApp message that carried no phone. */
+                        phone: string | null;
+                        /** @description Meta’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843), unique in the organisation. */
+                        whatsapp_user_id: string | null;
+                        /** @description The WhatsApp username the customer chose, as the last inbound message without one on the lead carried it; display only. */
+                        whatsapp_username: string | null;
                         email: string | null;
                         company: string | null;
                         avatar_url: string | null;
@@ -10662,16 +10701,16 @@ export interface operations {
                  *       "type": "message.received",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000012b",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000012c",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000012d",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000012e",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000133",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000134",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000135",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000136",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000012f",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000137",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -10740,16 +10779,16 @@ export interface operations {
                  *       "type": "message.sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000130",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000131",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000132",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000133",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000138",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000139",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000013a",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000013b",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000134",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000013c",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -10818,9 +10857,9 @@ export interface operations {
                  *       "type": "conversation.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000135",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000013d",
                  *         "lead": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000136",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000013e",
                  *           "name": "Ana Souza",
                  *           "phone": "+5511987650001"
                  *         },
@@ -10831,8 +10870,8 @@ export interface operations {
                  *         },
                  *         "unread_count": 1,
                  *         "status": "active",
-                 *         "department_id": "7c9e6679-7425-40de-944b-000000000137",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000138",
+                 *         "department_id": "7c9e6679-7425-40de-944b-00000000013f",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000140",
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -10900,12 +10939,12 @@ export interface operations {
                  *       "type": "deal.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000139",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000141",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000013a",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000013b",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000013c",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000013d",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000142",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000143",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000144",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000145",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -10922,11 +10961,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000013e",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000146",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000013f",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000140",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000147",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000148",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -10936,7 +10975,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000141",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000149",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11051,12 +11090,12 @@ export interface operations {
                  *       "type": "deal.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000142",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014a",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000143",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000144",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000145",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000146",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000014c",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014d",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000014e",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11073,11 +11112,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000147",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000014f",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000148",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000149",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000150",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000151",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11087,7 +11126,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000152",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11202,12 +11241,12 @@ export interface operations {
                  *       "type": "deal.stage_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000153",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000014c",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000014d",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014e",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000154",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000155",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000156",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000157",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11224,11 +11263,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000150",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000158",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000151",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000152",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000159",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000015a",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11238,7 +11277,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000153",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000015b",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11247,8 +11286,8 @@ export interface operations {
                  *         ],
                  *         "pending_todos": 1,
                  *         "overdue_todos": 1,
-                 *         "from_stage_id": "7c9e6679-7425-40de-944b-000000000154",
-                 *         "to_stage_id": "7c9e6679-7425-40de-944b-000000000155"
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000015d"
                  *       }
                  *     }
                  */
@@ -11365,12 +11404,12 @@ export interface operations {
                  *       "type": "deal.won",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000156",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015e",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000157",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000158",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000159",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000160",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000161",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000162",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11387,11 +11426,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000163",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000015c",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000164",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000165",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11401,7 +11440,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000166",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11516,12 +11555,12 @@ export interface operations {
                  *       "type": "deal.lost",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000167",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000160",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000161",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000162",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000168",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000016a",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000016b",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11538,11 +11577,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000016c",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000165",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000166",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000016d",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000016e",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11552,7 +11591,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000167",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000016f",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11667,7 +11706,7 @@ export interface operations {
                  *       "type": "deal.deleted",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000168"
+                 *         "id": "7c9e6679-7425-40de-944b-000000000170"
                  *       }
                  *     }
                  */
@@ -11720,7 +11759,7 @@ export interface operations {
                  *       "type": "webhook.test",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "webhook_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-000000000171",
                  *         "message": "Olá! Podemos conversar amanhã?"
                  *       }
                  *     }

@@ -23,6 +23,8 @@ const LEAD: Record<string, string> = {
   name: 'l.name',
   surname: 'l.surname',
   phone: 'l.phone',
+  whatsapp_user_id: 'l.whatsapp_user_id',
+  whatsapp_username: 'l.whatsapp_username',
   email: 'l.email',
   company: 'l.company',
   avatar_url: 'l.avatar_url',

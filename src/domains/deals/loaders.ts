@@ -14,7 +14,7 @@ export const leadById = defineLoader(
     new DataLoader<string, Lead | null>(async (ids) => {
       const rows = await ctx.db.$tenantQuery<Lead[]>(
         (tenant) => Prisma.sql`
-        SELECT id, tenant_id, name, surname, phone, email, company, avatar_url, status_id, custom_fields, created_at, updated_at
+        SELECT id, tenant_id, name, surname, phone, whatsapp_user_id, whatsapp_username, email, company, avatar_url, status_id, custom_fields, created_at, updated_at
         FROM leads WHERE ${tenantIs(tenant)} AND id IN (${Prisma.join(ids.map((id) => Prisma.sql`${id}::uuid`))})`,
       );
       return byKey(ids, rows, (r) => r.id, null);

@@ -32,6 +32,8 @@ export function leadData(
     name: lead.name,
     surname: lead.surname,
     phone: lead.phone,
+    whatsapp_user_id: lead.whatsapp_user_id,
+    whatsapp_username: lead.whatsapp_username,
     email: lead.email,
     company: lead.company,
     avatar_url: lead.avatar_url,

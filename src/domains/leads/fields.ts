@@ -10,7 +10,11 @@ const leadArgs = (create: boolean) =>
   builder.args((t) => ({
     name: t.string({ required: create, description: 'Required on create.' }),
     surname: t.string(),
-    phone: t.string({ required: create, description: 'E.164 with country code, e.g. +5511999998888.' }),
+    phone: t.string({
+      required: create,
+      description: 'E.164 with country code, e.g. +5511999998888 (a Brazilian mobile without its ninth digit gets it).',
+    }),
+    whatsapp_user_id: t.string({ description: 'Meta’s business-scoped WhatsApp user id (BSUID); null removes it.' }),
     email: t.string(),
     company: t.string(),
     avatar_url: t.string(),
@@ -46,7 +50,7 @@ builder.queryField('lead', (t) =>
 builder.mutationField('createLead', (t) =>
   t.prismaField({
     type: Lead,
-    description: 'Creates a lead. A phone already used in the organisation is a conflict.',
+    description: 'Creates a lead. A phone (in any of its forms) or a whatsapp_user_id already used in the organisation is a conflict.',
     args: leadArgs(true),
     resolve: (query, _, args, ctx) => leads.createLead(ctx, args, query),
   }),

@@ -1,5 +1,6 @@
 // Leads, lead statuses and tags (envelope-style endpoints). Lead rules: E.164 phone unique per
-// organisation (409 ALREADY_EXISTS), unknown status or tag 404 NOT_FOUND, bad input 400 VALIDATION_ERROR.
+// organisation in any of its written forms (common/phone.ts; 409 ALREADY_EXISTS), a WhatsApp user id
+// (BSUID) unique likewise, unknown status or tag 404 NOT_FOUND, bad input 400 VALIDATION_ERROR.
 // Creating and updating a lead emit its events in the same transaction (./events.ts).
 import type { Prisma } from '../../generated/prisma/client.js';
 import { AppError, conflict, fromDatabaseError, notFound, invalidField } from '../../errors.js';
@@ -16,6 +17,7 @@ import type { Selection } from '../common/types.js';
 import { openSync, syncedArray, withSyncKeys, SyncedPage, SYNC_ORDER, type SyncArgs, type SyncArrayArgs } from '../common/sync.js';
 import type { LeadPageSource } from './types.js';
 import { MAX_TAGS } from './limits.js';
+import { leadPhone, phoneForms, whatsAppUserId } from '../common/phone.js';
 
 export interface LeadInput {
   name?: string | null;
@@ -27,17 +29,26 @@ export interface LeadInput {
   status_id?: string | null;
   tag_ids?: string[] | null;
   custom_fields?: Record<string, unknown> | null;
+  whatsapp_user_id?: string | null;
 }
 
-const E164 = /^\+[1-9]\d{7,14}$/;
-
-export function normalizePhone(phone: string | null | undefined): string {
-  const raw = phone?.trim();
-  if (!raw) throw invalidField('phone', 'é obrigatório');
-  const compact = raw.replace(/[\s().-]/g, '');
-  if (!E164.test(compact)) throw invalidField('phone', 'deve estar no formato E.164, com código do país (ex.: +5511999998888)');
-  return compact;
+/** 409 when another lead of the organisation has this phone (in any of its forms) or this BSUID. */
+async function assertIdentitiesFree(db: TenantTx, identities: { phone?: string; whatsapp_user_id?: string | null }, except?: string) {
+  const not = except ? { id: { not: except } } : {};
+  if (
+    identities.phone &&
+    (await db.lead.findFirst({ where: { phone: { in: phoneForms(identities.phone) }, ...not }, select: { id: true } }))
+  )
+    throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
+  if (
+    identities.whatsapp_user_id &&
+    (await db.lead.findFirst({ where: { whatsapp_user_id: identities.whatsapp_user_id, ...not }, select: { id: true } }))
+  )
+    throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este whatsapp_user_id');
 }
+
+const userIdOf = (input: LeadInput) =>
+  input.whatsapp_user_id === undefined ? undefined : input.whatsapp_user_id === null ? null : whatsAppUserId(input.whatsapp_user_id);
 
 /** 404 unless `statusId` is a lead status of the organisation. Deals use it too. */
 export async function assertStatusExists(db: TenantTx, statusId: string) {
@@ -68,14 +79,14 @@ function leadData(input: LeadInput) {
 /** Creates a lead inside an existing transaction (deal creation with `new_lead` reuses it). */
 export async function insertLead(db: TenantTx, input: LeadInput) {
   const name = requiredText('name', input.name, 255);
-  const phone = normalizePhone(input.phone);
+  const phone = leadPhone(input.phone);
+  const whatsapp_user_id = userIdOf(input) ?? null;
   const data = leadData(input);
   if (input.status_id) await assertStatusExists(db, input.status_id);
   const tagIds = await assertTagsExist(db, input.tag_ids ?? []);
-  if (await db.lead.findFirst({ where: { phone }, select: { id: true } }))
-    throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
+  await assertIdentitiesFree(db, { phone, whatsapp_user_id });
   try {
-    const lead = await db.lead.create({ data: { name, phone, ...data, status_id: input.status_id ?? null } });
+    const lead = await db.lead.create({ data: { name, phone, whatsapp_user_id, ...data, status_id: input.status_id ?? null } });
     if (tagIds.length) await db.leadTag.createMany({ data: tagIds.map((tag_id) => ({ lead_id: lead.id, tag_id })) });
     await recordLeadCreated(db, lead.id);
     return lead;
@@ -104,11 +115,13 @@ export async function updateLead(ctx: Context, id: string, input: LeadInput, que
     if (!existing) throw notFound('Lead');
     const data: Record<string, unknown> = { ...leadData(input) };
     if (input.name !== undefined) data.name = requiredText('name', input.name, 255);
-    if (input.phone !== undefined) {
-      data.phone = normalizePhone(input.phone);
-      if (await db.lead.findFirst({ where: { phone: data.phone as string, id: { not: id } }, select: { id: true } }))
-        throw new AppError('ALREADY_EXISTS', 'Já existe um lead com este telefone');
-    }
+    if (input.phone !== undefined) data.phone = leadPhone(input.phone);
+    data.whatsapp_user_id = userIdOf(input);
+    await assertIdentitiesFree(
+      db,
+      { phone: data.phone as string | undefined, whatsapp_user_id: data.whatsapp_user_id as string | undefined },
+      id,
+    );
     if (input.status_id !== undefined) {
       if (input.status_id) await assertStatusExists(db, input.status_id);
       data.status_id = input.status_id || null;

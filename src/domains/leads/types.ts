@@ -40,7 +40,20 @@ export const Lead = builder.prismaObject('Lead', {
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
     surname: t.exposeString('surname', { nullable: true }),
-    phone: t.exposeString('phone', { description: 'E.164: + and 8 to 15 digits. Unique in the organisation.' }),
+    phone: t.exposeString('phone', {
+      nullable: true,
+      description:
+        'E.164: + and 8 to 15 digits, unique in the organisation; Brazilian mobiles with their ninth digit. Null on a lead created by an inbound WhatsApp message that carried no phone.',
+    }),
+    whatsapp_user_id: t.exposeString('whatsapp_user_id', {
+      nullable: true,
+      description: 'Meta’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843), unique in the organisation.',
+    }),
+    whatsapp_username: t.exposeString('whatsapp_username', {
+      nullable: true,
+      description:
+        'The WhatsApp username the customer chose, as the last inbound message without one on the lead carried it; display only.',
+    }),
     email: t.exposeString('email', { nullable: true }),
     company: t.exposeString('company', { nullable: true }),
     avatar_url: t.exposeString('avatar_url', { nullable: true }),

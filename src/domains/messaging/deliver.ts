@@ -71,14 +71,14 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
       const scoped = tenantClientsOf(db.prisma, db.direct, db.oneSnapshot).for(tenant_id);
       const message = await scoped.message.findUnique({
         where: { id: message_id },
-        include: { channel: true, lead: { select: { phone: true } } },
+        include: { channel: true, lead: { select: { phone: true, whatsapp_user_id: true } } },
       });
       if (!message || message.status !== 'pending') return;
       const fail = (error: string) => scoped.$transaction((tx) => advanceStatus(tx, config, message.id, { status: 'failed', error }));
       if (!message.channel) return void (await fail('O canal da mensagem foi removido'));
       if (!message.channel.active) return void (await fail('O canal da mensagem está inativo'));
 
-      const outcome = await sendThroughChannel(message.channel, message.lead.phone, outgoingOf(message, config), {
+      const outcome = await sendThroughChannel(message.channel, message.lead, outgoingOf(message, config), {
         allowPrivate: config.webhookAllowPrivateUrls,
       });
       if (outcome.kind === 'sent') return recordSent(scoped, config, message.id, outcome.providerMessageId);

@@ -178,12 +178,18 @@ builder.mutationField('receiveInboundMessage', (t) =>
   t.field({
     type: InboundResultType,
     description:
-      'An inbound message from the phone `from` on a channel: finds or creates the lead and the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.',
+      'An inbound message on a channel from a sender known by phone (`from`), WhatsApp user id (`user_id`) or both: finds the lead by `user_id` first, then by phone (a Brazilian mobile with or without its ninth digit is one number), fills what the lead lacks of the two and of `username`, or creates the lead; finds or creates the open conversation, stores the message (role user) and counts it unread. An operator reports only into conversations it can see.',
     args: {
       ...idArg('The channel.'),
-      from: t.arg.string({ required: true, description: 'The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits.' }),
+      from: t.arg.string({
+        description: 'The sender’s phone; normalised to E.164 (5511… → +5511…), at least 8 digits. Required without `user_id`.',
+      }),
+      user_id: t.arg.string({
+        description: 'The sender’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843). Required without `from`.',
+      }),
+      username: t.arg.string({ description: 'The sender’s WhatsApp username (display only, up to 64 characters).' }),
       content: t.arg.string({ required: true, description: 'The text, up to 4,096 characters.' }),
-      name: t.arg.string({ description: 'The sender’s name, for a new lead (default: the phone).' }),
+      name: t.arg.string({ description: 'The sender’s name, for a new lead (default: the username, else the phone, else the user id).' }),
     },
     resolve: (_, args, ctx) => inbound.receiveInbound(ctx, args.id, args),
   }),

@@ -1,8 +1,8 @@
 // The two statements of an inbound message (inbound.ts), each one round trip:
 //   `findTargets` locks the channel and its department (FOR KEY SHARE: a deletion of either waits for
 //   the message; a non-key change such as the department deletion's SET NULL on the channel does not,
-//   so the locks can be taken in any order without a deadlock), locks the lead of the phone (a lead
-//   deletion waits too), and reads what the write and the answer need: the lead with its status and
+//   so the locks can be taken in any order without a deadlock), locks the sender's lead (the one with
+//   the BSUID, else the one with the phone in any of its forms; a lead deletion waits too), and reads what the write and the answer need: the lead with its status and
 //   tags, its open conversation, whether the caller sees where the message goes, whether the
 //   provider's id is stored already, and the transaction's time;
 //   `storeMessage` writes everything else in one statement: the lead and the open conversation when
@@ -30,13 +30,17 @@ export interface Targets {
   conversation_id: string | null;
   /** Whether the caller sees the open conversation, or else the new one (with the channel's department). */
   visible: boolean;
+  /** The lead that has the sender's phone, if any (another than `lead` when the BSUID found that one). */
+  phone_holder: string | null;
 }
 
 export interface TargetLead {
   id: string;
   name: string;
   surname: string | null;
-  phone: string;
+  phone: string | null;
+  whatsapp_user_id: string | null;
+  whatsapp_username: string | null;
   email: string | null;
   company: string | null;
   avatar_url: string | null;
@@ -69,20 +73,33 @@ const stampedJson = (
 export async function findTargets(
   tx: TenantTx,
   channelId: string,
-  phone: string,
+  sender: { phones: string[]; userId: string | null },
   providerMessageId: string | null,
 ): Promise<Targets | null> {
+  const [canonical] = sender.phones;
+  const byUserId = (tenant: Prisma.Sql) =>
+    sender.userId
+      ? Prisma.sql`(SELECT id FROM leads WHERE ${tenantIs(tenant)} AND whatsapp_user_id = ${sender.userId}::text)`
+      : Prisma.sql`NULL::uuid`;
+  // The stored form first, for a lead written before the ninth digit was added on write.
+  const byPhone = (tenant: Prisma.Sql) =>
+    canonical
+      ? Prisma.sql`(SELECT id FROM leads WHERE ${tenantIs(tenant)} AND phone = ANY(${sender.phones}::text[]) ORDER BY phone = ${canonical}::text DESC LIMIT 1)`
+      : Prisma.sql`NULL::uuid`;
   const [row] = await tx.$tenantQuery<TargetRow[]>(
     (tenant, visible) => Prisma.sql`
     WITH ch AS (SELECT tenant_id, id, department_id FROM channels WHERE ${tenantIs(tenant)} AND id = ${channelId}::uuid FOR KEY SHARE),
       dept AS (SELECT d.id FROM departments d JOIN ch ON d.tenant_id = ch.tenant_id AND d.id = ch.department_id FOR KEY SHARE OF d),
-      l AS (SELECT * FROM leads WHERE ${tenantIs(tenant)} AND phone = ${phone}::text FOR KEY SHARE),
+      holder AS (SELECT ${byPhone(tenant)} AS id),
+      l AS (SELECT * FROM leads WHERE ${tenantIs(tenant)} AND id = COALESCE(${byUserId(tenant)}, (SELECT id FROM holder)) FOR KEY SHARE),
       c AS (SELECT c.tenant_id, c.id, c.department_id FROM conversations c JOIN l ON c.tenant_id = l.tenant_id AND c.lead_id = l.id WHERE c.status = 'active')
     SELECT ch.id::text AS channel_id, ch.department_id::text AS department_id,
       (ch.department_id IS NULL OR EXISTS (SELECT 1 FROM dept)) AS department_held,
       now()::timestamptz(3) AS now,
       ${providerMessageId === null ? Prisma.sql`FALSE` : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.tenant_id = ch.tenant_id AND m.channel_id = ch.id AND m.provider_message_id = ${providerMessageId}::text)`} AS duplicate,
-      l.id::text AS lead_id, l.name AS lead_name, l.surname AS lead_surname, l.phone AS lead_phone, l.email AS lead_email, l.company AS lead_company,
+      (SELECT id::text FROM holder) AS phone_holder,
+      l.id::text AS lead_id, l.name AS lead_name, l.surname AS lead_surname, l.phone AS lead_phone,
+      l.whatsapp_user_id AS lead_whatsapp_user_id, l.whatsapp_username AS lead_whatsapp_username, l.email AS lead_email, l.company AS lead_company,
       l.avatar_url AS lead_avatar_url, l.status_id::text AS lead_status_id, l.custom_fields AS lead_custom_fields,
       l.created_at AS lead_created_at, l.updated_at AS lead_updated_at,
       (SELECT ${stampedJson(Prisma.sql`s`)} FROM lead_statuses s WHERE s.tenant_id = l.tenant_id AND s.id = l.status_id) AS lead_status,
@@ -93,13 +110,15 @@ export async function findTargets(
     FROM ch LEFT JOIN l ON TRUE LEFT JOIN c ON TRUE`,
   );
   if (!row) return null;
-  const { channel_id, department_id, department_held, now, duplicate, conversation_id, visible } = row;
+  const { channel_id, department_id, department_held, now, duplicate, conversation_id, visible, phone_holder } = row;
   const lead = row.lead_id
     ? {
         id: row.lead_id,
         name: row.lead_name!,
         surname: row.lead_surname,
-        phone: row.lead_phone!,
+        phone: row.lead_phone,
+        whatsapp_user_id: row.lead_whatsapp_user_id,
+        whatsapp_username: row.lead_whatsapp_username,
         email: row.lead_email,
         company: row.lead_company,
         avatar_url: row.lead_avatar_url,
@@ -111,13 +130,20 @@ export async function findTargets(
         tags: row.lead_tags,
       }
     : null;
-  return { channel_id, department_id, department_held, now, duplicate, lead, conversation_id, visible };
+  return { channel_id, department_id, department_held, now, duplicate, lead, conversation_id, visible, phone_holder };
 }
 
 export interface MessageToStore {
   now: Date;
   channelId: string;
-  lead: { id: string; name: string; phone: string; isNew: boolean };
+  lead: {
+    id: string;
+    name: string;
+    phone: string | null;
+    whatsapp_user_id: string | null;
+    whatsapp_username: string | null;
+    isNew: boolean;
+  };
   /** The open conversation, or a new one (with this department). */
   conversation: { id: string; isNew: boolean; departmentId: string | null };
   message: { id: string; type: string; content: string; providerMessageId: string | null };
@@ -156,9 +182,9 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
     (tenant) => {
       const newLead = Prisma.sql`
       new_lead AS (
-        INSERT INTO leads (tenant_id, id, name, phone, created_at, updated_at)
-        VALUES (${tenant}, ${lead.id}::uuid, ${lead.name}::text, ${lead.phone}::text, ${now}::timestamptz, ${now}::timestamptz)
-        ON CONFLICT (tenant_id, phone) DO NOTHING
+        INSERT INTO leads (tenant_id, id, name, phone, whatsapp_user_id, whatsapp_username, created_at, updated_at)
+        VALUES (${tenant}, ${lead.id}::uuid, ${lead.name}::text, ${lead.phone}::text, ${lead.whatsapp_user_id}::text, ${lead.whatsapp_username}::text, ${now}::timestamptz, ${now}::timestamptz)
+        ON CONFLICT DO NOTHING
         RETURNING id, updated_at),`;
       // A new conversation starts with the message as its last one and one unread message.
       const newConversation = Prisma.sql`

@@ -1,5 +1,8 @@
-// An inbound message (decisions.md "Operations the spec does not show": POST /channels/{id}/inbound;
-// and the WhatsApp Cloud webhook): in one transaction the lead is found or created by phone, the open
+// An inbound message (POST /channels/{id}/inbound and the WhatsApp Cloud webhook): in one transaction
+// the lead is found by the sender's WhatsApp user id (BSUID), else by phone (any of its written forms),
+// or created; what the lead found lacks of the BSUID, the phone and the username is filled in (with
+// `lead.updated`), unless another lead holds that phone (the message stays with the BSUID's lead:
+// merging is the organisation's choice); the open
 // conversation found or created with the channel's department, the message stored with role `user`,
 // the conversation's unread count and last message updated, and `message.received` emitted (with
 // `lead.created` and `conversation.created` when they are new). An operator's key reports only into
@@ -14,19 +17,22 @@ import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
 import type { TenantDb, TenantTx } from '../../db/tenant-scope.js';
 import type { EventInput } from '../../events/emit.js';
-import { notFound, invalidField } from '../../errors.js';
+import { constraintViolation, notFound, invalidField } from '../../errors.js';
 import type { Conversation, Lead, LeadStatus, Message, Tag } from '../../generated/prisma/client.js';
-import { leadData } from '../leads/events.js';
+import { leadData, recordLeadUpdated } from '../leads/events.js';
 import { tagsByLead } from '../leads/loaders.js';
 import { findTargets, storeMessage, type JsonStamped, type Targets } from './inbound-sql.js';
 import { announceConversationOnCommit, announceMessageOnCommit } from './live.js';
-import { inboundPhone } from './phone.js';
+import { inboundPhone, phoneForms, whatsAppUserId, whatsAppUsername } from '../common/phone.js';
 import { conversationData, messageData } from './shapes.js';
 import { messageText } from './text.js';
 import { requireTenant } from '../../auth/viewer.js';
 
 export interface InboundInput {
-  from: string;
+  /** The sender's phone and WhatsApp user id (BSUID): one of them at least. */
+  from?: string | null;
+  userId?: string | null;
+  username?: string | null;
   content: string;
   name?: string | null;
   /** The provider's type (`text`, `image`…); default `text`. */
@@ -57,25 +63,49 @@ const ATTEMPTS = 4;
  * when the provider's message id was stored already (a webhook retried), having changed nothing.
  */
 export async function receiveMessage(db: TenantDb, config: Config, channelId: string, input: InboundInput): Promise<InboundResult | null> {
-  const phone = inboundPhone(input.from);
-  const name = input.name?.trim().slice(0, 255) || phone;
+  const sender = senderOf(input);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.$transaction((tx) => receiveOnce(tx, config, channelId, { ...input, phone, name }));
+      return await db.$transaction((tx) => receiveOnce(tx, config, channelId, input, sender));
     } catch (e) {
       if (!(e instanceof Raced) || attempt === ATTEMPTS) throw e;
     }
   }
 }
 
+/** Who wrote, as the lead keeps it. */
+export interface Sender {
+  phone: string | null;
+  userId: string | null;
+  username: string | null;
+  /** A new lead's name. */
+  name: string;
+}
+
+/** The sender's identities, checked (400 on the field at fault); at least a phone or a user id. */
+export function senderOf(input: Pick<InboundInput, 'from' | 'userId' | 'username' | 'name'>): Sender {
+  const phone = input.from ? inboundPhone(input.from) : null;
+  const userId = input.userId ? whatsAppUserId(input.userId, 'user_id') : null;
+  if (!phone && !userId) throw invalidField('from', 'é obrigatório quando user_id não é dado');
+  const username = whatsAppUsername(input.username);
+  const name = input.name?.trim().slice(0, 255) || username || phone || userId!;
+  return { phone, userId, username, name };
+}
+
 async function receiveOnce(
   tx: TenantTx,
   config: Config,
   channelId: string,
-  input: InboundInput & { phone: string; name: string },
+  input: InboundInput,
+  sender: Sender,
 ): Promise<InboundResult | null> {
   const providerMessageId = input.providerMessageId ?? null;
-  const targets = await findTargets(tx, channelId, input.phone, providerMessageId);
+  const targets = await findTargets(
+    tx,
+    channelId,
+    { phones: sender.phone ? phoneForms(sender.phone) : [], userId: sender.userId },
+    providerMessageId,
+  );
   if (!targets) throw notFound('Canal');
   if (!targets.department_held) throw new Raced('the channel’s department changed');
   if (targets.duplicate) return null;
@@ -83,8 +113,8 @@ async function receiveOnce(
 
   const { now } = targets;
   const lead: InboundLead = targets.lead
-    ? knownLead(tx.$tenantId, targets.lead)
-    : newLead(tx.$tenantId, randomUUID(), input.name, input.phone, now);
+    ? await filledLead(tx, knownLead(tx.$tenantId, targets.lead), sender, targets.phone_holder)
+    : newLead(tx.$tenantId, randomUUID(), sender, now);
   const tags = targets.lead?.tags?.map((t) => stamped(t)) ?? [];
   const conversationId = targets.conversation_id ?? randomUUID();
   const message: Message = {
@@ -119,7 +149,7 @@ async function receiveOnce(
   const stored = await storeMessage(tx, {
     now,
     channelId: targets.channel_id,
-    lead: { id: lead.id, name: lead.name, phone: lead.phone, isNew: !targets.lead },
+    lead: { ...lead, isNew: !targets.lead },
     conversation: { id: conversationId, isNew: !targets.conversation_id, departmentId: targets.department_id },
     message: { id: message.id, type: message.type, content: message.content, providerMessageId },
     events,
@@ -144,13 +174,37 @@ function knownLead(tenantId: string, found: NonNullable<Targets['lead']>): Inbou
   };
 }
 
-function newLead(tenantId: string, id: string, name: string, phone: string, now: Date): InboundLead {
+/**
+ * The lead with what it lacked of the sender's identities stored (and `lead.updated`): the BSUID, the
+ * username, and the phone unless `phoneHolder`, another lead, has it.
+ */
+async function filledLead(tx: TenantTx, lead: InboundLead, sender: Sender, phoneHolder: string | null): Promise<InboundLead> {
+  const data: Partial<Pick<Lead, 'phone' | 'whatsapp_user_id' | 'whatsapp_username'>> = {};
+  if (!lead.phone && sender.phone && !phoneHolder) data.phone = sender.phone;
+  if (!lead.whatsapp_user_id && sender.userId) data.whatsapp_user_id = sender.userId;
+  if (!lead.whatsapp_username && sender.username) data.whatsapp_username = sender.username;
+  if (!Object.keys(data).length) return lead;
+  let row: Lead;
+  try {
+    row = await tx.lead.update({ where: { id: lead.id }, data });
+  } catch (e) {
+    // Another request gave that phone or BSUID to a lead meanwhile.
+    if (constraintViolation(e) === 'unique') throw new Raced('an identity was taken');
+    throw e;
+  }
+  await recordLeadUpdated(tx, lead.id, lead.status_id);
+  return { ...row, status: lead.status };
+}
+
+function newLead(tenantId: string, id: string, sender: Sender, now: Date): InboundLead {
   return {
     id,
     tenant_id: tenantId,
-    name,
+    name: sender.name,
     surname: null,
-    phone,
+    phone: sender.phone,
+    whatsapp_user_id: sender.userId,
+    whatsapp_username: sender.username,
     email: null,
     company: null,
     avatar_url: null,
@@ -184,12 +238,14 @@ function openedConversation(tenantId: string, targets: Targets, id: string, lead
 export async function receiveInbound(
   ctx: Context,
   channelId: string,
-  input: { from: string; content: string; name?: string | null },
+  input: { from?: string | null; user_id?: string | null; username?: string | null; content: string; name?: string | null },
 ): Promise<InboundResult> {
   requireTenant(ctx.viewer);
   if (input.name != null && input.name.length > 255) throw invalidField('name', 'aceita no máximo 255 caracteres');
   const result = (await receiveMessage(ctx.db, ctx.config, channelId, {
     from: input.from,
+    userId: input.user_id,
+    username: input.username,
     content: messageText('content', input.content),
     name: input.name,
   }))!;

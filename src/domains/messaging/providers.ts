@@ -28,9 +28,16 @@ function providerError(status: number, body: unknown): string {
   return message ? `WhatsApp HTTP ${status}: ${message}${code}` : `WhatsApp HTTP ${status}`;
 }
 
-/** The Cloud API message body (`to` without its `+`). */
-function cloudMessage(to: string, outgoing: Outgoing): Record<string, unknown> {
-  const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', to: to.replace(/^\+/, ''), type: outgoing.type };
+/** Who a message goes to: the lead's phone, else its WhatsApp user id (BSUID). */
+export interface Recipient {
+  phone: string | null;
+  whatsapp_user_id: string | null;
+}
+
+/** The Cloud API message body: `to`, the phone without its `+`; for a lead known by its BSUID alone, `recipient`. */
+function cloudMessage(to: Recipient, outgoing: Outgoing): Record<string, unknown> {
+  const address = to.phone ? { to: to.phone.replace(/^\+/, '') } : { recipient: to.whatsapp_user_id };
+  const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', ...address, type: outgoing.type };
   if (outgoing.type === 'text') return { ...envelope, text: { preview_url: false, body: outgoing.text } };
   const media: Record<string, string> = { link: outgoing.link };
   if (outgoing.caption) media.caption = outgoing.caption;
@@ -40,7 +47,7 @@ function cloudMessage(to: string, outgoing: Outgoing): Record<string, unknown> {
 
 export async function sendThroughChannel(
   channel: Pick<Channel, 'provider' | 'config'>,
-  to: string,
+  to: Recipient,
   outgoing: Outgoing,
   options: SendOptions,
 ): Promise<SendOutcome> {

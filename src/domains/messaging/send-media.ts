@@ -11,7 +11,7 @@ import type { Message } from '../../generated/prisma/client.js';
 import { log } from '../../log.js';
 import { contentTypeOf, type IncomingFile } from '../uploads/create.js';
 import { isUuid } from '../common/validate.js';
-import { recipientPhone } from './phone.js';
+import { recipientPhone } from '../common/phone.js';
 import { chooseChannel, conversationToWrite, queueDelivery, visibleOpenConversation } from './send.js';
 import { appendMessage, leadForPhone, type MessageMedia } from './store.js';
 import { requireTenant } from '../../auth/viewer.js';

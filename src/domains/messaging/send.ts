@@ -1,5 +1,5 @@
-// POST /backend/messages/send (decisions.md "Messaging and channels"). In one transaction: the lead
-// (404), its phone (must be able to receive messages: 400 INVALID_PHONE), the channel (explicit, else
+// POST /backend/messages/send. In one transaction: the lead (404), its phone (must be able to receive
+// messages) or else its WhatsApp user id (neither: 400 INVALID_PHONE), the channel (explicit, else
 // the open conversation's, else the oldest active one; none usable: 502 CHANNEL_ERROR, nothing
 // stored), the open conversation (created if none, with the channel's department), the message stored
 // `pending` and a `messages.deliver` job. The provider is called by the job, never by the request.
@@ -10,7 +10,7 @@ import { AppError, notFound, invalidField } from '../../errors.js';
 import type { Channel, Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
-import { canReceiveMessages } from './phone.js';
+import { canReceiveMessages } from '../common/phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
 import { requireTenant } from '../../auth/viewer.js';
@@ -63,6 +63,15 @@ export async function conversationToWrite(
   return conversation;
 }
 
+/** 400 INVALID_PHONE unless the lead has a phone able to receive messages, or else a WhatsApp user id. */
+export function assertReachable(lead: Pick<Lead, 'phone' | 'whatsapp_user_id'>): void {
+  if (lead.phone ? !canReceiveMessages(lead.phone) : !lead.whatsapp_user_id)
+    throw new AppError(
+      'INVALID_PHONE',
+      lead.phone ? 'O telefone do lead não é um número que possa receber mensagens' : 'O lead não tem telefone nem whatsapp_user_id',
+    );
+}
+
 /** Queues the delivery of a pending message, in the transaction that stored it. */
 export async function queueDelivery(tx: TenantTx, message: Pick<Message, 'id'>): Promise<void> {
   const payload: DeliverPayload = { tenant_id: tx.$tenantId, message_id: message.id };
@@ -77,8 +86,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
   return ctx.db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({ where: { id: input.lead_id } });
     if (!lead) throw notFound('Lead');
-    if (!canReceiveMessages(lead.phone))
-      throw new AppError('INVALID_PHONE', 'O telefone do lead não é um número que possa receber mensagens');
+    assertReachable(lead);
     const open = await visibleOpenConversation(tx, lead.id);
     const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
     const conversation = await conversationToWrite(tx, lead, open, channel);

@@ -13,12 +13,17 @@ import { tenantIs } from '../../tenant-sql.js';
 import type { VisibleSql } from '../../db/row-policy.js';
 import { emit } from '../../events/emit.js';
 import { recordLeadCreated } from '../leads/events.js';
+import { phoneForms } from '../common/phone.js';
 import type { Config } from '../../config.js';
 import { announceConversationOnCommit, announceMessageOnCommit } from './live.js';
 import { conversationData } from './shapes.js';
 
-/** The lead with this phone, created (and `lead.created` emitted) when the phone is new. */
+/** The lead with this phone (in any of its forms), created (and `lead.created` emitted) when the phone is new. */
 export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
+  // Descending puts the stored form (with the ninth digit) before a row still in the short one.
+  const byPhone = () => tx.lead.findFirst({ where: { phone: { in: phoneForms(phone) } }, orderBy: { phone: 'desc' } });
+  const known = await byPhone();
+  if (known) return known;
   const inserted = await tx.$tenantQuery<{ id: string }[]>(
     (tenant) => Prisma.sql`
     INSERT INTO leads (tenant_id, name, phone) VALUES (${tenant}, ${name}, ${phone})
@@ -30,7 +35,7 @@ export async function leadForPhone(tx: TenantTx, phone: string, name: string): P
     await recordLeadCreated(tx, lead.id);
     return lead;
   }
-  return tx.lead.findFirstOrThrow({ where: { phone } });
+  return (await byPhone())!;
 }
 
 export interface NewConversation {

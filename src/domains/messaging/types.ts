@@ -180,7 +180,7 @@ export const ConversationLead = builder.prismaObject('Lead', {
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
-    phone: t.exposeString('phone', { description: 'E.164.' }),
+    phone: t.exposeString('phone', { nullable: true, description: 'E.164; null for a lead known by its WhatsApp user id alone.' }),
     details: t.variant(Lead, { extensions: GRAPH_ONLY, description: 'The whole lead.' }),
   }),
 });
@@ -327,7 +327,7 @@ const ConversationSnapshotLead = builder.objectRef<ConversationSnapshot['lead']>
   fields: (t) => ({
     id: t.field({ type: 'UUID', resolve: (l) => l.id }),
     name: t.exposeString('name'),
-    phone: t.exposeString('phone', { description: 'E.164.' }),
+    phone: t.exposeString('phone', { nullable: true, description: 'E.164; null for a lead known by its WhatsApp user id alone.' }),
   }),
 });
 

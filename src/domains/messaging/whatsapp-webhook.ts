@@ -2,7 +2,10 @@
 // GET answers the provider's verification challenge when `hub.verify_token` is the channel's; POST
 // takes the provider's webhook, authenticated by X-Hub-Signature-256 (HMAC-SHA256 of the raw body with
 // the channel's app_secret) instead of an API key. Messages go through the same service as
-// POST /channels/{id}/inbound, statuses through the same rule as status callbacks. A provider retry of
+// POST /channels/{id}/inbound (the sender by BSUID, phone or both: `messages[].from_user_id` and
+// `from`, completed by the `contacts[]` entry with the same `user_id` or `wa_id`, which also gives its
+// name and username), statuses through the same rule as status callbacks, matched by message id
+// whatever recipient fields they carry. A provider retry of
 // a message already stored changes nothing. Each message and status of a batch is handled on its own:
 // one that is malformed (a number where text belongs, a NUL, an unpaired surrogate: what PostgreSQL
 // cannot store) or refused is logged and skipped, the others are stored, and the answer is 200, so the
@@ -59,6 +62,7 @@ export async function verifyWebhook({ url, params, ctx }: HandlerInput): Promise
 interface WhatsAppMessage {
   id?: string;
   from?: string;
+  from_user_id?: string;
   type?: string;
   text?: { body?: string };
   button?: { text?: string };
@@ -70,9 +74,14 @@ interface WhatsAppStatus {
   status?: string;
   errors?: { code?: number; title?: string; message?: string; error_data?: { details?: string } }[];
 }
+interface WhatsAppContact {
+  wa_id?: unknown;
+  user_id?: unknown;
+  profile?: { name?: unknown; username?: unknown };
+}
 interface ChangeValue {
   metadata?: { phone_number_id?: string };
-  contacts?: { wa_id?: string; profile?: { name?: string } }[];
+  contacts?: WhatsAppContact[];
   messages?: WhatsAppMessage[];
   statuses?: WhatsAppStatus[];
 }
@@ -109,11 +118,12 @@ function isText(value: unknown): value is string {
 
 const optionalText = (value: unknown) => value === undefined || value === null || isText(value);
 
-/** Every text of the message that is read is text (or absent); `from` and `id` are present. */
-function wellFormedMessage(message: unknown): message is WhatsAppMessage & { from: string; id: string } {
+/** Every text of the message that is read is text (or absent); `id` and `from` or `from_user_id` are present. */
+function wellFormedMessage(message: unknown): message is WhatsAppMessage & { id: string } {
   if (!message || typeof message !== 'object') return false;
   const m = message as WhatsAppMessage;
-  if (!isText(m.from) || !isText(m.id) || !optionalText(m.type)) return false;
+  if (!optionalText(m.from) || !optionalText(m.from_user_id) || !(m.from || m.from_user_id)) return false;
+  if (!isText(m.id) || !optionalText(m.type)) return false;
   const type = m.type ?? 'text';
   const caption = (m[type] as { caption?: unknown } | undefined)?.caption;
   return [m.text?.body, m.button?.text, m.interactive?.button_reply?.title, m.interactive?.list_reply?.title, caption].every(optionalText);
@@ -174,19 +184,23 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
   for (const value of changesOf(payload)) {
     // A change for another phone number of the same app is not this channel's.
     if (value.metadata?.phone_number_id && value.metadata.phone_number_id !== config.phone_number_id) continue;
-    const names = new Map<string, string>();
-    for (const c of listOf(value.contacts) as { wa_id?: unknown; profile?: { name?: unknown } }[])
-      if (isText(c?.wa_id) && isText(c?.profile?.name)) names.set(c.wa_id, c.profile.name);
+    const contacts = listOf(value.contacts).filter((c): c is WhatsAppContact => !!c && typeof c === 'object');
     for (const message of listOf(value.messages)) {
       if (!wellFormedMessage(message)) {
         skip('message', 'malformed');
         continue;
       }
+      const contact = contacts.find(
+        (c) => (message.from_user_id && c.user_id === message.from_user_id) || (message.from && c.wa_id === message.from),
+      );
+      const text = (value: unknown) => (isText(value) && value ? value : undefined);
       try {
         const stored = await receiveMessage(db, ctx.config, channel.id, {
-          from: message.from,
+          from: message.from || text(contact?.wa_id),
+          userId: message.from_user_id || text(contact?.user_id),
+          username: text(contact?.profile?.username)?.slice(0, 64),
           content: contentOf(message),
-          name: names.get(message.from),
+          name: text(contact?.profile?.name),
           type: (message.type ?? 'text').slice(0, 32),
           providerMessageId: message.id,
         });

@@ -9,7 +9,7 @@ import { invalidInput } from '../../errors.js';
 export interface LeadForRender {
   name: string;
   surname: string | null;
-  phone: string;
+  phone: string | null;
   company: string | null;
   custom_fields: unknown;
 }
@@ -45,7 +45,7 @@ const LEAD_VARIABLES: Record<string, (lead: LeadForRender) => string> = {
       .filter(Boolean)
       .join(' '),
   LEAD_FIRSTNAME: (lead) => lead.name.trim().split(/\s+/)[0] ?? '',
-  LEAD_NUMBER: (lead) => lead.phone,
+  LEAD_NUMBER: (lead) => lead.phone ?? '',
   COMPANY_NAME: (lead) => lead.company ?? '',
 };
 
