@@ -827,6 +827,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/messages/send-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an approved template to a lead
+         * @description Sends an APPROVED template to a lead, inside or outside the 24-hour window: stored `pending` (type `template`, content the rendered body) in the lead’s open conversation (created if none) and delivered in the background as a WhatsApp template message. Every placeholder of the body must get a non-empty value. Channel choice as for sendMessage.
+         *
+         *     Permission: `messages.send`.
+         */
+        post: operations["sendTemplateMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/pipeline/activities/{id}": {
         parameters: {
             query?: never;
@@ -2666,7 +2688,7 @@ export interface components {
             /** @description The channel it came or went through; null once that channel is deleted. */
             channel_id: components["schemas"]["UUID"] | null;
             content: string;
-            /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+            /** @description `text`; `template` (sent by send-template); a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
             type: string;
             role: components["schemas"]["MessageRole"];
             status: components["schemas"]["MessageStatus"];
@@ -2676,6 +2698,8 @@ export interface components {
             provider_message_id: string | null;
             /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
             media_url: string | null;
+            /** @description A template message’s template (type `template`). */
+            template_id: components["schemas"]["UUID"] | null;
             /** @description When it was stored. */
             timestamp: components["schemas"]["DateTime"];
         };
@@ -3703,10 +3727,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000bb",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
-                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000bc",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000c9",
                      *           "permissions": [
                      *             "permission"
                      *           ],
@@ -3771,11 +3795,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000bd",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ca",
                      *         "name": "Vendas",
                      *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000be",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000cb",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -3910,7 +3934,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000fc",
                      *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -3963,7 +3987,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fd",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4005,7 +4029,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f1",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fe",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4059,7 +4083,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f2",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ff",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4180,7 +4204,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000fa",
                      *         "name": "Boas-vindas",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4229,7 +4253,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ee",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
                      *       "name": "Boas-vindas",
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
@@ -4269,10 +4293,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000111",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011e",
                      *           "name": "WhatsApp principal",
                      *           "provider": "test",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000112",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000011f",
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4335,10 +4359,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000113",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000120",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000114",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000121",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4386,10 +4410,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000115",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000122",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000116",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000123",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4426,7 +4450,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "WhatsApp principal",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000117"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000124"
                  *     }
                  */
                 "application/json": {
@@ -4594,6 +4618,7 @@ export interface operations {
                      *           "error": "error",
                      *           "provider_message_id": "7c9e6679-7425-40de-944b-00000000009d",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *           "template_id": "7c9e6679-7425-40de-944b-00000000009e",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       }
@@ -4636,7 +4661,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_id": "7c9e6679-7425-40de-944b-00000000009e",
+                 *       "message_id": "7c9e6679-7425-40de-944b-00000000009f",
                  *       "status": "status"
                  *     }
                  */
@@ -4661,17 +4686,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000009f",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a0",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a1",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a0",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a3",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a4",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000a5",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -4804,9 +4830,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000125",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000119",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000126",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
@@ -4817,8 +4843,8 @@ export interface operations {
                      *           },
                      *           "unread_count": 1,
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000011a",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000011b",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000127",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000128",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4871,9 +4897,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000129",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012a",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
@@ -4884,8 +4910,8 @@ export interface operations {
                      *         },
                      *         "unread_count": 1,
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000011e",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000012b",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000012c",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4922,7 +4948,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000120"
+                 *       "department_id": "7c9e6679-7425-40de-944b-00000000012d"
                  *     }
                  */
                 "application/json": {
@@ -4946,9 +4972,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000121",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000012e",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000122",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012f",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
@@ -4959,8 +4985,8 @@ export interface operations {
                      *         },
                      *         "unread_count": 1,
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000123",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000124",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000130",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000131",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5004,8 +5030,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000010b",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000010c",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000119",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
@@ -5060,8 +5086,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010d",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011b",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5160,8 +5186,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010f",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000110",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011d",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5369,16 +5395,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000f3",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000101",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-0000000000f5",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000102",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-0000000000f6"
+                     *           "7c9e6679-7425-40de-944b-000000000103"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -5462,16 +5488,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000108",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000109",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000fd",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010a",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-0000000000fe"
+                     *         "7c9e6679-7425-40de-944b-00000000010b"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5576,16 +5602,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f7",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000105",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-0000000000f9",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000106",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-0000000000fa"
+                     *         "7c9e6679-7425-40de-944b-000000000107"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5671,16 +5697,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ff",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000100",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010c",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010d",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000101",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010e",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000102"
+                     *         "7c9e6679-7425-40de-944b-00000000010f"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5932,7 +5958,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000dc",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -5992,7 +6018,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000dd",
                      *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -6049,17 +6075,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000cd",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000ce",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6067,7 +6093,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000c2",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000cf",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -6153,17 +6179,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c3",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d0",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d1",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6171,7 +6197,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000d3",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6226,17 +6252,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d4",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d5",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6244,7 +6270,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000d7",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6322,17 +6348,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d8",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d9",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000da",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6340,7 +6366,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000db",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6436,17 +6462,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b0",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000b1",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000b2",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000b3",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000bc",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000bd",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000be",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000bf",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b4",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c0",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000c1",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       ],
@@ -6495,17 +6522,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "user": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner"
                      *         },
                      *         "tenant": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c6",
                      *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ba",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c7",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
@@ -6545,7 +6572,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000a4",
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000a6",
                  *       "content": "Olá! Podemos conversar amanhã?"
                  *     }
                  */
@@ -6572,17 +6599,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000a5",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a6",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a7",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a7",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a8",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a9",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000aa",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a9",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ab",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ac",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6619,7 +6647,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000aa",
+                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000b5",
                  *       "remote_jid": "5511987650001",
                  *       "message_type": "image",
                  *       "file": "(the file’s bytes)"
@@ -6659,17 +6687,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ab",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ac",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ad",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000ae",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b7",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b9",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000af",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ba",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000bb",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6687,6 +6716,84 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+            502: components["responses"]["EnvelopeError502"];
+            503: components["responses"]["EnvelopeError503"];
+        };
+    };
+    sendTemplateMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000ad",
+                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000ae"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The lead. */
+                    lead_id: components["schemas"]["UUID"];
+                    /** @description An APPROVED template of the organisation. */
+                    template_id: components["schemas"]["UUID"];
+                    /** @description The body’s values by placeholder number, like a cadence association’s parameter_mapping: {"1": "literal" or "{{VARIABLE}}"}, rendered for the lead. */
+                    parameters?: components["schemas"]["JSONObject"] | null;
+                    /** @description An active channel of the organisation. */
+                    channel_id?: components["schemas"]["UUID"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000af",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b0",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b1",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *         "content": "Olá! Podemos conversar amanhã?",
+                     *         "type": "type",
+                     *         "role": "user",
+                     *         "status": "pending",
+                     *         "error": "error",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b3",
+                     *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b4",
+                     *         "timestamp": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
@@ -7947,7 +8054,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e1",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -7955,15 +8062,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d5",
-                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000d6",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000e3",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000d7",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000d8",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000e4",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e5",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8027,15 +8134,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000d9",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000da",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000e7",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000db",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000dc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e9",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8166,15 +8273,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000dd",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000de",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000eb",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000df",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e0",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ed",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8244,15 +8351,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000e1",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ee",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000ef",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e3",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f1",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8609,7 +8716,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000de",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -8669,7 +8776,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000df",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8732,7 +8839,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e0",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8830,11 +8937,11 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000e6",
-                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000f2",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000f4",
                      *         "template_name": "template name",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000f5",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
@@ -9219,11 +9326,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000e9",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000ea",
-                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f6",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000f8",
                      *       "template_name": "template name",
-                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000f9",
                      *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
@@ -9308,8 +9415,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000107",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000108",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000114",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000115",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9442,8 +9549,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000109",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010a",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000116",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000117",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9583,7 +9690,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000b5",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
@@ -9644,7 +9751,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c3",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9708,7 +9815,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b7",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c4",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9784,7 +9891,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000103",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000110",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
                      *             "lead.created"
@@ -9851,7 +9958,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000104",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000111",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -9945,7 +10052,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000105",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000112",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10012,7 +10119,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000106",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000113",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10401,17 +10508,17 @@ export interface operations {
                  *       "type": "lead.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000125",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000132",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000126",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000133",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000127",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000134",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10419,7 +10526,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000128",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000135",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10497,17 +10604,17 @@ export interface operations {
                  *       "type": "lead.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000129",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000136",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000012a",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000137",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000012b",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000138",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10515,7 +10622,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000012c",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000139",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10593,17 +10700,17 @@ export interface operations {
                  *       "type": "lead.status_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000012d",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000013a",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000012e",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013b",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000012f",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000013c",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10611,7 +10718,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000130",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000013d",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10621,8 +10728,8 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000131",
-                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000132"
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-00000000013e",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-00000000013f"
                  *       }
                  *     }
                  */
@@ -10701,17 +10808,18 @@ export interface operations {
                  *       "type": "message.received",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000133",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000134",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000135",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000136",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000140",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000141",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000142",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000143",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000137",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000144",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000145",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -10732,7 +10840,7 @@ export interface operations {
                         /** @description The channel it came or went through; null once that channel is deleted. */
                         channel_id: components["schemas"]["UUID"] | null;
                         content: string;
-                        /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                        /** @description `text`; `template` (sent by send-template); a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
                         type: string;
                         role: components["schemas"]["MessageRole"];
                         status: components["schemas"]["MessageStatus"];
@@ -10742,6 +10850,8 @@ export interface operations {
                         provider_message_id: string | null;
                         /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
                         media_url: string | null;
+                        /** @description A template message’s template (type `template`). */
+                        template_id: components["schemas"]["UUID"] | null;
                         /** @description When it was stored. */
                         timestamp: components["schemas"]["DateTime"];
                     };
@@ -10779,17 +10889,18 @@ export interface operations {
                  *       "type": "message.sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000138",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000139",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000013a",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000013b",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000146",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000147",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000148",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000149",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000013c",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000014a",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                 *         "template_id": "7c9e6679-7425-40de-944b-00000000014b",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -10810,7 +10921,7 @@ export interface operations {
                         /** @description The channel it came or went through; null once that channel is deleted. */
                         channel_id: components["schemas"]["UUID"] | null;
                         content: string;
-                        /** @description `text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                        /** @description `text`; `template` (sent by send-template); a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
                         type: string;
                         role: components["schemas"]["MessageRole"];
                         status: components["schemas"]["MessageStatus"];
@@ -10820,6 +10931,8 @@ export interface operations {
                         provider_message_id: string | null;
                         /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
                         media_url: string | null;
+                        /** @description A template message’s template (type `template`). */
+                        template_id: components["schemas"]["UUID"] | null;
                         /** @description When it was stored. */
                         timestamp: components["schemas"]["DateTime"];
                     };
@@ -10857,9 +10970,9 @@ export interface operations {
                  *       "type": "conversation.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000013d",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014c",
                  *         "lead": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000013e",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000014d",
                  *           "name": "Ana Souza",
                  *           "phone": "+5511987650001"
                  *         },
@@ -10870,8 +10983,8 @@ export interface operations {
                  *         },
                  *         "unread_count": 1,
                  *         "status": "active",
-                 *         "department_id": "7c9e6679-7425-40de-944b-00000000013f",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000140",
+                 *         "department_id": "7c9e6679-7425-40de-944b-00000000014e",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000014f",
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -10939,12 +11052,12 @@ export interface operations {
                  *       "type": "deal.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000141",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000150",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000142",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000143",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000144",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000145",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000151",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000152",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000153",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000154",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -10961,11 +11074,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000146",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000155",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000147",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000148",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000156",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000157",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -10975,7 +11088,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000149",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000158",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11090,12 +11203,12 @@ export interface operations {
                  *       "type": "deal.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000159",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000014b",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000014c",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014d",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000014e",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000015d",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11112,11 +11225,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000015e",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000150",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000151",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000160",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11126,7 +11239,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000152",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000161",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11241,12 +11354,12 @@ export interface operations {
                  *       "type": "deal.stage_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000153",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000162",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000154",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000155",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000156",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000157",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000165",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000166",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11263,11 +11376,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000158",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000167",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000159",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000168",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000169",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11277,7 +11390,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000016a",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11286,8 +11399,8 @@ export interface operations {
                  *         ],
                  *         "pending_todos": 1,
                  *         "overdue_todos": 1,
-                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000015c",
-                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000015d"
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000016b",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000016c"
                  *       }
                  *     }
                  */
@@ -11404,12 +11517,12 @@ export interface operations {
                  *       "type": "deal.won",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000016d",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000015f",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000160",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000161",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000016e",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000016f",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000170",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000171",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11426,11 +11539,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000172",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000164",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000165",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000173",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000174",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11440,7 +11553,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000166",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000175",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11555,12 +11668,12 @@ export interface operations {
                  *       "type": "deal.lost",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000167",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000176",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000168",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000169",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000016a",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000016b",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000177",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000178",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000179",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000017a",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11577,11 +11690,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000016c",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000017b",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000016d",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000016e",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000017c",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000017d",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11591,7 +11704,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000016f",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000017e",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11706,7 +11819,7 @@ export interface operations {
                  *       "type": "deal.deleted",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000170"
+                 *         "id": "7c9e6679-7425-40de-944b-00000000017f"
                  *       }
                  *     }
                  */
@@ -11759,7 +11872,7 @@ export interface operations {
                  *       "type": "webhook.test",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "webhook_id": "7c9e6679-7425-40de-944b-000000000171",
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-000000000180",
                  *         "message": "Olá! Podemos conversar amanhã?"
                  *       }
                  *     }

@@ -34,11 +34,23 @@ const RECORD_SENT_RETRY_MS = 200;
 /** Waits after failed attempts 1, 2, …: five attempts within about ten minutes. */
 export const DELIVERY_RETRY_DELAYS = [2_000, 15_000, 60_000, 300_000];
 
-/** A text, or a media message's file by its public address, with its caption (and a document's name). */
-function outgoingOf(message: Message, config: Pick<Config, 'publicBaseUrl'>): Outgoing {
+/**
+ * A text, a template by its name and language with the body's values, or a media message's file by its
+ * public address, with its caption (and a document's name). Null when the template went away.
+ */
+async function outgoingOf(scoped: TenantDb, message: Message, config: Pick<Config, 'publicBaseUrl'>): Promise<Outgoing | null> {
+  if (message.type === 'template' && message.template_id) {
+    const template = await scoped.template.findUnique({
+      where: { id: message.template_id },
+      select: { template_name: true, language: true },
+    });
+    return (
+      template && { type: 'template', name: template.template_name, language: template.language, parameters: message.template_parameters }
+    );
+  }
   const link = messageMediaUrl(config, message);
   if (!link) return { type: 'text', text: message.content };
-  const type = message.type as Exclude<Outgoing['type'], 'text'>;
+  const type = message.type as 'image' | 'audio' | 'video' | 'document';
   return { type, link, caption: message.content || undefined, filename: message.media_filename ?? undefined };
 }
 
@@ -78,7 +90,9 @@ export const messageDeliveryQueue = ({ db, config }: QueueDeps) =>
       if (!message.channel) return void (await fail('O canal da mensagem foi removido'));
       if (!message.channel.active) return void (await fail('O canal da mensagem está inativo'));
 
-      const outcome = await sendThroughChannel(message.channel, message.lead, outgoingOf(message, config), {
+      const outgoing = await outgoingOf(scoped, message, config);
+      if (!outgoing) return void (await fail('O template da mensagem foi removido'));
+      const outcome = await sendThroughChannel(message.channel, message.lead, outgoing, {
         allowPrivate: config.webhookAllowPrivateUrls,
       });
       if (outcome.kind === 'sent') return recordSent(scoped, config, message.id, outcome.providerMessageId);

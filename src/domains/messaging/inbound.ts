@@ -133,6 +133,8 @@ async function receiveOnce(
     media_mime_type: null,
     media_size: null,
     media_filename: null,
+    template_id: null,
+    template_parameters: [],
     created_at: now,
     updated_at: now,
   };

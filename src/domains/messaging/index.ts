@@ -201,6 +201,15 @@ export const messagingDomain = defineDomain({
     },
     {
       method: 'POST',
+      path: '/messages/send-template',
+      field: 'Mutation.sendTemplateMessage',
+      style: 'envelope',
+      access: 'messages.send',
+      summary: 'Send an approved template to a lead',
+      openapi: { errors: [502] },
+    },
+    {
+      method: 'POST',
       path: '/messages/send-media',
       handler: sendMediaHandler,
       style: 'envelope',

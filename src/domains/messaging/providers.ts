@@ -13,7 +13,9 @@ export type SendOutcome =
 
 /** What a message hands the provider. */
 export type Outgoing =
-  { type: 'text'; text: string } | { type: 'image' | 'audio' | 'video' | 'document'; link: string; caption?: string; filename?: string };
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio' | 'video' | 'document'; link: string; caption?: string; filename?: string }
+  | { type: 'template'; name: string; language: string; parameters: string[] };
 
 export interface SendOptions {
   allowPrivate: boolean;
@@ -39,6 +41,12 @@ function cloudMessage(to: Recipient, outgoing: Outgoing): Record<string, unknown
   const address = to.phone ? { to: to.phone.replace(/^\+/, '') } : { recipient: to.whatsapp_user_id };
   const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', ...address, type: outgoing.type };
   if (outgoing.type === 'text') return { ...envelope, text: { preview_url: false, body: outgoing.text } };
+  if (outgoing.type === 'template') {
+    const body = outgoing.parameters.length
+      ? { components: [{ type: 'body', parameters: outgoing.parameters.map((text) => ({ type: 'text', text })) }] }
+      : {};
+    return { ...envelope, template: { name: outgoing.name, language: { code: outgoing.language }, ...body } };
+  }
   const media: Record<string, string> = { link: outgoing.link };
   if (outgoing.caption) media.caption = outgoing.caption;
   if (outgoing.type === 'document' && outgoing.filename) media.filename = outgoing.filename;

@@ -43,6 +43,7 @@ export function messageData(m: Message, config: Pick<Config, 'publicBaseUrl'>) {
     error: m.error,
     provider_message_id: m.provider_message_id,
     media_url: messageMediaUrl(config, m),
+    template_id: m.template_id,
     timestamp: m.created_at,
   };
 }

@@ -94,6 +94,8 @@ export interface NewMessage {
   provider_message_id?: string | null;
   /** A media message's file, already in storage. */
   media?: MessageMedia;
+  /** A template message's template and body values, in placeholder order. */
+  template?: { id: string; parameters: string[] };
 }
 
 export interface MessageMedia {
@@ -133,6 +135,7 @@ export async function appendMessage(
             media_filename: input.media.filename,
           }
         : {}),
+      ...(input.template ? { template_id: input.template.id, template_parameters: input.template.parameters } : {}),
     },
   });
   const unread = input.role === 'user' ? 1 : 0;

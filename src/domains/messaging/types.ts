@@ -147,7 +147,7 @@ export const Message = builder.prismaObject('Message', {
     content: t.exposeString('content'),
     type: t.exposeString('type', {
       description:
-        '`text`; a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type).',
+        '`text`; `template` (sent by send-template); a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type).',
     }),
     role: t.expose('role', { type: MessageRoleEnum }),
     status: t.expose('status', { type: MessageStatusEnum }),
@@ -160,6 +160,7 @@ export const Message = builder.prismaObject('Message', {
       description: 'A media message’s file under the public media proxy (no key needed); null for a text.',
       resolve: (m, _args, ctx) => messageMediaUrl(ctx.config, m),
     }),
+    template_id: t.expose('template_id', { type: 'UUID', nullable: true, description: 'A template message’s template (type `template`).' }),
     timestamp: t.expose('created_at', { type: 'DateTime', description: 'When it was stored.' }),
   }),
 });

@@ -9,6 +9,8 @@ import * as associations from './associations.js';
 import * as cadences from './cadences.js';
 import { syncTemplates } from './sync.js';
 import * as templates from './templates.js';
+import { sendTemplate } from './send.js';
+import { Message } from '../messaging/types.js';
 import {
   Cadence,
   CadenceAssociation,
@@ -146,5 +148,25 @@ builder.queryField('previewCadenceAssociation', (t) =>
       'The association’s message as a lead would receive it: the template’s body with each placeholder filled from parameter_mapping (a missing custom field is empty; an unmapped placeholder stays as written).',
     args: { ...idArg('The association.'), lead_id: t.arg({ type: 'UUID', required: true, description: 'A lead of the organisation.' }) },
     resolve: (_root, args, ctx) => associations.previewAssociation(ctx, args.id, args.lead_id),
+  }),
+);
+
+builder.mutationField('sendTemplateMessage', (t) =>
+  t.prismaField({
+    type: Message,
+    description:
+      'Sends an APPROVED template to a lead, inside or outside the 24-hour window: stored `pending` (type `template`, content the rendered body) in the lead’s open conversation (created if none) and delivered in the background as a WhatsApp template message. Every placeholder of the body must get a non-empty value. Channel choice as for sendMessage.',
+    args: {
+      lead_id: t.arg({ type: 'UUID', required: true, description: 'The lead.' }),
+      template_id: t.arg({ type: 'UUID', required: true, description: 'An APPROVED template of the organisation.' }),
+      parameters: t.arg({
+        type: 'JSONObject',
+        description:
+          'The body’s values by placeholder number, like a cadence association’s parameter_mapping: {"1": "literal" or "{{VARIABLE}}"}, rendered for the lead.',
+      }),
+      channel_id: t.arg({ type: 'UUID', description: 'An active channel of the organisation.' }),
+    },
+    resolve: (query, _, args, ctx) =>
+      sendTemplate(ctx, args).then((m) => ctx.db.message.findUniqueOrThrow({ ...query, where: { id: m.id } })),
   }),
 );

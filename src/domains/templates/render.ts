@@ -75,6 +75,11 @@ export function placeholdersOf(components: unknown): string[] {
   return [...found].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
 }
 
+/** The numbers of the placeholders of the body (its BODY components), ascending, each once: what a send must fill. */
+export function bodyPlaceholdersOf(components: unknown): string[] {
+  return placeholdersOf(texts(components, 'BODY').map((text) => ({ text })));
+}
+
 function texts(components: unknown, type?: string): string[] {
   if (!Array.isArray(components)) return [];
   return components
