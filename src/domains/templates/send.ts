@@ -28,6 +28,9 @@ export async function sendTemplate(ctx: Context, input: SendTemplateInput) {
     const template = await tx.template.findUnique({ where: { id: input.template_id } });
     if (!template) throw notFound('Template');
     if (template.status !== 'APPROVED') throw invalidField('template_id', `deve ser um template APPROVED (este está ${template.status})`);
+    // The channel before the values: another organisation's channel is refused as an unknown one is.
+    const open = await visibleOpenConversation(tx, lead.id);
+    const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
     const mapping = validMapping(input.parameters, template.components, 'parameters');
     const values = resolveParameters(mapping, lead);
     const placeholders = bodyPlaceholdersOf(template.components);
@@ -35,8 +38,6 @@ export async function sendTemplate(ctx: Context, input: SendTemplateInput) {
       if (!Object.hasOwn(mapping, n)) throw invalidField(`parameters.${n}`, `é obrigatório: o corpo do template usa {{${n}}}`);
       if (!values[n].trim()) throw invalidField(`parameters.${n}`, 'fica vazio para este lead');
     }
-    const open = await visibleOpenConversation(tx, lead.id);
-    const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
     const conversation = await conversationToWrite(tx, lead, open, channel);
     const message = await appendMessage(tx, ctx.config, conversation, {
       role: 'assistant',
