@@ -45,6 +45,7 @@ describe('inbound messages', () => {
       error: null,
       provider_message_id: null,
       media_url: null,
+      template_id: null,
       timestamp: expect.any(String),
     });
 

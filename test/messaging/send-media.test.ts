@@ -155,6 +155,7 @@ describe('POST /backend/messages/send-media', () => {
         error: null,
         provider_message_id: null,
         media_url: expect.stringMatching(KEY_URL),
+        template_id: null,
         timestamp: expect.any(String),
       },
     });

@@ -58,6 +58,7 @@ describe('sending messages', () => {
         error: null,
         provider_message_id: null,
         media_url: null,
+        template_id: null,
         timestamp: expect.any(String),
       },
     });
