@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveriesPerOrganisation, messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { makeChannel, nextMobile, send, waitForMessage } from './helpers.js';
+import { inbound, makeChannel, nextMobile, send, waitForMessage } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const SLOW_MS = 2_000;
@@ -54,12 +54,13 @@ afterAll(async () => {
 async function setup(p: ReturnType<typeof provider>): Promise<{ org: Org; lead: { id: string } }> {
   const org = await api.newOrg();
   const apiUrl = `http://127.0.0.1:${(p.server.address() as AddressInfo).port}/v21.0`;
-  await makeChannel(api, org, {
+  const channel = await makeChannel(api, org, {
     name: 'WhatsApp',
     provider: 'whatsapp_cloud',
     config: { api_url: apiUrl, phone_number_id: '109876543210', access_token: 'token' },
   });
-  const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Rui', phone: nextMobile() } })).body.data;
+  // The customer writes first: WhatsApp's 24-hour window is open.
+  const { lead } = await inbound(api, org, channel.id, nextMobile(), 'Oi', 'Rui');
   return { org, lead };
 }
 

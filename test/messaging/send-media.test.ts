@@ -368,6 +368,8 @@ describe('POST /backend/messages/send-media', () => {
       config: { api_url: providerUrl, phone_number_id: '109876543210', access_token: TOKEN },
     });
     const phone = nextMobile();
+    // The customer writes first: WhatsApp's 24-hour window is open.
+    await inbound(api, org, channel.id, phone);
     const deliver = async (message_type: string, file: FilePart, content?: string) => {
       const r = await sendMedia(
         org.key,

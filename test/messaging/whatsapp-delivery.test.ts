@@ -9,7 +9,7 @@ import { sendThroughChannel } from '../../src/domains/messaging/providers.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { setLogLevel } from '../../src/log.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { makeChannel, nextMobile, send, waitForMessage } from './helpers.js';
+import { inbound, makeChannel, nextMobile, send, waitForMessage } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const TOKEN = 'EAAGm0PX4ZCpsBAKZC-super-secret-token';
@@ -79,7 +79,8 @@ async function setup(apiUrl = baseUrl): Promise<{ org: Org; channel: { id: strin
     provider: 'whatsapp_cloud',
     config: { api_url: apiUrl, phone_number_id: '109876543210', access_token: TOKEN },
   });
-  const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Rui', phone: nextMobile() } })).body.data;
+  // The customer writes first: WhatsApp's 24-hour window is open.
+  const { lead } = await inbound(api, org, channel.id, nextMobile(), 'Oi', 'Rui');
   return { org, channel, lead };
 }
 

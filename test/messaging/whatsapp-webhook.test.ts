@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
 import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
 import { useTestApp, type Org } from '../helpers/app.js';
-import { eventTypes, makeChannel, makeDepartment, nextMobile, send, waitForMessage } from './helpers.js';
+import { eventTypes, inbound, makeChannel, makeDepartment, nextMobile, send, waitForMessage } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const APP_SECRET = 'whatsapp-app-secret-42';
@@ -249,7 +249,8 @@ describe('WhatsApp Cloud webhook notifications', () => {
   it('moves sent messages forward with the provider’s statuses', async () => {
     const org = await api.newOrg();
     const channel = await whatsappChannel(org);
-    const lead = (await api.rest('POST', '/backend/leads', { key: org.key, body: { name: 'Caio', phone: nextMobile() } })).body.data;
+    // The customer writes first: WhatsApp's 24-hour window is open.
+    const { lead } = await inbound(api, org, channel.id, nextMobile(), 'Oi', 'Caio');
     const first = await send(api, org.key, { lead_id: lead.id, content: 'Primeira' });
     const second = await send(api, org.key, { lead_id: lead.id, content: 'Segunda' });
     const a = await waitForMessage(api, first.id, (m) => m.status === 'sent');

@@ -816,7 +816,7 @@ export interface paths {
         put?: never;
         /**
          * Send a file to a phone through a channel (multipart)
-         * @description multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; a file over 10 MB is 413. Nothing is stored when the request fails.
+         * @description multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; on a `whatsapp_cloud` channel whose 24-hour window is closed (the conversation’s `window_expires_at` passed, or no inbound message yet) it is 422 `WINDOW_CLOSED`; a file over 10 MB is 413. Nothing is stored when the request fails.
          *
          *     Permission: `messages.send`.
          */
@@ -2348,6 +2348,8 @@ export interface components {
              * @description Inbound messages since the conversation was last marked read.
              */
             unread_count: number;
+            /** @description When WhatsApp’s 24-hour customer-service window closes: the last inbound message’s time + 24 h (null before any). On a `whatsapp_cloud` channel a closed window refuses free text and media (422 `WINDOW_CLOSED`); templates go through. */
+            window_expires_at: components["schemas"]["DateTime"] | null;
             status: components["schemas"]["ConversationStatus"];
             department_id: components["schemas"]["UUID"] | null;
             /** @description The channel it started on; replies go through it by default. */
@@ -3186,7 +3188,7 @@ export interface components {
                 };
             };
         };
-        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours. */
+        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours; or, for a free-text or media send on a WhatsApp Cloud channel, the 24-hour customer-service window is closed (`WINDOW_CLOSED`: send a template). */
         BareError422: {
             headers: {
                 [name: string]: unknown;
@@ -3200,7 +3202,7 @@ export interface components {
                  */
                 "application/json": {
                     /** @enum {string} */
-                    code: "ERR_IDEMPOTENCY_KEY_REUSED";
+                    code: "ERR_IDEMPOTENCY_KEY_REUSED" | "ERR_WINDOW_CLOSED";
                     /** @description In Portuguese; match on `code`. */
                     message: string;
                 };
@@ -3473,7 +3475,7 @@ export interface components {
                 };
             };
         };
-        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours. */
+        /** @description The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours; or, for a free-text or media send on a WhatsApp Cloud channel, the 24-hour customer-service window is closed (`WINDOW_CLOSED`: send a template). */
         EnvelopeError422: {
             headers: {
                 [name: string]: unknown;
@@ -3494,7 +3496,7 @@ export interface components {
                     /** @description Some errors carry more fields next to code and message (e.g. `pipeline_count`). */
                     error: {
                         /** @enum {string} */
-                        code: "IDEMPOTENCY_KEY_REUSED";
+                        code: "IDEMPOTENCY_KEY_REUSED" | "WINDOW_CLOSED";
                         /** @description In Portuguese; match on `code`. */
                         message: string;
                     };
@@ -4600,6 +4602,7 @@ export interface operations {
                      *             "timestamp": "2026-01-15T13:45:00.000Z"
                      *           },
                      *           "unread_count": 1,
+                     *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
                      *           "department_id": "7c9e6679-7425-40de-944b-000000000097",
                      *           "channel_id": "7c9e6679-7425-40de-944b-000000000098",
@@ -4842,6 +4845,7 @@ export interface operations {
                      *             "timestamp": "2026-01-15T13:45:00.000Z"
                      *           },
                      *           "unread_count": 1,
+                     *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
                      *           "department_id": "7c9e6679-7425-40de-944b-000000000127",
                      *           "channel_id": "7c9e6679-7425-40de-944b-000000000128",
@@ -4909,6 +4913,7 @@ export interface operations {
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "unread_count": 1,
+                     *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
                      *         "department_id": "7c9e6679-7425-40de-944b-00000000012b",
                      *         "channel_id": "7c9e6679-7425-40de-944b-00000000012c",
@@ -4984,6 +4989,7 @@ export interface operations {
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "unread_count": 1,
+                     *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
                      *         "department_id": "7c9e6679-7425-40de-944b-000000000130",
                      *         "channel_id": "7c9e6679-7425-40de-944b-000000000131",
@@ -6716,6 +6722,7 @@ export interface operations {
             404: components["responses"]["EnvelopeError404"];
             408: components["responses"]["EnvelopeError408"];
             413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
             429: components["responses"]["EnvelopeError429"];
             500: components["responses"]["EnvelopeError500"];
             502: components["responses"]["EnvelopeError502"];
@@ -10982,6 +10989,7 @@ export interface operations {
                  *           "timestamp": "2026-01-15T13:45:00.000Z"
                  *         },
                  *         "unread_count": 1,
+                 *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                  *         "status": "active",
                  *         "department_id": "7c9e6679-7425-40de-944b-00000000014e",
                  *         "channel_id": "7c9e6679-7425-40de-944b-00000000014f",
@@ -11010,6 +11018,8 @@ export interface operations {
                          * @description Inbound messages since the conversation was last marked read.
                          */
                         unread_count: number;
+                        /** @description When WhatsApp’s 24-hour customer-service window closes: the last inbound message’s time + 24 h (null before any). On a `whatsapp_cloud` channel a closed window refuses free text and media (422 `WINDOW_CLOSED`); templates go through. */
+                        window_expires_at: components["schemas"]["DateTime"] | null;
                         status: components["schemas"]["ConversationStatus"];
                         department_id: components["schemas"]["UUID"] | null;
                         /** @description The channel it started on; replies go through it by default. */

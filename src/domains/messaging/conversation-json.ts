@@ -19,6 +19,7 @@ import { NO_COUNT, type CountColumns, type SnapshotCount } from '../../db/snapsh
 const CONVERSATION: Record<string, string> = {
   id: 'c.id',
   unread_count: 'c.unread_count',
+  window_expires_at: isoSql(`(c.last_inbound_at + interval '24 hours')`),
   status: 'c.status',
   department_id: 'c.department_id',
   channel_id: 'c.channel_id',

@@ -161,6 +161,7 @@ export interface StoredConversation {
   last_message_content: string | null;
   last_message_role: 'user' | 'assistant' | null;
   last_message_at: Date | null;
+  last_inbound_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -189,8 +190,8 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
       // A new conversation starts with the message as its last one and one unread message.
       const newConversation = Prisma.sql`
       conv AS (
-        INSERT INTO conversations (tenant_id, id, lead_id, channel_id, department_id, unread_count, last_message_content, last_message_role, last_message_at, created_at, updated_at)
-        SELECT ${tenant}, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, ${conversation.departmentId}::uuid, 1, ${message.content}::text, 'user'::"MessageRole", ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        INSERT INTO conversations (tenant_id, id, lead_id, channel_id, department_id, unread_count, last_message_content, last_message_role, last_message_at, last_inbound_at, created_at, updated_at)
+        SELECT ${tenant}, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, ${conversation.departmentId}::uuid, 1, ${message.content}::text, 'user'::"MessageRole", ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         ${lead.isNew ? Prisma.sql`FROM new_lead` : Prisma.empty}
         ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING
         RETURNING *),`;
@@ -209,6 +210,7 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
           last_message_content = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${now}::timestamptz THEN ${message.content}::text ELSE c.last_message_content END,
           last_message_role = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${now}::timestamptz THEN 'user'::"MessageRole" ELSE c.last_message_role END,
           last_message_at = GREATEST(c.last_message_at, ${now}::timestamptz),
+          last_inbound_at = GREATEST(c.last_inbound_at, ${now}::timestamptz),
           updated_at = ${now}::timestamptz
         FROM m
         WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid
@@ -231,7 +233,7 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
     ${emitCtes(tenant, input.events, Prisma.sql`EXISTS (SELECT 1 FROM m)`, finish)}
     SELECT conv.id::text AS id, conv.lead_id::text AS lead_id, conv.channel_id::text AS channel_id, conv.department_id::text AS department_id,
       conv.status::text AS status, conv.unread_count, conv.last_message_content, conv.last_message_role::text AS last_message_role,
-      conv.last_message_at, conv.created_at, conv.updated_at,
+      conv.last_message_at, conv.last_inbound_at, conv.created_at, conv.updated_at,
       ${lead.isNew ? Prisma.sql`(SELECT updated_at FROM new_lead)` : Prisma.sql`NULL::timestamptz`} AS lead_updated_at,
       EXISTS (SELECT 1 FROM m) AS stored, pg_notify(${JOBS_CHANNEL}, ${tenant}::text)::text AS notified
     FROM conv`;

@@ -231,6 +231,7 @@ function openedConversation(tenantId: string, targets: Targets, id: string, lead
     last_message_content: null,
     last_message_role: null,
     last_message_at: null,
+    last_inbound_at: null,
     created_at: targets.now,
     updated_at: targets.now,
   };

@@ -197,7 +197,7 @@ export const messagingDomain = defineDomain({
       style: 'envelope',
       access: 'messages.send',
       summary: 'Send a text message to a lead',
-      openapi: { errors: [502] },
+      openapi: { errors: [422, 502] },
     },
     {
       method: 'POST',
@@ -217,7 +217,7 @@ export const messagingDomain = defineDomain({
       summary: 'Send a file to a phone through a channel (multipart)',
       openapi: {
         description:
-          'multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; a file over 10 MB is 413. Nothing is stored when the request fails.',
+          'multipart/form-data, streamed: the file goes to storage as it arrives. The lead is found or created by `remote_jid`; the message is stored `pending` and delivered in the background; its file is served at `media_url`. An unknown, inactive or other organisation’s channel is 502 `CHANNEL_ERROR`; a `remote_jid` that is not a phone able to receive messages is 400 `INVALID_PHONE`; on a `whatsapp_cloud` channel whose 24-hour window is closed (the conversation’s `window_expires_at` passed, or no inbound message yet) it is 422 `WINDOW_CLOSED`; a file over 10 MB is 413. Nothing is stored when the request fails.',
         requestBody: {
           required: true,
           content: {
@@ -245,8 +245,8 @@ export const messagingDomain = defineDomain({
           },
         },
         result: { $ref: '#/components/schemas/Message' },
-        // 404: a conversation the operator cannot see.
-        errors: [404, 502],
+        // 404: a conversation the operator cannot see; 422: WhatsApp's 24-hour window closed.
+        errors: [404, 422, 502],
       },
     },
     {

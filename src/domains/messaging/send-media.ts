@@ -1,7 +1,8 @@
-// POST /backend/messages/send-media (decisions.md "Messaging and channels"): a file sent to a phone
+// POST /backend/messages/send-media: a file sent to a phone
 // through a channel. The file is streamed into storage as it arrives (like an upload) and judged by its
 // bytes; then, in one transaction, the channel (502 CHANNEL_ERROR when unusable), the recipient's lead
-// (found or created by phone, `lead.created`), the open conversation (created if none, with the
+// (found or created by phone, `lead.created`), on a WhatsApp Cloud channel an open 24-hour window (422
+// WINDOW_CLOSED), the open conversation (created if none, with the
 // channel's department; the sender must see it), the message stored `pending` with the file and a
 // `messages.deliver` job, which hands the provider the file's media proxy address. Any refusal or
 // failure after the file is stored removes it: a failed request leaves no file and no record.
@@ -14,6 +15,7 @@ import { isUuid } from '../common/validate.js';
 import { recipientPhone } from '../common/phone.js';
 import { chooseChannel, conversationToWrite, queueDelivery, visibleOpenConversation } from './send.js';
 import { appendMessage, leadForPhone, type MessageMedia } from './store.js';
+import { assertWindowOpen } from './window.js';
 import { requireTenant } from '../../auth/viewer.js';
 
 export const MEDIA_TYPES = ['image', 'audio', 'video', 'document'] as const;
@@ -91,6 +93,7 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
       const channel = await chooseChannel(tx, channelId);
       const lead = await leadForPhone(tx, phone, phone);
       const open = await visibleOpenConversation(tx, lead.id);
+      assertWindowOpen(channel, open);
       const conversation = await conversationToWrite(tx, lead, open, channel);
       const stored = await appendMessage(tx, ctx.config, conversation, {
         role: 'assistant',

@@ -1,7 +1,8 @@
 // POST /backend/messages/send. In one transaction: the lead (404), its phone (must be able to receive
 // messages) or else its WhatsApp user id (neither: 400 INVALID_PHONE), the channel (explicit, else
 // the open conversation's, else the oldest active one; none usable: 502 CHANNEL_ERROR, nothing
-// stored), the open conversation (created if none, with the channel's department), the message stored
+// stored), on a WhatsApp Cloud channel an open 24-hour window (422 WINDOW_CLOSED, window.ts), the open
+// conversation (created if none, with the channel's department), the message stored
 // `pending` and a `messages.deliver` job. The provider is called by the job, never by the request.
 // The steps media messages share (send-media.ts) are exported from here.
 import type { Context } from '../../context/context.js';
@@ -13,6 +14,7 @@ import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
 import { canReceiveMessages } from '../common/phone.js';
 import { appendMessage, findOpenConversation, openConversation } from './store.js';
 import { messageText } from './text.js';
+import { assertWindowOpen } from './window.js';
 import { requireTenant } from '../../auth/viewer.js';
 
 export interface SendInput {
@@ -89,6 +91,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
     assertReachable(lead);
     const open = await visibleOpenConversation(tx, lead.id);
     const channel = await chooseChannel(tx, input.channel_id, open?.channel_id);
+    assertWindowOpen(channel, open);
     const conversation = await conversationToWrite(tx, lead, open, channel);
     const message = await appendMessage(tx, ctx.config, conversation, {
       role: 'assistant',

@@ -5,6 +5,7 @@
 import type { Config } from '../../config.js';
 import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
 import { mediaUrl } from '../uploads/media-url.js';
+import { windowExpiresAt } from './window.js';
 
 export function lastMessage(c: Pick<Conversation, 'last_message_content' | 'last_message_role' | 'last_message_at'>) {
   return c.last_message_at ? { content: c.last_message_content ?? '', role: c.last_message_role!, timestamp: c.last_message_at } : null;
@@ -16,6 +17,7 @@ export function conversationData(c: Conversation, lead: Pick<Lead, 'id' | 'name'
     lead: { id: lead.id, name: lead.name, phone: lead.phone },
     last_message: lastMessage(c),
     unread_count: c.unread_count,
+    window_expires_at: windowExpiresAt(c),
     status: c.status,
     department_id: c.department_id,
     channel_id: c.channel_id,

@@ -49,7 +49,7 @@ export type SeenConversation = Conversation & { visible: boolean };
 /** A conversations row aliased `c` as Prisma reads it, and whether the caller sees it. */
 const seenConversation = (visible: VisibleSql) => Prisma.sql`c.tenant_id::text AS tenant_id, c.id::text AS id,
   c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id, c.status::text AS status,
-  c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role, c.last_message_at, c.created_at, c.updated_at,
+  c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role, c.last_message_at, c.last_inbound_at, c.created_at, c.updated_at,
   ${visible.conversation(Prisma.sql`c`)} AS visible`;
 
 /** The lead's open conversation, or a new one (`conversation.created`) with these defaults; either may be hidden from the caller. */
@@ -146,12 +146,13 @@ export async function appendMessage(
       last_message_content = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${message.created_at} THEN ${message.content} ELSE c.last_message_content END,
       last_message_role = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${message.created_at} THEN ${message.role}::"MessageRole" ELSE c.last_message_role END,
       last_message_at = GREATEST(c.last_message_at, ${message.created_at}),
+      last_inbound_at = CASE WHEN ${message.role}::"MessageRole" = 'user' THEN GREATEST(c.last_inbound_at, ${message.created_at}) ELSE c.last_inbound_at END,
       updated_at = now()
     FROM leads l
     WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid AND l.tenant_id = c.tenant_id AND l.id = c.lead_id
     RETURNING c.id::text AS id, c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id,
       c.status::text AS status, c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role,
-      c.last_message_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone`,
+      c.last_message_at, c.last_inbound_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone`,
   );
   if (row) {
     const lead = { id: row.lead_id, name: row.lead_name, phone: row.lead_phone };

@@ -11,6 +11,7 @@ import { MEMBERS_MAX, type DepartmentListSource } from './departments.js';
 import type { InboundResult } from './inbound.js';
 import type { ConversationChange, ConversationSnapshot } from './live.js';
 import { lastMessage, messageMediaUrl } from './shapes.js';
+import { windowExpiresAt } from './window.js';
 import { MEDIA_TYPES } from './send-media.js';
 
 export const Department = builder.prismaObject('Department', {
@@ -205,6 +206,14 @@ export const Conversation = builder.prismaObject('Conversation', {
       resolve: (c) => lastMessage(c),
     }),
     unread_count: t.exposeInt('unread_count', { description: 'Inbound messages since the conversation was last marked read.' }),
+    window_expires_at: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When WhatsApp’s 24-hour customer-service window closes: the last inbound message’s time + 24 h (null before any). On a `whatsapp_cloud` channel a closed window refuses free text and media (422 `WINDOW_CLOSED`); templates go through.',
+      select: { last_inbound_at: true },
+      resolve: (c) => windowExpiresAt(c),
+    }),
     status: t.expose('status', { type: ConversationStatusEnum }),
     department_id: t.expose('department_id', { type: 'UUID', nullable: true }),
     channel_id: t.expose('channel_id', {
@@ -344,6 +353,12 @@ export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>(
       resolve: (c) => c.last_message,
     }),
     unread_count: t.exposeInt('unread_count', { description: 'Inbound messages since the conversation was last marked read.' }),
+    window_expires_at: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When WhatsApp’s 24-hour customer-service window closes (null before any inbound message).',
+      resolve: (c) => c.window_expires_at,
+    }),
     status: t.field({ type: ConversationStatusEnum, resolve: (c) => c.status }),
     department_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.department_id }),
     channel_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.channel_id }),

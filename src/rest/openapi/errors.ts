@@ -10,7 +10,7 @@ const MEANING: Record<number, string> = {
   403: 'The key’s role or permissions do not allow this, or the key is not an organisation’s.',
   404: 'Unknown id, or an id of another organisation.',
   409: 'Conflicts with the current state (a duplicate, or a record still in use), or a request with the same `Idempotency-Key` is still running.',
-  422: 'The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours.',
+  422: 'The `Idempotency-Key` was already used with another request (method, path or body) in the last 24 hours; or, for a free-text or media send on a WhatsApp Cloud channel, the 24-hour customer-service window is closed (`WINDOW_CLOSED`: send a template).',
   408: 'The body did not arrive whole within REQUEST_BODY_TIMEOUT_MS (30 s) of its headers; the connection is closed.',
   413: 'Body over 10 MB (plus multipart overhead), refused before it is read.',
   429: 'Over the rate limit: requests a minute per API key (RATE_LIMIT_PER_MINUTE), or failed authentications a minute per client address (30). `Retry-After` says when to come back; every answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`.',
