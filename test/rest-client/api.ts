@@ -739,6 +739,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/backend/leads/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge another lead into this one
+         * @description Merges lead `source_id` into lead `id`, in one transaction: the source’s conversations, messages, deals and tags move to `id`, the fields `id` lacks (phone, whatsapp_user_id, whatsapp_username, email, company, custom-field keys) are filled from the source, and the source is deleted. Open conversations on the same channel are joined (unread counts add); on different channels the source’s is archived. `source_id` = `id` is 400; an unknown lead is 404.
+         *
+         *     Permission: `leads.manage`.
+         */
+        post: operations["mergeLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/backend/leads/{id}/messages": {
         parameters: {
             query?: never;
@@ -2041,6 +2063,28 @@ export interface webhooks {
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
         post: operations["onConversationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.merged
+         * @description Another lead was merged into this one (`POST /backend/leads/{id}/merge`): its conversations, messages, deals and tags are this lead’s now, and `source_id` no longer exists (sent after lead.updated).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onLeadMerged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3729,10 +3773,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
-                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000ce",
                      *           "permissions": [
                      *             "permission"
                      *           ],
@@ -3797,11 +3841,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000cf",
                      *         "name": "Vendas",
                      *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000d0",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -3936,7 +3980,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000101",
                      *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -3989,7 +4033,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fd",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000102",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4031,7 +4075,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fe",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000103",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4085,7 +4129,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4157,16 +4201,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000006e",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000006f",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000073",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000074",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000070",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000075",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-000000000071"
+                     *           "7c9e6679-7425-40de-944b-000000000076"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -4206,7 +4250,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000fa",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ff",
                      *         "name": "Boas-vindas",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4255,7 +4299,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000100",
                      *       "name": "Boas-vindas",
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
@@ -4295,10 +4339,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000011e",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000123",
                      *           "name": "WhatsApp principal",
                      *           "provider": "test",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000124",
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4361,10 +4405,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000120",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000125",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000121",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000126",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4412,10 +4456,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000122",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000127",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000123",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000128",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4452,7 +4496,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "WhatsApp principal",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000124"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000129"
                  *     }
                  */
                 "application/json": {
@@ -4560,17 +4604,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000091",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000096",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000092",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000097",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000093",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000098",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -4578,7 +4622,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000094",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000099",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -4590,9 +4634,9 @@ export interface operations {
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "conversation": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000095",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000009a",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000096",
+                     *             "id": "7c9e6679-7425-40de-944b-00000000009b",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
@@ -4604,24 +4648,24 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000097",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000098",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000009c",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009d",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "message": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000099",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000009a",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-00000000009b",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009c",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000009e",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000009f",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000a0",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000a1",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-00000000009d",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a2",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *           "template_id": "7c9e6679-7425-40de-944b-00000000009e",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000a3",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       }
@@ -4664,7 +4708,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_id": "7c9e6679-7425-40de-944b-00000000009f",
+                 *       "message_id": "7c9e6679-7425-40de-944b-0000000000a4",
                  *       "status": "status"
                  *     }
                  */
@@ -4689,18 +4733,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000a0",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a1",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a2",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a5",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a6",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a7",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a8",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a4",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a9",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000a5",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000aa",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -4833,9 +4877,9 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000125",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012a",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000126",
+                     *             "id": "7c9e6679-7425-40de-944b-00000000012b",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001"
                      *           },
@@ -4847,8 +4891,8 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000127",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000128",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012c",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000012d",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4901,9 +4945,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000129",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000012e",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000012a",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012f",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
@@ -4915,8 +4959,8 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000012b",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000012c",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000130",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000131",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4953,7 +4997,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "department_id": "7c9e6679-7425-40de-944b-00000000012d"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000132"
                  *     }
                  */
                 "application/json": {
@@ -4977,9 +5021,9 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000012e",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000133",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000012f",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000134",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001"
                      *         },
@@ -4991,8 +5035,8 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000130",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000131",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000135",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000136",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5036,8 +5080,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000118",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000119",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000011e",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
@@ -5092,8 +5136,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000011a",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011b",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000120",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5135,8 +5179,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000008b",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000008c",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000090",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000091",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
@@ -5192,8 +5236,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000011c",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000121",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000122",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5267,9 +5311,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000008d",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000008e",
-                     *           "user_id": "7c9e6679-7425-40de-944b-00000000008f",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000092",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000093",
+                     *           "user_id": "7c9e6679-7425-40de-944b-000000000094",
                      *           "user_name": "user name",
                      *           "user_email": "user email",
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -5306,7 +5350,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "user_id": "7c9e6679-7425-40de-944b-000000000090"
+                 *       "user_id": "7c9e6679-7425-40de-944b-000000000095"
                  *     }
                  */
                 "application/json": {
@@ -5401,16 +5445,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000101",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000105",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000106",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000102",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000107",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-000000000103"
+                     *           "7c9e6679-7425-40de-944b-000000000108"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -5494,16 +5538,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000108",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000109",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010d",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010e",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010a",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010f",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000010b"
+                     *         "7c9e6679-7425-40de-944b-000000000110"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5554,16 +5598,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "item": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000072",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000073",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000077",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000078",
                      *           "name": "Tabela de preços",
                      *           "description": "Clientes do plano anual",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "source_url": "https://example.com/precos",
                      *           "usage_instruction": "usage instruction",
-                     *           "assistant_id": "7c9e6679-7425-40de-944b-000000000074",
+                     *           "assistant_id": "7c9e6679-7425-40de-944b-000000000079",
                      *           "excluded_assistant_ids": [
-                     *             "7c9e6679-7425-40de-944b-000000000075"
+                     *             "7c9e6679-7425-40de-944b-00000000007a"
                      *           ],
                      *           "file_name": "file name",
                      *           "file_type": "file type",
@@ -5608,16 +5652,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000105",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000109",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010a",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000106",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010b",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000107"
+                     *         "7c9e6679-7425-40de-944b-00000000010c"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5703,16 +5747,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010c",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010d",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000111",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000112",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000113",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000010f"
+                     *         "7c9e6679-7425-40de-944b-000000000114"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5780,7 +5824,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "assistant_ids": [
-                 *         "7c9e6679-7425-40de-944b-00000000007e"
+                 *         "7c9e6679-7425-40de-944b-000000000083"
                  *       ]
                  *     }
                  */
@@ -5799,16 +5843,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000007f",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000080",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000084",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000085",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000081",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000086",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000082"
+                     *         "7c9e6679-7425-40de-944b-000000000087"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5857,16 +5901,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000076",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000077",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000007b",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000007c",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000078",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000007d",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000079"
+                     *         "7c9e6679-7425-40de-944b-00000000007e"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5913,16 +5957,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000007a",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000007b",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000007f",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000080",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000007c",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000081",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000007d"
+                     *         "7c9e6679-7425-40de-944b-000000000082"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5964,7 +6008,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000dc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e1",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6024,7 +6068,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e2",
                      *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -6081,17 +6125,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d1",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000d3",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6099,7 +6143,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000d4",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -6185,17 +6229,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d5",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d7",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6203,7 +6247,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000d8",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6258,17 +6302,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d4",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d9",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000da",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000db",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6276,7 +6320,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000dc",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6354,17 +6398,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000dd",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000de",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000da",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000df",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6372,7 +6416,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e0",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6440,6 +6484,94 @@ export interface operations {
             503: components["responses"]["EnvelopeError503"];
         };
     };
+    mergeLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The lead that stays. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "source_id": "7c9e6679-7425-40de-944b-00000000001f"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The lead merged into it, then deleted. */
+                    source_id: components["schemas"]["UUID"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-000000000020",
+                     *         "name": "Ana Souza",
+                     *         "surname": "Souza",
+                     *         "phone": "+5511987650001",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000021",
+                     *         "whatsapp_username": "whatsapp username",
+                     *         "email": "ana@example.com",
+                     *         "company": "Acme Ltda",
+                     *         "avatar_url": "https://example.com/avatars/ana.png",
+                     *         "status": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000022",
+                     *           "name": "Qualificado",
+                     *           "color": "#3b82f6",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         },
+                     *         "tags": [
+                     *           {
+                     *             "id": "7c9e6679-7425-40de-944b-000000000023",
+                     *             "name": "VIP",
+                     *             "color": "#3b82f6",
+                     *             "created_at": "2026-01-15T13:45:00.000Z",
+                     *             "updated_at": "2026-01-15T13:45:00.000Z"
+                     *           }
+                     *         ],
+                     *         "custom_fields": {},
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Lead"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            404: components["responses"]["EnvelopeError404"];
+            408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            422: components["responses"]["EnvelopeError422"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
+        };
+    };
     leadMessages: {
         parameters: {
             query?: {
@@ -6468,18 +6600,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000bc",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000bd",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000be",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000c2",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000c3",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000c4",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c5",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000c6",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       ],
@@ -6528,17 +6660,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "user": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ca",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner"
                      *         },
                      *         "tenant": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cb",
                      *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
@@ -6578,7 +6710,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000a6",
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000ab",
                  *       "content": "Olá! Podemos conversar amanhã?"
                  *     }
                  */
@@ -6605,18 +6737,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000a7",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a8",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a9",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000aa",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ac",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ad",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ae",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000af",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ab",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b0",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ac",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b1",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6653,7 +6785,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000b5",
+                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000ba",
                  *       "remote_jid": "5511987650001",
                  *       "message_type": "image",
                  *       "file": "(the file’s bytes)"
@@ -6693,18 +6825,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b6",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b7",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b8",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000bb",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000bc",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000bd",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000be",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ba",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000bf",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000bb",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000c0",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6743,8 +6875,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000ad",
-                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000ae"
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000b3"
                  *     }
                  */
                 "application/json": {
@@ -6770,18 +6902,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000af",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b0",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b1",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b4",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b5",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b6",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b7",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b3",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b8",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b4",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b9",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6841,8 +6973,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000005d",
-                     *       "deal_id": "7c9e6679-7425-40de-944b-00000000005e",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000062",
+                     *       "deal_id": "7c9e6679-7425-40de-944b-000000000063",
                      *       "title": "Proposta enviada",
                      *       "due_at": "2026-01-15T13:45:00.000Z",
                      *       "done": true,
@@ -6916,8 +7048,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000003f",
-                 *       "stage_id": "7c9e6679-7425-40de-944b-000000000040"
+                 *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000044",
+                 *       "stage_id": "7c9e6679-7425-40de-944b-000000000045"
                  *     }
                  */
                 "application/json": {
@@ -6956,12 +7088,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000041",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000046",
                      *       "number": 1,
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000042",
-                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000043",
-                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000044",
-                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000045",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000047",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000048",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000049",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000004a",
                      *       "value": 1500,
                      *       "total": 1500,
                      *       "origin": "origin",
@@ -6978,11 +7110,11 @@ export interface operations {
                      *       "lead_email": "lead email",
                      *       "lead_phone": "lead phone",
                      *       "lead_avatar": "lead avatar",
-                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000046",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000004b",
                      *       "products": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000047",
-                     *           "product_id": "7c9e6679-7425-40de-944b-000000000048",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000004c",
+                     *           "product_id": "7c9e6679-7425-40de-944b-00000000004d",
                      *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
@@ -6992,7 +7124,7 @@ export interface operations {
                      *       ],
                      *       "tags": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000049",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000004e",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7039,12 +7171,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000004a",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000004f",
                      *       "number": 1,
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000004b",
-                     *       "stage_id": "7c9e6679-7425-40de-944b-00000000004c",
-                     *       "lead_id": "7c9e6679-7425-40de-944b-00000000004d",
-                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000004e",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000050",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000051",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000052",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000053",
                      *       "value": 1500,
                      *       "total": 1500,
                      *       "origin": "origin",
@@ -7061,11 +7193,11 @@ export interface operations {
                      *       "lead_email": "lead email",
                      *       "lead_phone": "lead phone",
                      *       "lead_avatar": "lead avatar",
-                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000004f",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000054",
                      *       "products": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000050",
-                     *           "product_id": "7c9e6679-7425-40de-944b-000000000051",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000055",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000056",
                      *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
@@ -7075,7 +7207,7 @@ export interface operations {
                      *       ],
                      *       "tags": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000052",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000057",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7112,7 +7244,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "owner_id": "7c9e6679-7425-40de-944b-000000000053",
+                 *       "owner_id": "7c9e6679-7425-40de-944b-000000000058",
                  *       "value": 1500
                  *     }
                  */
@@ -7137,12 +7269,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000054",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000059",
                      *       "number": 1,
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000055",
-                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000056",
-                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000057",
-                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000058",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000005a",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-00000000005b",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-00000000005c",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000005d",
                      *       "value": 1500,
                      *       "total": 1500,
                      *       "origin": "origin",
@@ -7159,11 +7291,11 @@ export interface operations {
                      *       "lead_email": "lead email",
                      *       "lead_phone": "lead phone",
                      *       "lead_avatar": "lead avatar",
-                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000059",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000005e",
                      *       "products": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000005a",
-                     *           "product_id": "7c9e6679-7425-40de-944b-00000000005b",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000005f",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000060",
                      *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
@@ -7173,7 +7305,7 @@ export interface operations {
                      *       ],
                      *       "tags": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000005c",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000061",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7584,7 +7716,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000002a",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000002f",
                      *         "name": "Comercial",
                      *         "position": 1,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -7634,7 +7766,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000002b",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000030",
                      *       "name": "Comercial",
                      *       "position": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z"
@@ -7692,7 +7824,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000002c",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000031",
                      *       "name": "Comercial",
                      *       "position": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z"
@@ -7776,7 +7908,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000002d",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000032",
                      *         "name": "Plano anual",
                      *         "price": 1500,
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
@@ -7828,7 +7960,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000002e",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000033",
                      *       "name": "Plano anual",
                      *       "price": 1500,
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -7883,7 +8015,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000002f",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000034",
                      *       "name": "Plano anual",
                      *       "price": 1500,
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -7980,8 +8112,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000028",
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000029",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002d",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000002e",
                      *       "name": "Proposta enviada",
                      *       "color": "#3b82f6",
                      *       "kind": "won",
@@ -8061,7 +8193,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e6",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -8069,15 +8201,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e2",
-                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000e8",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000e4",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e5",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ea",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8141,15 +8273,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000e6",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000ec",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e8",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ee",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8189,8 +8321,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000001f",
-                 *       "group_id": "7c9e6679-7425-40de-944b-000000000020"
+                 *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000024",
+                 *       "group_id": "7c9e6679-7425-40de-944b-000000000025"
                  *     }
                  */
                 "application/json": {
@@ -8214,7 +8346,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000021",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000026",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -8222,15 +8354,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000022",
-                     *           "group_id": "7c9e6679-7425-40de-944b-000000000023",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000027",
+                     *           "group_id": "7c9e6679-7425-40de-944b-000000000028",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000024",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-000000000025",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000029",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-00000000002a",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8280,15 +8412,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ea",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f0",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ec",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f1",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f2",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8358,15 +8490,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ee",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f4",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f0",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f5",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f6",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8466,15 +8598,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "pipeline": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000030",
-                     *         "group_id": "7c9e6679-7425-40de-944b-000000000031",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000035",
+                     *         "group_id": "7c9e6679-7425-40de-944b-000000000036",
                      *         "name": "Vendas",
                      *         "description": "Clientes do plano anual",
                      *         "position": 1,
                      *         "stages": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000032",
-                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000033",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000037",
+                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000038",
                      *             "name": "Proposta enviada",
                      *             "color": "#3b82f6",
                      *             "kind": "won",
@@ -8489,8 +8621,8 @@ export interface operations {
                      *       "stages": [
                      *         {
                      *           "stage": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000034",
-                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000035",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000039",
+                     *             "pipeline_id": "7c9e6679-7425-40de-944b-00000000003a",
                      *             "name": "Proposta enviada",
                      *             "color": "#3b82f6",
                      *             "kind": "won",
@@ -8562,12 +8694,12 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000036",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000003b",
                      *           "number": 1,
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-000000000037",
-                     *           "stage_id": "7c9e6679-7425-40de-944b-000000000038",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-000000000039",
-                     *           "owner_id": "7c9e6679-7425-40de-944b-00000000003a",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-00000000003c",
+                     *           "stage_id": "7c9e6679-7425-40de-944b-00000000003d",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000003e",
+                     *           "owner_id": "7c9e6679-7425-40de-944b-00000000003f",
                      *           "value": 1500,
                      *           "total": 1500,
                      *           "origin": "origin",
@@ -8584,11 +8716,11 @@ export interface operations {
                      *           "lead_email": "lead email",
                      *           "lead_phone": "lead phone",
                      *           "lead_avatar": "lead avatar",
-                     *           "lead_status_id": "7c9e6679-7425-40de-944b-00000000003b",
+                     *           "lead_status_id": "7c9e6679-7425-40de-944b-000000000040",
                      *           "products": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-00000000003c",
-                     *               "product_id": "7c9e6679-7425-40de-944b-00000000003d",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000041",
+                     *               "product_id": "7c9e6679-7425-40de-944b-000000000042",
                      *               "name": "Plano anual",
                      *               "price": 1500,
                      *               "qty": 1,
@@ -8598,7 +8730,7 @@ export interface operations {
                      *           ],
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-00000000003e",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000043",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -8670,8 +8802,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000026",
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000027",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002b",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000002c",
                      *       "name": "Proposta enviada",
                      *       "color": "#3b82f6",
                      *       "kind": "won",
@@ -8723,7 +8855,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000de",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e3",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -8783,7 +8915,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e4",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8846,7 +8978,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e0",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8944,11 +9076,11 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000f2",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f3",
-                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000f9",
                      *         "template_name": "template name",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000f5",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000fa",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
@@ -8992,15 +9124,15 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000062",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000063",
-                     *         "cadence_id": "7c9e6679-7425-40de-944b-000000000064",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000067",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000068",
+                     *         "cadence_id": "7c9e6679-7425-40de-944b-000000000069",
                      *         "step_index": 1,
                      *         "message_index": 1,
-                     *         "template_id": "7c9e6679-7425-40de-944b-000000000065",
+                     *         "template_id": "7c9e6679-7425-40de-944b-00000000006a",
                      *         "parameter_mapping": {},
                      *         "template": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000066",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000006b",
                      *           "template_name": "template name",
                      *           "language": "pt_BR",
                      *           "status": "APPROVED"
@@ -9035,10 +9167,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "cadence_id": "7c9e6679-7425-40de-944b-000000000067",
+                 *       "cadence_id": "7c9e6679-7425-40de-944b-00000000006c",
                  *       "step_index": 1,
                  *       "message_index": 1,
-                 *       "template_id": "7c9e6679-7425-40de-944b-000000000068"
+                 *       "template_id": "7c9e6679-7425-40de-944b-00000000006d"
                  *     }
                  */
                 "application/json": {
@@ -9070,15 +9202,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000069",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000006a",
-                     *       "cadence_id": "7c9e6679-7425-40de-944b-00000000006b",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000006e",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000006f",
+                     *       "cadence_id": "7c9e6679-7425-40de-944b-000000000070",
                      *       "step_index": 1,
                      *       "message_index": 1,
-                     *       "template_id": "7c9e6679-7425-40de-944b-00000000006c",
+                     *       "template_id": "7c9e6679-7425-40de-944b-000000000071",
                      *       "parameter_mapping": {},
                      *       "template": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000006d",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000072",
                      *         "template_name": "template name",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED"
@@ -9262,10 +9394,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "app_id": "7c9e6679-7425-40de-944b-00000000005f",
+                 *       "app_id": "7c9e6679-7425-40de-944b-000000000064",
                  *       "templates": [
                  *         {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000060",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000065",
                  *           "name": "Vendas",
                  *           "language": "pt_BR",
                  *           "status": "status",
@@ -9295,7 +9427,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "synced_count": 1,
-                     *       "app_id": "7c9e6679-7425-40de-944b-000000000061"
+                     *       "app_id": "7c9e6679-7425-40de-944b-000000000066"
                      *     }
                      */
                     "application/json": components["schemas"]["TemplateSyncResult"];
@@ -9333,11 +9465,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f6",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000f7",
-                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000fd",
                      *       "template_name": "template name",
-                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000f9",
+                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000fe",
                      *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
@@ -9422,8 +9554,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000114",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000115",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000119",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011a",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9510,8 +9642,8 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000087",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000088",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000008c",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000008d",
                      *         "filename": "proposta",
                      *         "file_type": "media",
                      *         "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9556,8 +9688,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000116",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000117",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011b",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011c",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9649,8 +9781,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000089",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000008a",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000008e",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000008f",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9697,7 +9829,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c7",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
@@ -9758,7 +9890,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c3",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c8",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9822,7 +9954,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c9",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9898,7 +10030,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000110",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000115",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
                      *             "lead.created"
@@ -9947,7 +10079,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS). */
                     url: string;
-                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted. */
+                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted. */
                     events: string[];
                     /** @description Default true. */
                     active?: boolean | null;
@@ -9965,7 +10097,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000111",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000116",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10059,7 +10191,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000112",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000117",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10108,7 +10240,7 @@ export interface operations {
                 "application/json": {
                     /** @description New URL, checked as on creation. */
                     url?: string | null;
-                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted. */
+                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted. */
                     events?: string[] | null;
                     /** @description false stops deliveries, pending retries included. */
                     active?: boolean | null;
@@ -10126,7 +10258,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000113",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000118",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10212,8 +10344,8 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000085",
-                     *           "event_id": "7c9e6679-7425-40de-944b-000000000086",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000008a",
+                     *           "event_id": "7c9e6679-7425-40de-944b-00000000008b",
                      *           "event_type": "event type",
                      *           "attempt": 1,
                      *           "status": "status",
@@ -10368,8 +10500,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000083",
-                     *         "event_id": "7c9e6679-7425-40de-944b-000000000084",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000088",
+                     *         "event_id": "7c9e6679-7425-40de-944b-000000000089",
                      *         "event_type": "event type",
                      *         "attempt": 1,
                      *         "status": "status",
@@ -10515,17 +10647,17 @@ export interface operations {
                  *       "type": "lead.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000132",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000137",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000133",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000138",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000134",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000139",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10533,7 +10665,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000135",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000013a",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10611,17 +10743,17 @@ export interface operations {
                  *       "type": "lead.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000136",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000013b",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000137",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013c",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000138",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000013d",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10629,7 +10761,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000139",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000013e",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10707,17 +10839,17 @@ export interface operations {
                  *       "type": "lead.status_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000013a",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000013f",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013b",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000140",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000013c",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000141",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10725,7 +10857,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000013d",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000142",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10735,8 +10867,8 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "from_status_id": "7c9e6679-7425-40de-944b-00000000013e",
-                 *         "to_status_id": "7c9e6679-7425-40de-944b-00000000013f"
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000143",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000144"
                  *       }
                  *     }
                  */
@@ -10815,18 +10947,18 @@ export interface operations {
                  *       "type": "message.received",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000140",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000141",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000142",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000143",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000145",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000146",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000147",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000148",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000144",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000149",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-000000000145",
+                 *         "template_id": "7c9e6679-7425-40de-944b-00000000014a",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -10896,18 +11028,18 @@ export interface operations {
                  *       "type": "message.sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000146",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000147",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000148",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000149",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014c",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000014d",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000014e",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000014f",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000150",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -10977,9 +11109,9 @@ export interface operations {
                  *       "type": "conversation.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000014c",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000151",
                  *         "lead": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000014d",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000152",
                  *           "name": "Ana Souza",
                  *           "phone": "+5511987650001"
                  *         },
@@ -10991,8 +11123,8 @@ export interface operations {
                  *         "unread_count": 1,
                  *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                  *         "status": "active",
-                 *         "department_id": "7c9e6679-7425-40de-944b-00000000014e",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *         "department_id": "7c9e6679-7425-40de-944b-000000000153",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000154",
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -11041,6 +11173,108 @@ export interface operations {
             };
         };
     };
+    onLeadMerged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.merged",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000155",
+                 *         "name": "Vendas",
+                 *         "surname": "Souza",
+                 *         "phone": "+5511987650001",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000156",
+                 *         "whatsapp_username": "whatsapp username",
+                 *         "email": "ana@example.com",
+                 *         "company": "Acme Ltda",
+                 *         "avatar_url": "https://example.com/avatars/ana.png",
+                 *         "status": {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000157",
+                 *           "name": "Qualificado",
+                 *           "color": "#3b82f6",
+                 *           "created_at": "2026-01-15T13:45:00.000Z",
+                 *           "updated_at": "2026-01-15T13:45:00.000Z"
+                 *         },
+                 *         "tags": [
+                 *           {
+                 *             "id": "7c9e6679-7425-40de-944b-000000000158",
+                 *             "name": "VIP",
+                 *             "color": "#3b82f6",
+                 *             "created_at": "2026-01-15T13:45:00.000Z",
+                 *             "updated_at": "2026-01-15T13:45:00.000Z"
+                 *           }
+                 *         ],
+                 *         "custom_fields": {},
+                 *         "created_at": "2026-01-15T13:45:00.000Z",
+                 *         "updated_at": "2026-01-15T13:45:00.000Z",
+                 *         "source_id": "7c9e6679-7425-40de-944b-000000000159"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.merged";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A contact. Deals point to leads and read contact data from them at read time. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        name: string;
+                        surname: string | null;
+                        /** @description E.164: + and 8 to 15 digits, unique in the organisation; Brazilian mobiles with their ninth digit. Null on a lead created by an inbound WhatsApp message that carried no phone. */
+                        phone: string | null;
+                        /** @description Meta’s business-scoped WhatsApp user id (BSUID, e.g. BR.1502576394655843), unique in the organisation. */
+                        whatsapp_user_id: string | null;
+                        /** @description The WhatsApp username the customer chose, as the last inbound message without one on the lead carried it; display only. */
+                        whatsapp_username: string | null;
+                        email: string | null;
+                        company: string | null;
+                        avatar_url: string | null;
+                        /** @description The lead’s status, if any. */
+                        status: components["schemas"]["LeadStatus"] | null;
+                        /** @description Tags on the lead, by name (at most 100). */
+                        tags: components["schemas"]["Tag"][];
+                        /** @description Organisation-defined field values. */
+                        custom_fields: components["schemas"]["JSONObject"];
+                        created_at: components["schemas"]["DateTime"];
+                        updated_at: components["schemas"]["DateTime"];
+                        /**
+                         * Format: uuid
+                         * @description The lead merged into this one, now deleted.
+                         */
+                        source_id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onDealCreated: {
         parameters: {
             query?: never;
@@ -11062,12 +11296,12 @@ export interface operations {
                  *       "type": "deal.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000150",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015a",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000151",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000152",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000153",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000154",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000015e",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11084,11 +11318,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000155",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000015f",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000156",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000157",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000160",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000161",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11098,7 +11332,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000158",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000162",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11213,12 +11447,12 @@ export interface operations {
                  *       "type": "deal.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000159",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000163",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000015a",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000015b",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015c",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000165",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000166",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000167",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11235,11 +11469,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000168",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000015f",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000160",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000169",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000016a",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11249,7 +11483,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000161",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000016b",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11364,12 +11598,12 @@ export interface operations {
                  *       "type": "deal.stage_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000016c",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000163",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000164",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000165",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000166",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000016d",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000016e",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000016f",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000170",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11386,11 +11620,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000167",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000171",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000168",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000172",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000173",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11400,7 +11634,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000016a",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000174",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11409,8 +11643,8 @@ export interface operations {
                  *         ],
                  *         "pending_todos": 1,
                  *         "overdue_todos": 1,
-                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000016b",
-                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000016c"
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-000000000175",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-000000000176"
                  *       }
                  *     }
                  */
@@ -11527,12 +11761,12 @@ export interface operations {
                  *       "type": "deal.won",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000016d",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000177",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000016e",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000016f",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000170",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000171",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000178",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000179",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000017a",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000017b",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11549,11 +11783,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000172",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000017c",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000173",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000174",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000017d",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000017e",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11563,7 +11797,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000175",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000017f",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11678,12 +11912,12 @@ export interface operations {
                  *       "type": "deal.lost",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000176",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000180",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000177",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000178",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000179",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000017a",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000181",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000182",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000183",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000184",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11700,11 +11934,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000017b",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000185",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000017c",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000017d",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000186",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000187",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11714,7 +11948,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000017e",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000188",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11829,7 +12063,7 @@ export interface operations {
                  *       "type": "deal.deleted",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000017f"
+                 *         "id": "7c9e6679-7425-40de-944b-000000000189"
                  *       }
                  *     }
                  */
@@ -11882,7 +12116,7 @@ export interface operations {
                  *       "type": "webhook.test",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "webhook_id": "7c9e6679-7425-40de-944b-000000000180",
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-00000000018a",
                  *         "message": "Olá! Podemos conversar amanhã?"
                  *       }
                  *     }

@@ -22,7 +22,7 @@ describe('GET /backend/webhooks/event-types', () => {
   it('lists every event type with a description and the schema the OpenAPI webhooks section shows', async () => {
     const org = await api.newOrg();
     const types = await eventTypes(org.key);
-    // decisions.md "Events and deliveries", in its order, then the test event.
+    // The spec's order, lead.merged after the messaging types, then the test event.
     expect(types.map((t) => t.type)).toEqual([
       'lead.created',
       'lead.updated',
@@ -30,6 +30,7 @@ describe('GET /backend/webhooks/event-types', () => {
       'message.received',
       'message.sent',
       'conversation.created',
+      'lead.merged',
       'deal.created',
       'deal.updated',
       'deal.stage_changed',

@@ -18,6 +18,13 @@ export const LEAD_EVENT_TYPES = defineEventTypes([
     read: LEAD,
     extra: { from_status_id: nullableUuid('The status before.'), to_status_id: nullableUuid('The status now.') },
   },
+  {
+    type: 'lead.merged',
+    description:
+      'Another lead was merged into this one (`POST /backend/leads/{id}/merge`): its conversations, messages, deals and tags are this lead’s now, and `source_id` no longer exists (sent after lead.updated).',
+    read: LEAD,
+    extra: { source_id: { type: 'string', format: 'uuid', description: 'The lead merged into this one, now deleted.' } },
+  },
 ]);
 
 declare module '../../events/types.js' {

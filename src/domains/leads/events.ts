@@ -7,7 +7,8 @@ import type { Lead, LeadStatus, Tag } from '../../generated/prisma/client.js';
 
 const iso = (d: Date) => d.toISOString();
 
-async function leadPayload(db: TenantTx, id: string) {
+/** The lead as its REST read returns it, read in the transaction. */
+export async function leadPayload(db: TenantTx, id: string) {
   const lead = await db.lead.findUniqueOrThrow({
     where: { id },
     include: { status: true, lead_tags: { select: { tag: true }, orderBy: [{ tag: { name: 'asc' } }, { tag_id: 'asc' }] } },

@@ -5,6 +5,7 @@ import { listCount } from '../../schema/list-bounds.js';
 import { SUCCESS, Success } from '../common/types.js';
 import { Lead, LeadPage, LeadStatus, Tag } from './types.js';
 import * as leads from './service.js';
+import { mergeLeads } from './merge.js';
 
 const leadArgs = (create: boolean) =>
   builder.args((t) => ({
@@ -62,6 +63,19 @@ builder.mutationField('updateLead', (t) =>
     description: 'Updates a lead; omitted fields are unchanged.',
     args: { ...idArg('The lead.'), ...leadArgs(false) },
     resolve: (query, _, args, ctx) => leads.updateLead(ctx, args.id, args, query),
+  }),
+);
+
+builder.mutationField('mergeLead', (t) =>
+  t.prismaField({
+    type: Lead,
+    description:
+      'Merges lead `source_id` into lead `id`, in one transaction: the source’s conversations, messages, deals and tags move to `id`, the fields `id` lacks (phone, whatsapp_user_id, whatsapp_username, email, company, custom-field keys) are filled from the source, and the source is deleted. Open conversations on the same channel are joined (unread counts add); on different channels the source’s is archived. `source_id` = `id` is 400; an unknown lead is 404.',
+    args: {
+      ...idArg('The lead that stays.'),
+      source_id: t.arg({ type: 'UUID', required: true, description: 'The lead merged into it, then deleted.' }),
+    },
+    resolve: (query, _, args, ctx) => mergeLeads(ctx, args.id, args.source_id, query),
   }),
 );
 

@@ -28,6 +28,14 @@ export const leadsDomain = defineDomain({
       summary: 'Update a lead',
     },
     {
+      method: 'POST',
+      path: '/leads/:id/merge',
+      field: 'Mutation.mergeLead',
+      style: 'envelope',
+      access: 'leads.manage',
+      summary: 'Merge another lead into this one',
+    },
+    {
       method: 'DELETE',
       path: '/leads/:id',
       field: 'Mutation.deleteLead',
