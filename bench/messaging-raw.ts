@@ -5,6 +5,9 @@
 //        lead by phone (created if new, with `lead.created`), the open conversation (created if none,
 //        with `conversation.created`), the message, the conversation's unread count and last message,
 //        `message.received`; each event with its dispatch job and NOTIFY; then the same JSON answer.
+//   POST /channels/{id}/whatsapp     a signed Cloud webhook batch (the secret given at start, no key): each
+//        message as the inbound route (its wamid stored once), each status one forward-only UPDATE.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { countingPool, send, tenantOfKey, ts, UNAUTHORIZED } from './raw-server.js';
 
@@ -70,10 +73,64 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   }
 }
 
-export async function startRawMessagingServer(connectionString: string, schema: string, poolSize: number): Promise<RawMessagingServer> {
+/** The statuses a reported one may replace: never backwards. */
+const EARLIER: Record<string, string[]> = { sent: ['pending'], delivered: ['pending', 'sent'], read: ['pending', 'sent', 'delivered'] };
+
+const STATUS_SQL = `UPDATE messages SET status = $4::"MessageStatus", updated_at = now()
+  WHERE tenant_id = $1 AND channel_id = $2 AND provider_message_id = $3 AND role = 'assistant' AND status = ANY($5::"MessageStatus"[])`;
+
+async function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export async function startRawMessagingServer(
+  connectionString: string,
+  schema: string,
+  poolSize: number,
+  /** Channel id → app secret, for POST /channels/{id}/whatsapp. */
+  whatsappSecrets = new Map<string, string>(),
+): Promise<RawMessagingServer> {
   const { pool, statements, query } = countingPool(connectionString, schema, poolSize);
 
-  async function inbound(tenantId: string, channelId: string, body: Record<string, unknown> | null): Promise<[number, string]> {
+  async function whatsapp(channelId: string, req: http.IncomingMessage): Promise<[number, string]> {
+    const raw = await readBody(req);
+    const secret = whatsappSecrets.get(channelId);
+    const expected = Buffer.from(
+      `sha256=${createHmac('sha256', secret ?? '')
+        .update(raw)
+        .digest('hex')}`,
+    );
+    const given = Buffer.from(String(req.headers['x-hub-signature-256'] ?? ''));
+    if (!secret || given.length !== expected.length || !timingSafeEqual(given, expected)) return [401, UNAUTHORIZED];
+    const {
+      rows: [channel],
+    } = await query('SELECT tenant_id FROM channels WHERE id = $1', [channelId]);
+    if (!channel) return [404, '{"success":false,"error":{"code":"NOT_FOUND","message":"Canal não encontrado(a)"}}'];
+    const payload = JSON.parse(raw.toString('utf8'));
+    let messages = 0;
+    let statuses = 0;
+    for (const entry of payload.entry ?? [])
+      for (const change of entry.changes ?? []) {
+        for (const m of change.value?.messages ?? []) {
+          const [status] = await inbound(channel.tenant_id, channelId, { from: m.from, content: m.text?.body }, m.id);
+          if (status === 200) messages++;
+        }
+        for (const st of change.value?.statuses ?? []) {
+          const r = await query(STATUS_SQL, [channel.tenant_id, channelId, st.id, st.status, EARLIER[st.status] ?? []]);
+          if (r.rowCount) statuses++;
+        }
+      }
+    return [200, JSON.stringify({ success: true, data: { messages, statuses } })];
+  }
+
+  async function inbound(
+    tenantId: string,
+    channelId: string,
+    body: Record<string, unknown> | null,
+    providerMessageId: string | null = null,
+  ): Promise<[number, string]> {
     const phone = e164(body?.from);
     const content = body?.content;
     if (!phone || typeof content !== 'string' || !content.trim())
@@ -115,10 +172,16 @@ export async function startRawMessagingServer(connectionString: string, schema: 
       const {
         rows: [message],
       } = await q(
-        `INSERT INTO messages (tenant_id, conversation_id, lead_id, channel_id, role, type, content, status)
-         VALUES ($1, $2, $3, $4, 'user', 'text', $5, 'received') RETURNING id, content, created_at`,
-        [tenantId, conversation.id, lead.id, channel.id, content],
+        `INSERT INTO messages (tenant_id, conversation_id, lead_id, channel_id, role, type, content, status, provider_message_id)
+         VALUES ($1, $2, $3, $4, 'user', 'text', $5, 'received', $6)
+         ON CONFLICT (tenant_id, channel_id, provider_message_id) DO NOTHING RETURNING id, content, created_at`,
+        [tenantId, conversation.id, lead.id, channel.id, content, providerMessageId],
       );
+      if (!message) {
+        // Stored already: the provider resent it.
+        await q('ROLLBACK', []);
+        return [409, '{"success":false,"error":{"code":"CONFLICT","message":"Mensagem já recebida"}}'];
+      }
       await q(
         `UPDATE conversations SET unread_count = unread_count + 1,
            last_message_content = CASE WHEN last_message_at IS NULL OR last_message_at <= $3 THEN $4 ELSE last_message_content END,
@@ -144,6 +207,8 @@ export async function startRawMessagingServer(connectionString: string, schema: 
   const server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://raw');
+      const whatsappPath = /^\/channels\/([0-9a-f-]{36})\/whatsapp$/.exec(url.pathname);
+      if (req.method === 'POST' && whatsappPath) return send(res, ...(await whatsapp(whatsappPath[1], req)));
       const tenantId = await tenantOfKey(query, req.headers.authorization);
       if (!tenantId) return send(res, 401, UNAUTHORIZED);
       if (req.method === 'GET' && url.pathname === '/conversations') {

@@ -10,6 +10,7 @@
 //   knowledge knowledge search over 100,000 items (rotating queries): REST beside the raw full-text query
 //   conversations  conversations list (limit 20, 100) over 10,000 conversations and 1M messages: REST, raw SQL
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
+//   cloud-webhook  signed WhatsApp Cloud notifications (messages and statuses): events/s and ack p99, raw SQL
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
 //   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
@@ -49,6 +50,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./knowledge.js')).knowledgeLine,
     (await import('./messaging.js')).conversationsLine,
     (await import('./messaging.js')).inboundLine,
+    (await import('./cloud-webhook.js')).cloudWebhookLine,
     (await import('./pglite.js')).pgliteLine,
     (await import('./metrics.js')).metricsLine,
     (await import('./fairness.js')).fairnessLine,

@@ -2,6 +2,7 @@
 // pending or sent. Whoever moves a message out of `pending` (the delivery job or a provider's status
 // callback, whichever comes first) emits `message.sent`, so it is emitted once. Each move is one
 // conditional UPDATE: concurrent reports cannot move a message backwards.
+import { Prisma } from '../../generated/prisma/client.js';
 import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
@@ -10,6 +11,7 @@ import { emit } from '../../events/emit.js';
 import type { Message, MessageStatus } from '../../generated/prisma/client.js';
 import { isUuid, optionalText } from '../common/validate.js';
 import { messageData } from './shapes.js';
+import { tenantIs } from '../../tenant-sql.js';
 
 export type ReportedStatus = 'sent' | 'delivered' | 'read' | 'failed';
 export const REPORTED_STATUSES: readonly ReportedStatus[] = ['sent', 'delivered', 'read', 'failed'];
@@ -26,6 +28,33 @@ export interface StatusChange {
   status: ReportedStatus;
   error?: string | null;
   providerMessageId?: string | null;
+}
+
+/**
+ * The usual provider callback in one statement: the channel's outbound message with this provider id,
+ * already out of `pending`, moved forward (sent → delivered → read, or to failed). False when it moved
+ * nothing: the message is unknown, still pending (advanceStatus, which emits `message.sent`), or past
+ * this status already.
+ */
+export async function advanceSentByProviderId(
+  db: Pick<TenantTx, '$tenantQuery'>,
+  channelId: string,
+  providerMessageId: string,
+  change: Pick<StatusChange, 'status' | 'error'>,
+): Promise<boolean> {
+  const from = FROM[change.status].filter((s) => s !== 'pending');
+  if (!from.length) return false;
+  const error = change.status === 'failed' ? Prisma.sql`${change.error ?? null}::text` : Prisma.sql`m.error`;
+  const [moved] = await db.$tenantQuery<{ n: number }[]>(
+    (tenant) => Prisma.sql`
+    WITH moved AS (
+      UPDATE messages m SET status = ${change.status}::"MessageStatus", error = ${error}, updated_at = now()
+      WHERE ${tenantIs(tenant, 'm')} AND m.channel_id = ${channelId}::uuid AND m.role = 'assistant'
+        AND m.provider_message_id = ${providerMessageId}::text AND m.status = ANY(${from}::"MessageStatus"[])
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM moved`,
+  );
+  return moved.n > 0;
 }
 
 /**

@@ -19,7 +19,7 @@ import { log } from '../../log.js';
 import { isUuid } from '../common/validate.js';
 import { whatsAppConfig } from './channels.js';
 import { receiveMessage } from './inbound.js';
-import { advanceStatus, REPORTED_STATUSES, type ReportedStatus } from './status.js';
+import { advanceSentByProviderId, advanceStatus, REPORTED_STATUSES, type ReportedStatus } from './status.js';
 import { tenantClientsOf } from '../../db/tenant-scope.js';
 
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
@@ -217,12 +217,17 @@ export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
         skip('status', 'malformed or not reported');
         continue;
       }
+      const change = { status: status.status, error: statusError(status) };
+      if (await advanceSentByProviderId(db, channel.id, status.id, change)) {
+        statuses++;
+        continue;
+      }
       const target = await db.message.findFirst({
         where: { channel_id: channel.id, role: 'assistant', provider_message_id: status.id },
         select: { id: true },
       });
       if (!target) continue;
-      await db.$transaction((tx) => advanceStatus(tx, ctx.config, target.id, { status: status.status, error: statusError(status) }));
+      await db.$transaction((tx) => advanceStatus(tx, ctx.config, target.id, change));
       statuses++;
     }
   }
