@@ -75,7 +75,10 @@ describe('replaying 10,000 inbound messages in mixed forms', () => {
           text: { body: `m${i}` },
         },
       });
-      if (batch.length === BATCH) (webhookBatches.push(batch), (batch = []));
+      if (batch.length === BATCH) {
+        webhookBatches.push(batch);
+        batch = [];
+      }
     }
     if (batch.length) webhookBatches.push(batch);
 
