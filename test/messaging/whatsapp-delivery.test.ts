@@ -156,7 +156,7 @@ describe('delivery through WhatsApp Cloud', () => {
     expect(failed.error).toBe('WhatsApp HTTP 400: (#131026) Message undeliverable (código 131026)');
     expect(hits).toHaveLength(1);
     const history = (await api.rest('GET', `/backend/leads/${lead.id}/messages`, { key: org.key })).body.data;
-    expect(history[0]).toMatchObject({ status: 'failed', error: failed.error });
+    expect(history.find((m: { id: string }) => m.id === message.id)).toMatchObject({ status: 'failed', error: failed.error });
   });
 
   it('marks a message failed after the retries when the provider keeps failing', async () => {

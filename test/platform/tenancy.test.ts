@@ -113,6 +113,7 @@ const ENTITY: Record<string, string> = {
   stage: 'stage',
   stages: 'stage',
   target_stage: 'stage',
+  source: 'lead',
   deal: 'deal',
   deals: 'deal',
   activities: 'activity',
