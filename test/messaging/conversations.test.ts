@@ -25,8 +25,14 @@ describe('conversations', () => {
       status: 'active',
       updated_at: expect.any(String),
     });
-    // The lead as the spec's list item shows it, and nothing more.
-    expect(r.body.data[0].lead).toEqual({ id: a.lead.id, name: 'Ana', phone: a.lead.phone });
+    // The lead as the list item shows it (who it is and how WhatsApp knows them), not the whole lead.
+    expect(r.body.data[0].lead).toEqual({
+      id: a.lead.id,
+      name: 'Ana',
+      phone: a.lead.phone,
+      whatsapp_user_id: null,
+      whatsapp_username: null,
+    });
 
     const page = await api.rest('GET', '/backend/conversations?limit=1&offset=1', { key: org.key });
     expect(page.body.pagination).toEqual({ total: 2, limit: 1, offset: 1, has_more: false, next_cursor: null });

@@ -15,7 +15,7 @@ const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 
 /** The REST route's selection (every field of a conversation but its graph-only edges). */
 const CARD =
-  'id lead { id name phone } last_message { content role timestamp } unread_count window_expires_at status department_id channel_id created_at updated_at';
+  'id lead { id name phone whatsapp_user_id whatsapp_username } last_message { content role timestamp } unread_count window_expires_at status department_id channel_id created_at updated_at';
 const PAGINATION = 'pagination { total limit offset has_more next_cursor }';
 const LIST = `query ($limit: Int, $offset: Int, $lead_id: UUID, $status: ConversationStatus, $since: String, $cursor: String) {
   conversations(limit: $limit, offset: $offset, lead_id: $lead_id, status: $status, updated_since: $since, cursor: $cursor) { data { ${CARD} } ${PAGINATION} } }`;

@@ -2402,12 +2402,16 @@ export interface components {
             /** @description Last activity. */
             updated_at: components["schemas"]["DateTime"];
         };
-        /** @description The lead of a conversation: id, name and phone (`details` has the whole lead, on GraphQL). */
+        /** @description The lead of a conversation: who it is and how WhatsApp knows them (`details` has the whole lead, on GraphQL). */
         ConversationLead: {
             id: components["schemas"]["UUID"];
             name: string;
             /** @description E.164; null for a lead known by its WhatsApp user id alone. */
             phone: string | null;
+            /** @description Meta’s business-scoped user id (BSUID). */
+            whatsapp_user_id: string | null;
+            /** @description The WhatsApp username, for display. */
+            whatsapp_username: string | null;
         };
         /**
          * @description A conversation is `active` (open: new messages go to it) or `archived`.
@@ -3773,10 +3777,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ce",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
-                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000cf",
                      *           "permissions": [
                      *             "permission"
                      *           ],
@@ -3841,11 +3845,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d0",
                      *         "name": "Vendas",
                      *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000d1",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -3980,7 +3984,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000101",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000102",
                      *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -4033,7 +4037,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000102",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000103",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4075,7 +4079,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000103",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4129,7 +4133,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000105",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4250,7 +4254,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
                      *         "name": "Boas-vindas",
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4299,7 +4303,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000100",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000101",
                      *       "name": "Boas-vindas",
                      *       "created_at": "2026-01-15T13:45:00.000Z"
                      *     }
@@ -4339,10 +4343,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000123",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000124",
                      *           "name": "WhatsApp principal",
                      *           "provider": "test",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000124",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000125",
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4405,10 +4409,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000125",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000126",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000126",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000127",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4456,10 +4460,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000127",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000128",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000128",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000129",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4496,7 +4500,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "WhatsApp principal",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000129"
+                 *       "department_id": "7c9e6679-7425-40de-944b-00000000012a"
                  *     }
                  */
                 "application/json": {
@@ -4638,7 +4642,9 @@ export interface operations {
                      *           "lead": {
                      *             "id": "7c9e6679-7425-40de-944b-00000000009b",
                      *             "name": "Ana Souza",
-                     *             "phone": "+5511987650001"
+                     *             "phone": "+5511987650001",
+                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000009c",
+                     *             "whatsapp_username": "whatsapp username"
                      *           },
                      *           "last_message": {
                      *             "content": "Olá! Podemos conversar amanhã?",
@@ -4648,24 +4654,24 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000009c",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009d",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000009d",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009e",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "message": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000009e",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000009f",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000a0",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000009f",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000a0",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000a2",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a3",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000a4",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       }
@@ -4708,7 +4714,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_id": "7c9e6679-7425-40de-944b-0000000000a4",
+                 *       "message_id": "7c9e6679-7425-40de-944b-0000000000a5",
                  *       "status": "status"
                  *     }
                  */
@@ -4733,18 +4739,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000a5",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a6",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a7",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a6",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a7",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a8",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a9",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a9",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000aa",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000aa",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ab",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -4877,11 +4883,13 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000012a",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012b",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-00000000012b",
+                     *             "id": "7c9e6679-7425-40de-944b-00000000012c",
                      *             "name": "Ana Souza",
-                     *             "phone": "+5511987650001"
+                     *             "phone": "+5511987650001",
+                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000012d",
+                     *             "whatsapp_username": "whatsapp username"
                      *           },
                      *           "last_message": {
                      *             "content": "Olá! Podemos conversar amanhã?",
@@ -4891,8 +4899,8 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012c",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000012d",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012e",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000012f",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4945,11 +4953,13 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000012e",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000130",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000012f",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000131",
                      *           "name": "Ana Souza",
-                     *           "phone": "+5511987650001"
+                     *           "phone": "+5511987650001",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000132",
+                     *           "whatsapp_username": "whatsapp username"
                      *         },
                      *         "last_message": {
                      *           "content": "Olá! Podemos conversar amanhã?",
@@ -4959,8 +4969,8 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000130",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000131",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000133",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000134",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4997,7 +5007,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000132"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000135"
                  *     }
                  */
                 "application/json": {
@@ -5021,11 +5031,13 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000133",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000136",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000134",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000137",
                      *           "name": "Ana Souza",
-                     *           "phone": "+5511987650001"
+                     *           "phone": "+5511987650001",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000138",
+                     *           "whatsapp_username": "whatsapp username"
                      *         },
                      *         "last_message": {
                      *           "content": "Olá! Podemos conversar amanhã?",
@@ -5035,8 +5047,8 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000135",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000136",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000139",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000013a",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5080,8 +5092,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000011d",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000011e",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011e",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000011f",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
@@ -5136,8 +5148,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000011f",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000120",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000120",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000121",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5236,8 +5248,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000121",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000122",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000122",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000123",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5445,16 +5457,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000105",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000106",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000106",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000107",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000107",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000108",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-000000000108"
+                     *           "7c9e6679-7425-40de-944b-000000000109"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -5538,16 +5550,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010d",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010f",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010f",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000110",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000110"
+                     *         "7c9e6679-7425-40de-944b-000000000111"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5652,16 +5664,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000109",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010a",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010a",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010b",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010b",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010c",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000010c"
+                     *         "7c9e6679-7425-40de-944b-00000000010d"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5747,16 +5759,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000111",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000112",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000112",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000113",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000113",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000114",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000114"
+                     *         "7c9e6679-7425-40de-944b-000000000115"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6008,7 +6020,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e2",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6068,7 +6080,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e3",
                      *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -6125,17 +6137,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d2",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d3",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000d4",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6143,7 +6155,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000d4",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000d5",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -6229,17 +6241,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d6",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d7",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d8",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6247,7 +6259,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000d8",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000d9",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6302,17 +6314,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000da",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000da",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000db",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000dc",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6320,7 +6332,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000dc",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000dd",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6398,17 +6410,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000de",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000de",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000df",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e0",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6416,7 +6428,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000e0",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e1",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6600,18 +6612,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c1",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000c2",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000c3",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000c3",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000c4",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000c5",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c6",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000c7",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       ],
@@ -6660,17 +6672,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "user": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cb",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner"
                      *         },
                      *         "tenant": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
                      *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
@@ -6710,7 +6722,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000ab",
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000ac",
                  *       "content": "Olá! Podemos conversar amanhã?"
                  *     }
                  */
@@ -6737,18 +6749,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ac",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ad",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ae",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000af",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ad",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ae",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000af",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b0",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b0",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b1",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b1",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b2",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6785,7 +6797,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000ba",
+                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000bb",
                  *       "remote_jid": "5511987650001",
                  *       "message_type": "image",
                  *       "file": "(the file’s bytes)"
@@ -6825,18 +6837,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000bb",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000bc",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000bd",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000be",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000bc",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000bd",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000be",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000bf",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c0",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000c1",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -6875,8 +6887,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000b2",
-                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000b3"
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000b3",
+                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000b4"
                  *     }
                  */
                 "application/json": {
@@ -6902,18 +6914,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b4",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b5",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b6",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b7",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b5",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b6",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b7",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b8",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b9",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ba",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -8193,7 +8205,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e7",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -8201,15 +8213,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e7",
-                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000e9",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000e9",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000eb",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8273,15 +8285,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000eb",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000ed",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ed",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ee",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ee",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ef",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8412,15 +8424,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ef",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f1",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f1",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f2",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f3",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8490,15 +8502,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f3",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f5",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f5",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f6",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f6",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f7",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8855,7 +8867,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e4",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -8915,7 +8927,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e4",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8978,7 +8990,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e6",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -9076,11 +9088,11 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000f7",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f8",
-                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000f9",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f9",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000fa",
                      *         "template_name": "template name",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000fa",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000fb",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
@@ -9465,11 +9477,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fc",
-                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000fd",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fd",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000fe",
                      *       "template_name": "template name",
-                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000fe",
+                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000ff",
                      *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
@@ -9554,8 +9566,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000119",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011b",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9688,8 +9700,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000011b",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011d",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9829,7 +9841,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
@@ -9890,7 +9902,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000c9",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9954,7 +9966,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ca",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -10030,7 +10042,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000115",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000116",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
                      *             "lead.created"
@@ -10097,7 +10109,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000116",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000117",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10191,7 +10203,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000117",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000118",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10258,7 +10270,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000119",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10647,17 +10659,17 @@ export interface operations {
                  *       "type": "lead.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000137",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000013b",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000138",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013c",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000139",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000013d",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10665,7 +10677,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000013a",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000013e",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10743,17 +10755,17 @@ export interface operations {
                  *       "type": "lead.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000013b",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000013f",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013c",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000140",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000013d",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000141",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10761,7 +10773,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000013e",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000142",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10839,17 +10851,17 @@ export interface operations {
                  *       "type": "lead.status_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000013f",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000143",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000140",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000144",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000141",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000145",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10857,7 +10869,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000142",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000146",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10867,8 +10879,8 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000143",
-                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000144"
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000147",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000148"
                  *       }
                  *     }
                  */
@@ -10947,18 +10959,18 @@ export interface operations {
                  *       "type": "message.received",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000145",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000146",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000147",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000148",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000149",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000014c",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000149",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000014d",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *         "template_id": "7c9e6679-7425-40de-944b-00000000014e",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11028,18 +11040,18 @@ export interface operations {
                  *       "type": "message.sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000014b",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014c",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000014d",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000014e",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000150",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000151",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000152",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000153",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-000000000150",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000154",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11109,11 +11121,13 @@ export interface operations {
                  *       "type": "conversation.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000151",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000155",
                  *         "lead": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000152",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000156",
                  *           "name": "Ana Souza",
-                 *           "phone": "+5511987650001"
+                 *           "phone": "+5511987650001",
+                 *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000157",
+                 *           "whatsapp_username": "whatsapp username"
                  *         },
                  *         "last_message": {
                  *           "content": "Olá! Podemos conversar amanhã?",
@@ -11123,8 +11137,8 @@ export interface operations {
                  *         "unread_count": 1,
                  *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                  *         "status": "active",
-                 *         "department_id": "7c9e6679-7425-40de-944b-000000000153",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000154",
+                 *         "department_id": "7c9e6679-7425-40de-944b-000000000158",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000159",
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -11194,17 +11208,17 @@ export interface operations {
                  *       "type": "lead.merged",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000155",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015a",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000156",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000015b",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000157",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000015c",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -11212,7 +11226,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000158",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000015d",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11222,7 +11236,7 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "source_id": "7c9e6679-7425-40de-944b-000000000159"
+                 *         "source_id": "7c9e6679-7425-40de-944b-00000000015e"
                  *       }
                  *     }
                  */
@@ -11296,12 +11310,12 @@ export interface operations {
                  *       "type": "deal.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015f",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000015b",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000015c",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015d",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000160",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000161",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000163",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11318,11 +11332,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000164",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000160",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000161",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000165",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000166",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11332,7 +11346,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000162",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000167",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11447,12 +11461,12 @@ export interface operations {
                  *       "type": "deal.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000168",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000164",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000165",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000166",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000167",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000016a",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000016b",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000016c",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11469,11 +11483,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000168",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000016d",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000169",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000016a",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000016e",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000016f",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11483,7 +11497,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000016b",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000170",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11598,12 +11612,12 @@ export interface operations {
                  *       "type": "deal.stage_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000016c",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000171",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000016d",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000016e",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000016f",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000170",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000172",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000173",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000174",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000175",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11620,11 +11634,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000171",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000176",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000172",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000173",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000177",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000178",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11634,7 +11648,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000174",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000179",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11643,8 +11657,8 @@ export interface operations {
                  *         ],
                  *         "pending_todos": 1,
                  *         "overdue_todos": 1,
-                 *         "from_stage_id": "7c9e6679-7425-40de-944b-000000000175",
-                 *         "to_stage_id": "7c9e6679-7425-40de-944b-000000000176"
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000017a",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000017b"
                  *       }
                  *     }
                  */
@@ -11761,12 +11775,12 @@ export interface operations {
                  *       "type": "deal.won",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000177",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000017c",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000178",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000179",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000017a",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000017b",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000017d",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000017e",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000017f",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000180",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11783,11 +11797,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000017c",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000181",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000017d",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000017e",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000182",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000183",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11797,7 +11811,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000017f",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000184",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11912,12 +11926,12 @@ export interface operations {
                  *       "type": "deal.lost",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000180",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000185",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000181",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000182",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000183",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000184",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000186",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000187",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000188",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000189",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11934,11 +11948,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000185",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000018a",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000186",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000187",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000018b",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000018c",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11948,7 +11962,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000188",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000018d",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12063,7 +12077,7 @@ export interface operations {
                  *       "type": "deal.deleted",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000189"
+                 *         "id": "7c9e6679-7425-40de-944b-00000000018e"
                  *       }
                  *     }
                  */
@@ -12116,7 +12130,7 @@ export interface operations {
                  *       "type": "webhook.test",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "webhook_id": "7c9e6679-7425-40de-944b-00000000018a",
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-00000000018f",
                  *         "message": "Olá! Podemos conversar amanhã?"
                  *       }
                  *     }

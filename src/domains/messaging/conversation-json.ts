@@ -29,7 +29,14 @@ const CONVERSATION: Record<string, string> = {
 };
 
 /** ConversationLead over `l` (the conversation's lead, joined). */
-const LEAD: Record<string, string> = { id: 'l.id', name: 'l.name', phone: 'l.phone', __typename: `'ConversationLead'` };
+const LEAD: Record<string, string> = {
+  id: 'l.id',
+  name: 'l.name',
+  phone: 'l.phone',
+  whatsapp_user_id: 'l.whatsapp_user_id',
+  whatsapp_username: 'l.whatsapp_username',
+  __typename: `'ConversationLead'`,
+};
 
 /** LastMessage over `c`: the columns the message's transaction keeps (shapes.ts lastMessage). */
 const LAST_MESSAGE: Record<string, string> = {

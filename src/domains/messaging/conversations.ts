@@ -114,7 +114,7 @@ async function announceUpdate(ctx: Context, id: string, input: ConversationChang
   // The change the caller was allowed to make, announced to whoever sees the conversation now.
   const conversation = await ctx.db.$unrestricted().conversation.findUnique({
     where: { id },
-    include: { lead: { select: { id: true, name: true, phone: true } } },
+    include: { lead: { select: { id: true, name: true, phone: true, whatsapp_user_id: true, whatsapp_username: true } } },
   });
   if (!conversation) return;
   const snapshot = conversationData(conversation, conversation.lead);

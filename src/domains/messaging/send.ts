@@ -9,6 +9,7 @@ import type { Context } from '../../context/context.js';
 import type { TenantTx } from '../../db/tenant-scope.js';
 import { AppError, notFound, invalidField } from '../../errors.js';
 import type { Channel, Conversation, Lead, Message } from '../../generated/prisma/client.js';
+import type { ConversationLeadRow } from './shapes.js';
 import { enqueue } from '../../jobs/enqueue.js';
 import { DELIVER_QUEUE, type DeliverPayload } from './deliver.js';
 import { canReceiveMessages } from '../common/phone.js';
@@ -54,7 +55,7 @@ export async function visibleOpenConversation(tx: TenantTx, leadId: string): Pro
  */
 export async function conversationToWrite(
   tx: TenantTx,
-  lead: Pick<Lead, 'id' | 'name' | 'phone'>,
+  lead: ConversationLeadRow,
   open: Conversation | null,
   channel: Channel,
 ): Promise<Conversation> {

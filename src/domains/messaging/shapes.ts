@@ -11,10 +11,19 @@ export function lastMessage(c: Pick<Conversation, 'last_message_content' | 'last
   return c.last_message_at ? { content: c.last_message_content ?? '', role: c.last_message_role!, timestamp: c.last_message_at } : null;
 }
 
-export function conversationData(c: Conversation, lead: Pick<Lead, 'id' | 'name' | 'phone'>) {
+/** What a conversation shows of its lead: who it is and how WhatsApp knows them. */
+export type ConversationLeadRow = Pick<Lead, 'id' | 'name' | 'phone' | 'whatsapp_user_id' | 'whatsapp_username'>;
+
+export function conversationData(c: Conversation, lead: ConversationLeadRow) {
   return {
     id: c.id,
-    lead: { id: lead.id, name: lead.name, phone: lead.phone },
+    lead: {
+      id: lead.id,
+      name: lead.name,
+      phone: lead.phone,
+      whatsapp_user_id: lead.whatsapp_user_id,
+      whatsapp_username: lead.whatsapp_username,
+    },
     last_message: lastMessage(c),
     unread_count: c.unread_count,
     window_expires_at: windowExpiresAt(c),

@@ -16,7 +16,7 @@ import { recordLeadCreated } from '../leads/events.js';
 import { phoneForms } from '../common/phone.js';
 import type { Config } from '../../config.js';
 import { announceConversationOnCommit, announceMessageOnCommit } from './live.js';
-import { conversationData } from './shapes.js';
+import { conversationData, type ConversationLeadRow } from './shapes.js';
 
 /** The lead with this phone (in any of its forms), created (and `lead.created` emitted) when the phone is new. */
 export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
@@ -53,11 +53,7 @@ const seenConversation = (visible: VisibleSql) => Prisma.sql`c.tenant_id::text A
   ${visible.conversation(Prisma.sql`c`)} AS visible`;
 
 /** The lead's open conversation, or a new one (`conversation.created`) with these defaults; either may be hidden from the caller. */
-export async function openConversation(
-  tx: TenantTx,
-  lead: Pick<Lead, 'id' | 'name' | 'phone'>,
-  defaults: NewConversation,
-): Promise<SeenConversation> {
+export async function openConversation(tx: TenantTx, lead: ConversationLeadRow, defaults: NewConversation): Promise<SeenConversation> {
   // The conflicting open conversation can be archived between the two statements: then try again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const [inserted] = await tx.$tenantQuery<SeenConversation[]>(
@@ -139,7 +135,9 @@ export async function appendMessage(
     },
   });
   const unread = input.role === 'user' ? 1 : 0;
-  const [row] = await tx.$tenantQuery<(Conversation & { lead_name: string; lead_phone: string })[]>(
+  const [row] = await tx.$tenantQuery<
+    (Conversation & { lead_name: string; lead_phone: string | null; lead_user_id: string | null; lead_username: string | null })[]
+  >(
     (tenant) => Prisma.sql`
     UPDATE conversations c SET
       unread_count = c.unread_count + ${unread}::int,
@@ -152,10 +150,17 @@ export async function appendMessage(
     WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid AND l.tenant_id = c.tenant_id AND l.id = c.lead_id
     RETURNING c.id::text AS id, c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id,
       c.status::text AS status, c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role,
-      c.last_message_at, c.last_inbound_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone`,
+      c.last_message_at, c.last_inbound_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone,
+      l.whatsapp_user_id AS lead_user_id, l.whatsapp_username AS lead_username`,
   );
   if (row) {
-    const lead = { id: row.lead_id, name: row.lead_name, phone: row.lead_phone };
+    const lead = {
+      id: row.lead_id,
+      name: row.lead_name,
+      phone: row.lead_phone,
+      whatsapp_user_id: row.lead_user_id,
+      whatsapp_username: row.lead_username,
+    };
     announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(row, lead) }]);
     announceMessageOnCommit(tx, config, message, row.department_id);
   }

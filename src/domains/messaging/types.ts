@@ -178,11 +178,13 @@ export const LastMessage = builder.objectRef<{ content: string; role: 'user' | '
 /** The lead of a conversation as the spec's list item shows it; the whole lead is one field further (graph only). */
 export const ConversationLead = builder.prismaObject('Lead', {
   variant: 'ConversationLead',
-  description: 'The lead of a conversation: id, name and phone (`details` has the whole lead, on GraphQL).',
+  description: 'The lead of a conversation: who it is and how WhatsApp knows them (`details` has the whole lead, on GraphQL).',
   fields: (t) => ({
     id: t.expose('id', { type: 'UUID' }),
     name: t.exposeString('name'),
     phone: t.exposeString('phone', { nullable: true, description: 'E.164; null for a lead known by its WhatsApp user id alone.' }),
+    whatsapp_user_id: t.exposeString('whatsapp_user_id', { nullable: true, description: 'Meta’s business-scoped user id (BSUID).' }),
+    whatsapp_username: t.exposeString('whatsapp_username', { nullable: true, description: 'The WhatsApp username, for display.' }),
     details: t.variant(Lead, { extensions: GRAPH_ONLY, description: 'The whole lead.' }),
   }),
 });
@@ -333,11 +335,13 @@ export const InboundResultType = builder.objectRef<InboundResult>('InboundResult
 // ---- conversationUpdated ----
 
 const ConversationSnapshotLead = builder.objectRef<ConversationSnapshot['lead']>('ConversationSnapshotLead').implement({
-  description: 'The lead of a conversation: id, name and phone.',
+  description: 'The lead of a conversation: who it is and how WhatsApp knows them.',
   fields: (t) => ({
     id: t.field({ type: 'UUID', resolve: (l) => l.id }),
     name: t.exposeString('name'),
     phone: t.exposeString('phone', { nullable: true, description: 'E.164; null for a lead known by its WhatsApp user id alone.' }),
+    whatsapp_user_id: t.exposeString('whatsapp_user_id', { nullable: true, description: 'Meta’s business-scoped user id (BSUID).' }),
+    whatsapp_username: t.exposeString('whatsapp_username', { nullable: true, description: 'The WhatsApp username, for display.' }),
   }),
 });
 
