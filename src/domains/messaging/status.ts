@@ -5,7 +5,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
-import type { TenantTx } from '../../db/tenant-scope.js';
+import type { TenantDb, TenantTx } from '../../db/tenant-scope.js';
 import { notFound, invalidField } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import type { Message, MessageStatus } from '../../generated/prisma/client.js';
@@ -37,7 +37,7 @@ export interface StatusChange {
  * this status already.
  */
 export async function advanceSentByProviderId(
-  db: Pick<TenantTx, '$tenantQuery'>,
+  db: Pick<TenantDb, '$tenantQueryDirect'>,
   channelId: string,
   providerMessageId: string,
   change: Pick<StatusChange, 'status' | 'error'>,
@@ -45,7 +45,7 @@ export async function advanceSentByProviderId(
   const from = FROM[change.status].filter((s) => s !== 'pending');
   if (!from.length) return false;
   const error = change.status === 'failed' ? Prisma.sql`${change.error ?? null}::text` : Prisma.sql`m.error`;
-  const [moved] = await db.$tenantQuery<{ n: number }[]>(
+  const [moved] = await db.$tenantQueryDirect<{ n: number }>(
     (tenant) => Prisma.sql`
     WITH moved AS (
       UPDATE messages m SET status = ${change.status}::"MessageStatus", error = ${error}, updated_at = now()

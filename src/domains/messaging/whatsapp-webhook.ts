@@ -21,12 +21,21 @@ import { whatsAppConfig } from './channels.js';
 import { receiveMessage } from './inbound.js';
 import { advanceSentByProviderId, advanceStatus, REPORTED_STATUSES, type ReportedStatus } from './status.js';
 import { tenantClientsOf } from '../../db/tenant-scope.js';
+import type { DirectSql } from '../../db/direct.js';
 
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
-async function whatsAppChannel(prisma: PrismaClient, id: string): Promise<Channel> {
-  // The provider's URL names the channel alone: found by its own index on id, across organisations.
-  const channel = isUuid(id) ? await prisma.channel.findFirst({ where: { id } }) : null;
+type WebhookChannel = Pick<Channel, 'id' | 'tenant_id' | 'provider' | 'config'>;
+
+/** The provider's URL names the channel alone: found by its own index on id, across organisations (on `pg` where there is one: every notification reads it). */
+async function whatsAppChannel(prisma: PrismaClient, direct: DirectSql | undefined, id: string): Promise<WebhookChannel> {
+  if (!isUuid(id)) throw notFound('Canal');
+  const [channel] = direct
+    ? await direct.query<WebhookChannel>(
+        'SELECT id::text AS id, tenant_id::text AS tenant_id, provider::text AS provider, config FROM channels WHERE id = $1::uuid',
+        [id],
+      )
+    : await prisma.channel.findMany({ where: { id }, select: { id: true, tenant_id: true, provider: true, config: true }, take: 1 });
   if (!channel || channel.provider !== 'whatsapp_cloud') throw notFound('Canal');
   return channel;
 }
@@ -45,7 +54,7 @@ export function validSignature(raw: Uint8Array, header: string | null, appSecret
 }
 
 export async function verifyWebhook({ url, params, ctx }: HandlerInput): Promise<Response> {
-  const channel = await whatsAppChannel(ctx.prisma, params.id);
+  const channel = await whatsAppChannel(ctx.prisma, ctx.direct, params.id);
   const expected = whatsAppConfig(channel).verify_token;
   const token = url.searchParams.get('hub.verify_token');
   const challenge = url.searchParams.get('hub.challenge');
@@ -164,7 +173,7 @@ function changesOf(payload: unknown): ChangeValue[] {
 }
 
 export async function receiveWebhook({ request, params, ctx }: HandlerInput) {
-  const channel = await whatsAppChannel(ctx.prisma, params.id);
+  const channel = await whatsAppChannel(ctx.prisma, ctx.direct, params.id);
   const config = whatsAppConfig(channel);
   const raw = await readLimitedBody(request, MAX_WEBHOOK_BYTES);
   if (!config.app_secret || !validSignature(raw, request.headers.get('x-hub-signature-256'), config.app_secret)) {
