@@ -11,6 +11,7 @@ export default tseslint.config(
       'test/rest-client/generated-clients/',
       'test/gql/',
       'coverage/',
+      'dist/',
       'data/',
       '**/*.mjs',
       '**/*.js',
