@@ -161,8 +161,10 @@ describe('users', () => {
     for (let round = 0; round < 3; round++) {
       const org = await api.newOrg();
       const second = await user(org, 'owner');
-      const demote = (id: string) => api.rest('PUT', `/backend/users/${id}`, { key: org.key, body: { role: 'admin' } });
-      const answers = await Promise.all([demote(org.userId), demote(second.id)]);
+      // Each owner steps down with its own key: whichever commits second is the last owner (409). With one
+      // key for both, the second could instead find its caller no longer an owner (403).
+      const demote = (id: string, key: string) => api.rest('PUT', `/backend/users/${id}`, { key, body: { role: 'admin' } });
+      const answers = await Promise.all([demote(org.userId, org.key), demote(second.id, second.key)]);
       expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
       const owners = await api.db.prisma.user.count({ where: { tenant_id: org.tenantId, role: 'owner', deleted_at: null } });
       expect(owners).toBe(1);
