@@ -2,6 +2,7 @@
 // domains' manifests) and the REST schema: paths, parameters, bodies, every answer's real shape and every error
 // answer in the route's style. Nothing is written by hand, so a new domain's routes are documented
 // from their first commit.
+import { createRequire } from 'node:module';
 import {
   GraphQLNonNull,
   isInputObjectType,
@@ -21,6 +22,9 @@ import { errorResponse, errorResponseName, errorStatuses, takesIdempotencyKey } 
 import { ExampleMaker, recordOf } from './examples.js';
 import { holdsScalar, SchemaRegistry } from './schemas.js';
 import { eventBodySchemas, webhooksSection } from './webhooks.js';
+
+/** The API's version is the package's (semver; CHANGELOG.md lists what each one changed). */
+const PACKAGE_VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
 type Operation = Record<string, unknown> & { responses: Record<string, unknown> };
@@ -290,7 +294,7 @@ export function buildOpenApiDocument(
     openapi: '3.1.0',
     info: {
       title: 'Funil REST API',
-      version: '1.0.0',
+      version: PACKAGE_VERSION,
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
