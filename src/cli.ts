@@ -17,6 +17,8 @@ import type { Context } from './context/context.js';
 import { setLogLevel } from './log.js';
 import { createStorage } from './storage/create.js';
 import { resealSecrets } from './reseal-secrets.js';
+import { createApp } from './app.js';
+import { seedDemo } from './seed-demo.js';
 import { configureSecrets, generateSecretsKey } from './secrets.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -31,6 +33,7 @@ Commands:
   list-keys --tenant ID                                          keys (no secrets)
   revoke-key --id KEY_ID                                         next request with it gets 401
   delete-key --id KEY_ID
+  seed-demo [--name NAME]                                        a sample organisation to explore (leads, a board, conversations)
   backup FILE                                                    the embedded database and stored files, in one .tar.gz
   restore FILE                                                   a backup into an empty DATA_DIR (and STORAGE_DIR)
 `;
@@ -162,6 +165,27 @@ export async function runCli(argv: string[], { env = process.env, print = consol
         configureSecrets(config);
         const r = await resealSecrets(prisma);
         print(`sealed with the current key: ${r.webhooks} webhook(s), ${r.channels} channel(s)`);
+        break;
+      }
+      case 'seed-demo': {
+        const org = await createOrganisation(prisma, { name: values.name ?? 'Demo' });
+        const app = createApp(config, db);
+        try {
+          const demo = await seedDemo(app, { tenantId: org.tenant.id, key: org.api_key });
+          print(
+            JSON.stringify(
+              {
+                tenant: { id: org.tenant.id, name: org.tenant.name },
+                api_key: org.api_key,
+                try_in_graphiql: `{ pipelineBoard(id: "${demo.pipelineId}") { total_deals stages { deal_count total stage { name deals(first: 20) { nodes { number total lead { name company } } } } } } }`,
+              },
+              null,
+              2,
+            ),
+          );
+        } finally {
+          app.close();
+        }
         break;
       }
       case 'delete-key': {

@@ -2,6 +2,7 @@
 // commands run in this process (runCli), one after another; the process itself (its output, its exit
 // code) is checked by the first and the last test.
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -10,6 +11,9 @@ import { migratedDataDir } from '../helpers/database.js';
 import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
 import { hashApiKey } from '../../src/auth/keys.js';
 import { runCli } from '../../src/cli.js';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
 
 const run = promisify(execFile);
 const schema = `funil_test_${Math.floor(Date.now() / 1000)}_cli${randomBytes(3).toString('hex')}`;
@@ -88,6 +92,46 @@ describe('admin CLI', () => {
     const key = (await cli('keygen', '--secrets')).trim();
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await cli('reseal-secrets')).toMatch(/^sealed with the current key: \d+ webhook\(s\), \d+ channel\(s\)\n$/);
+  });
+
+  it('seeds a sample organisation whose board, conversations and knowledge a newcomer can query', { timeout: 240_000 }, async () => {
+    const printed = JSON.parse(await cli('seed-demo', '--name', 'Demo CLI'));
+    expect(printed).toMatchObject({ tenant: { name: 'Demo CLI' }, api_key: expect.stringMatching(/^fnl_/) });
+    // The suggested query, on an app over the same database.
+    const config = loadConfig({ ...process.env, ...env });
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'db'), migrate: false });
+    const app = createApp(config, db);
+    try {
+      const gql = async (query: string) => {
+        const r = await app.fetch(
+          new Request('http://cli.test/graphql', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${printed.api_key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ query }),
+          }),
+        );
+        return (await r.json()) as { data: any; errors?: unknown };
+      };
+      const board = await gql(printed.try_in_graphiql);
+      expect(board.errors).toBeUndefined();
+      const stages = board.data.pipelineBoard.stages as { deal_count: number; stage: { name: string; deals: { nodes: unknown[] } } }[];
+      expect(stages.map((s) => [s.stage.name, s.deal_count, s.stage.deals.nodes.length])).toEqual([
+        ['Entrada', 3, 3],
+        ['Em andamento', 3, 3],
+        ['Ganho', 1, 1],
+        ['Perdido', 1, 1],
+      ]);
+      const rest = await gql(
+        '{ leads { pagination { total } } conversations { data { unread_count last_message { role } } } knowledgeItems { name } }',
+      );
+      expect(rest.errors).toBeUndefined();
+      expect(rest.data.leads.pagination.total).toBe(8);
+      expect(rest.data.conversations.data).toHaveLength(3);
+      expect(rest.data.knowledgeItems).toEqual([{ name: 'Horário e entregas' }]);
+    } finally {
+      app.close();
+      await db.close();
+    }
   });
 
   it('explains a missing option and exits non-zero', async () => {
