@@ -23,7 +23,7 @@ const LEADS = [
 
 /** Creates the sample organisation through `app`; `owner` is its Owner's key, `tenantId` its id. */
 export async function seedDemo(app: App, owner: { tenantId: string; key: string }): Promise<DemoOrganisation> {
-  const call = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => {
+  const call = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
     // https: a production configuration refuses plain HTTP, and nothing here leaves the process.
     const res = await app.fetch(
       new Request(`https://demo.funil.local${path}`, {
@@ -51,7 +51,7 @@ export async function seedDemo(app: App, owner: { tenantId: string; key: string 
   const leads: { id: string; phone: string }[] = [];
   for (const [i, lead] of LEADS.entries())
     leads.push(
-      await call('POST', '/backend/leads', {
+      await call<{ id: string; phone: string }>('POST', '/backend/leads', {
         ...lead,
         ...(i % 3 === 0 ? { tag_ids: [vip.id], status_id: qualificado.id } : {}),
         custom_fields: { origem: i % 2 ? 'Instagram' : 'Indicação' },
