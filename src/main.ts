@@ -1,6 +1,7 @@
 // `npm start`: validate the environment, open (and migrate) the database, run the domains' start hooks
 // (./start-hooks.ts: the first start creates an organisation), serve, and shut down cleanly on
 // SIGTERM/SIGINT.
+import net from 'node:net';
 import path from 'node:path';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -26,6 +27,8 @@ async function main() {
     throw e;
   }
   setLogLevel(config.logLevel);
+  // The port first: a start that cannot listen must not create a database, nor an organisation and its key.
+  const held = await holdPort(config.host, config.port);
   // The first start on a new data directory spends several seconds creating the schema.
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   console.log(`Opening the database (${where})${config.migrateOnStart ? ' and applying pending migrations' : ''}…`);
@@ -39,6 +42,7 @@ async function main() {
   });
   const app = createApp(config, db);
   await runStartHooks({ db, config, storage: app.deps.storage });
+  await new Promise((resolve) => held.close(resolve));
   const server = await listen(app, config);
   const jobs = await startJobRunner(db, config);
   console.log(
@@ -78,8 +82,25 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+class PortInUseError extends Error {}
+
+/** Listens on the address with a bare server (no answers) until the real one takes it over; PortInUseError when it cannot. */
+function holdPort(host: string, port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer((socket) => socket.destroy());
+    probe.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE' || e.code === 'EACCES'
+          ? new PortInUseError(`Cannot listen on ${host}:${port} (${e.code}): nothing was created. Stop what holds the port, or set PORT.`)
+          : e,
+      ),
+    );
+    probe.listen(port, host, () => resolve(probe));
+  });
+}
+
 main().catch((e) => {
-  if (e instanceof DataDirInUseError || e instanceof MigrationsPendingError) console.error(e.message);
+  if (e instanceof DataDirInUseError || e instanceof MigrationsPendingError || e instanceof PortInUseError) console.error(e.message);
   else log.error('failed to start', { error: errorText(e) });
   process.exit(1);
 });

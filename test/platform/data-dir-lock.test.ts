@@ -120,6 +120,27 @@ describe.runIf(testDatabaseKind() === 'pglite')('embedded database lock (real pr
       expect(fs.existsSync(lockFile)).toBe(false);
     },
   );
+
+  it('creates nothing when its port is taken: no database, no organisation, no key', { timeout: 60_000 }, async () => {
+    const dataDir = path.join(tempDir(), 'data');
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const failed = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { ...process.env, NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir },
+      }).then(
+        () => ({ code: 0, stdout: '', stderr: '' }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`Cannot listen on 127.0.0.1:${port} (EADDRINUSE): nothing was created`);
+      expect(failed.stdout).not.toContain('fnl_');
+      expect(fs.existsSync(dataDir)).toBe(false);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 });
 
 describe.runIf(testDatabaseKind() === 'postgres')('PostgreSQL needs no lock (real processes)', () => {
