@@ -74,7 +74,8 @@ async function main() {
     await Promise.all([server.close({ delayMs }), streamsEnd, jobs.stop({ timeoutMs: Math.max(timeoutMs - 1_000, 0) })]);
     closeLiveHub(config);
     await db.close();
-    await stopTracing(); // the spans still buffered
+    const unsent = await stopTracing(); // the spans still buffered
+    if (unsent) log.warn('spans not sent at shutdown', { error: unsent.message });
     clearTimeout(force);
     process.exit(0);
   };

@@ -26,7 +26,26 @@ export function traced<T>(name: string, attributes: SpanAttributes, fn: () => Pr
 
 export const activeTraceId = (): string | undefined => tracer?.traceId();
 
-/** At shutdown: flushes the buffered spans (nothing to do when tracing is off). */
-export async function stopTracing(): Promise<void> {
-  await tracer?.shutdown();
+/** How long a stop waits for the collector: an unreachable one must not hold the exit. */
+const FLUSH_TIMEOUT_MS = 2_000;
+
+/**
+ * At shutdown: flushes the buffered spans, for at most FLUSH_TIMEOUT_MS (nothing to do when tracing is
+ * off). A collector that is gone loses the spans, not the exit code: its failure is returned, not thrown.
+ */
+export async function stopTracing(): Promise<Error | undefined> {
+  if (!tracer) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Error>((resolve) => {
+    timer = setTimeout(() => resolve(new Error(`the trace collector did not answer within ${FLUSH_TIMEOUT_MS} ms`)), FLUSH_TIMEOUT_MS);
+  });
+  const flushed = tracer.shutdown().then(
+    () => undefined,
+    (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+  );
+  try {
+    return await Promise.race([flushed, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

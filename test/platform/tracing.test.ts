@@ -184,4 +184,19 @@ describe('OpenTelemetry', () => {
       await receiver.close();
     }
   });
+
+  it('stops with exit code 0 within its timeout when the collector is gone', { timeout: 60_000 }, async () => {
+    const gone = await otlpReceiver();
+    await gone.close();
+    const server = await spawnServer({ ...databaseEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: gone.url, BOOTSTRAP_API_KEY: KEY, WORKERS: 'false' });
+    await server.listening;
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`http://127.0.0.1:${server.port}/backend/tags`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(
+        200,
+      );
+    server.proc.kill('SIGTERM');
+    // 0: within SHUTDOWN_TIMEOUT_MS (past it the exit code is 1), the collector given 2 s at most.
+    expect(await server.exited).toBe(0);
+    expect(server.output()).not.toMatch(/ECONNREFUSED.*\n.*at |Unhandled/);
+  });
 });
