@@ -2,11 +2,8 @@
 // phone, Brazilian mobiles with and without their ninth digit as one number. Over REST and GraphQL,
 // through the inbound route, the signed Cloud webhook and delivery to a fake Cloud API on loopback.
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
-import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeCloudApi } from './fake-cloud-api.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { eventTypes, makeChannel, send, waitForMessage } from './helpers.js';
 
@@ -14,37 +11,8 @@ const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const APP_SECRET = 'identities-app-secret';
 const PHONE_NUMBER_ID = '106540352242922';
 
-const sent: any[] = [];
-let provider: http.Server;
-let apiUrl: string;
-let runner: JobRunner;
-
-beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      sent.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: `wamid.ID${sent.length}` }] }));
-    });
-  });
-  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-  apiUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  runner = await runJobs(api.db, {
-    queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }],
-    pollMs: 100,
-  });
-});
-
-afterAll(async () => {
-  await runner?.stop({ timeoutMs: 2_000 });
-  provider.closeAllConnections();
-  await new Promise((resolve) => provider.close(resolve));
-});
-
-beforeEach(() => {
-  sent.length = 0;
-});
+const cloud = useFakeCloudApi(api, 'ID');
+const sent = cloud.sent;
 
 let ids = 1502576394655000;
 const nextBsuid = () => `BR.${ids++}`;
@@ -59,7 +27,7 @@ async function whatsappChannel(org: Org) {
   return makeChannel(api, org, {
     name: 'WhatsApp',
     provider: 'whatsapp_cloud',
-    config: { api_url: apiUrl, phone_number_id: PHONE_NUMBER_ID, access_token: 'token', app_secret: APP_SECRET },
+    config: { api_url: cloud.url(), phone_number_id: PHONE_NUMBER_ID, access_token: 'token', app_secret: APP_SECRET },
   });
 }
 

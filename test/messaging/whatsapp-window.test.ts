@@ -2,11 +2,8 @@
 // live change), and on a whatsapp_cloud channel free text and media refused with 422 WINDOW_CLOSED while
 // it is closed (before anything is stored or sent: 0 calls to the fake Cloud API), templates accepted;
 // other providers do not enforce it.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
-import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeCloudApi } from './fake-cloud-api.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { PNG } from '../uploads/helpers.js';
 import { providerTemplate, syncTemplates } from '../templates/helpers.js';
@@ -14,37 +11,8 @@ import { inbound, makeChannel, nextMobile, waitForMessage } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 
-const calls: any[] = [];
-let provider: http.Server;
-let apiUrl: string;
-let runner: JobRunner;
-
-beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      calls.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: `wamid.W${calls.length}` }] }));
-    });
-  });
-  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-  apiUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  runner = await runJobs(api.db, {
-    queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }],
-    pollMs: 100,
-  });
-});
-
-afterAll(async () => {
-  await runner?.stop({ timeoutMs: 2_000 });
-  provider.closeAllConnections();
-  await new Promise((resolve) => provider.close(resolve));
-});
-
-beforeEach(() => {
-  calls.length = 0;
-});
+const cloud = useFakeCloudApi(api, 'W');
+const calls = cloud.sent;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -52,7 +20,7 @@ async function cloudChannel(org: Org) {
   return makeChannel(api, org, {
     name: 'WhatsApp',
     provider: 'whatsapp_cloud',
-    config: { api_url: apiUrl, phone_number_id: '1077', access_token: 'token' },
+    config: { api_url: cloud.url(), phone_number_id: '1077', access_token: 'token' },
   });
 }
 

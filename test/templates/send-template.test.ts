@@ -1,48 +1,16 @@
 // POST /backend/messages/send-template and sendTemplateMessage: an approved template sent to a lead,
 // its body rendered and stored, and delivered to a fake WhatsApp Cloud API on loopback as the Cloud
 // API's template message (by phone, or by BSUID for a lead without one).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { messageDeliveryQueue } from '../../src/domains/messaging/deliver.js';
-import { runJobs, type JobRunner } from '../../src/jobs/runner.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeCloudApi } from '../messaging/fake-cloud-api.js';
 import { useTestApp, type Org } from '../helpers/app.js';
 import { makeChannel, makeDepartment, makeUser, waitForMessage } from '../messaging/helpers.js';
 import { providerTemplate, syncTemplates } from './helpers.js';
 
 const api = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 
-const sent: any[] = [];
-let provider: http.Server;
-let apiUrl: string;
-let runner: JobRunner;
-
-beforeAll(async () => {
-  provider = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      sent.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages: [{ id: `wamid.T${sent.length}` }] }));
-    });
-  });
-  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-  apiUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  runner = await runJobs(api.db, {
-    queues: [{ ...messageDeliveryQueue({ db: api.db, config: api.config }), retryDelays: [50] }],
-    pollMs: 100,
-  });
-});
-
-afterAll(async () => {
-  await runner?.stop({ timeoutMs: 2_000 });
-  provider.closeAllConnections();
-  await new Promise((resolve) => provider.close(resolve));
-});
-
-beforeEach(() => {
-  sent.length = 0;
-});
+const cloud = useFakeCloudApi(api, 'T');
+const sent = cloud.sent;
 
 let mobiles = 5531977700000;
 
@@ -51,7 +19,7 @@ async function setup() {
   const channel = await makeChannel(api, org, {
     name: 'WhatsApp',
     provider: 'whatsapp_cloud',
-    config: { api_url: apiUrl, phone_number_id: '1065', access_token: 'token' },
+    config: { api_url: cloud.url(), phone_number_id: '1065', access_token: 'token' },
   });
   const [proposta, pendente, fixo] = await syncTemplates(api, org, [
     providerTemplate('proposta'),
