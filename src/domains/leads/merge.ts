@@ -16,7 +16,7 @@ import { LOCKING_TX, lockRow } from '../common/lock.js';
 import type { Selection } from '../common/types.js';
 import { customFields } from '../common/custom-fields.js';
 import { emitMany } from '../../events/emit.js';
-import { leadPayload, recordLeadUpdated } from './events.js';
+import { leadPayload } from './events.js';
 import { settleLeadTags } from './loaders.js';
 import { MAX_TAGS } from './limits.js';
 
@@ -74,8 +74,12 @@ export async function mergeLeads(ctx: Context, id: string, sourceId: string, que
         updated_at: new Date(),
       },
     });
-    await recordLeadUpdated(tx, id, lead.status_id);
-    await emitMany(tx, [{ type: 'lead.merged', data: { ...(await leadPayload(tx, id)), source_id: sourceId } }]);
+    // The survivor keeps its status: no lead.status_changed. One read of the lead for both events.
+    const merged = await leadPayload(tx, id);
+    await emitMany(tx, [
+      { type: 'lead.updated', data: merged },
+      { type: 'lead.merged', data: { ...merged, source_id: sourceId } },
+    ]);
     await settleLeadTags(ctx, tx, id);
     return tx.lead.findUniqueOrThrow({ ...query, where: { id } });
   }, LOCKING_TX);
