@@ -11,6 +11,7 @@
 //   conversations  conversations list (limit 20, 100) over 10,000 conversations and 1M messages: REST, raw SQL
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //   cloud-webhook  signed WhatsApp Cloud notifications (messages and statuses): events/s and ack p99, raw SQL
+//   cadences  10,000 cadence sends due at once, drained to a loopback Cloud API: sends/s and lateness p99, a raw SQL loop
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
 //   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
@@ -51,6 +52,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./messaging.js')).conversationsLine,
     (await import('./messaging.js')).inboundLine,
     (await import('./cloud-webhook.js')).cloudWebhookLine,
+    (await import('./cadences.js')).cadencesLine,
     (await import('./pglite.js')).pgliteLine,
     (await import('./metrics.js')).metricsLine,
     (await import('./fairness.js')).fairnessLine,

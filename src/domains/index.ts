@@ -5,6 +5,7 @@
 import { guardRootFields } from '../auth/access.js';
 import { registerPermissions } from '../auth/permissions.js';
 import { registerEventTypes } from '../events/types.js';
+import { registerReactions } from '../events/emit.js';
 import { registerStoredFiles } from '../storage/stored-file-columns.js';
 import { registerRowPolicies } from '../db/row-policy.js';
 import { builder } from '../schema/builder.js';
@@ -20,6 +21,7 @@ import { knowledgeDomain } from './knowledge/index.js';
 import { webhooksDomain } from './webhooks/index.js';
 import { uploadsDomain } from './uploads/index.js';
 import { messagingDomain } from './messaging/index.js';
+import { cadencesDomain } from './cadences/index.js';
 
 export const domains: readonly DomainManifest[] = [
   accountsDomain,
@@ -32,10 +34,12 @@ export const domains: readonly DomainManifest[] = [
   webhooksDomain,
   uploadsDomain,
   messagingDomain,
+  cadencesDomain,
 ];
 
 registerPermissions(domains.flatMap((d) => d.permissions ?? []));
 for (const domain of domains) registerEventTypes(domain.events ?? []);
+registerReactions(domains.flatMap((d) => d.reactions ?? []));
 registerStoredFiles(domains.flatMap((d) => d.storedFiles ?? []));
 registerRowPolicies(domains.flatMap((d) => d.rowPolicies ?? []));
 

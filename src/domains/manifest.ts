@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { RowPolicy } from '../db/row-policy.js';
 import type { EventTypeSpec } from '../events/types.js';
+import type { EventReaction } from '../events/emit.js';
 import type { SuccessShape } from '../http/responses.js';
 import type { QueueFactory } from '../jobs/queue.js';
 import type { StoredFileColumns } from '../storage/stored-file-columns.js';
@@ -114,6 +115,8 @@ export interface DomainManifest {
   queues?: readonly QueueFactory[];
   /** The event types the domain emits (events/types.ts), in the order webhooks list them. */
   events?: readonly EventTypeSpec[];
+  /** What the domain does, in the same statement, when events of other domains are written (events/emit.ts). */
+  reactions?: readonly EventReaction[];
   /** The columns that keep the keys of its files in storage (storage/stored-file-columns.ts). */
   storedFiles?: readonly StoredFileColumns[];
   /** Which rows of its models a caller may see, applied by the request's scoped client (db/row-policy.ts). */

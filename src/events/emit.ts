@@ -88,6 +88,7 @@ export function emitCtes(
 ): Prisma.Sql {
   checkTypes(events);
   const rows = JSON.stringify(events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data })));
+  const reacting = reactionCtes(tenant, events, when);
   return Prisma.sql`
   emit_rows AS (
     SELECT (e.event->>'id')::uuid AS id, e.event->>'type' AS type, e.event->'data' AS data, e.n
@@ -102,5 +103,58 @@ export function emitCtes(
     SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', emitted.tenant_id::text, 'event_id', emitted.id::text),
       emitted.tenant_id::text
     FROM emitted JOIN emit_rows r ON r.id = emitted.id ORDER BY r.n
-    RETURNING id)`;
+    RETURNING id)${
+      reacting.length
+        ? Prisma.sql`,
+  ${Prisma.join(reacting, ',\n  ')}`
+        : Prisma.empty
+    }`;
+}
+
+/**
+ * Events written by a statement from its own rows: `select` answers (type text, data jsonb) rows, in
+ * order; `name_rows` gives them their ids and places (materialised: read twice, made once),
+ * `name_events` writes them and `name_queued` their dispatch jobs in that order (as emitCtes does). For
+ * what only the database knows when the statement runs (the enrolments a reply stops).
+ */
+export function selectedEventCtes(name: string, tenant: Prisma.Sql, select: Prisma.Sql): Prisma.Sql[] {
+  const rows = Prisma.raw(`${name}_rows`);
+  return [
+    Prisma.sql`${rows} AS MATERIALIZED (
+    SELECT gen_random_uuid() AS id, s.type, s.data, row_number() OVER () AS n FROM (${select}) AS s(type, data))`,
+    Prisma.sql`${Prisma.raw(`${name}_events`)} AS (
+    INSERT INTO events (tenant_id, id, type, data)
+    SELECT ${tenant}, r.id, r.type, r.data FROM ${rows} r ORDER BY r.n
+    RETURNING id)`,
+    Prisma.sql`${Prisma.raw(`${name}_queued`)} AS (
+    INSERT INTO jobs (queue, payload, group_key)
+    SELECT ${EVENTS_DISPATCH_QUEUE}::text, jsonb_build_object('tenant_id', ${tenant}::text, 'event_id', r.id::text), ${tenant}::text
+    FROM ${rows} r ORDER BY r.n
+    RETURNING id)`,
+  ];
+}
+
+/**
+ * What a domain does, in the statement that writes some events, when they happen (a cadence stops
+ * when its lead writes): common table expressions for that statement, given the events of its types
+ * and the statement's condition for writing them. Declared in a domain's manifest (`reactions`), so the
+ * domains that emit need not know who reacts.
+ */
+export interface EventReaction {
+  on: readonly EventType[];
+  ctes(tenant: Prisma.Sql, events: EventInput[], when: Prisma.Sql): Prisma.Sql[];
+}
+
+const reactions: EventReaction[] = [];
+
+/** Called once, from the list of domains (domains/index.ts). */
+export function registerReactions(list: readonly EventReaction[]): void {
+  reactions.push(...list);
+}
+
+function reactionCtes(tenant: Prisma.Sql, events: EventInput[], when: Prisma.Sql): Prisma.Sql[] {
+  return reactions.flatMap((reaction) => {
+    const matching = events.filter((e) => reaction.on.includes(e.type));
+    return matching.length ? reaction.ctes(tenant, matching, when) : [];
+  });
 }

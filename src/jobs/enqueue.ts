@@ -6,6 +6,12 @@ import type { FairQueueName, JobPayload } from './queue.js';
 
 export const JOBS_CHANNEL = 'funil_jobs';
 
+/**
+ * For the SELECT of a statement that writes jobs itself (INSERT … SELECT in a CTE): wakes the job
+ * runners once its transaction commits, as enqueue does. pg_notify returns void, which Prisma cannot read.
+ */
+export const notifyJobsSql = (tenant: Prisma.Sql) => Prisma.sql`pg_notify(${JOBS_CHANNEL}, ${tenant}::text)::text AS notified`;
+
 /** The client, a tenant-scoped client, or (usually) an interactive transaction of either. */
 export type SqlClient = Pick<PrismaClient, '$queryRaw'> | Pick<TenantTx, '$tenantQuery'>;
 

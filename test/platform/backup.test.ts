@@ -3,7 +3,7 @@
 // bytes. A backup of a data directory in use is refused; a restore goes only into an empty DATA_DIR.
 // With PostgreSQL (DATABASE_URL) both commands refuse and point to pg_dump.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,6 +108,13 @@ async function richFixture(api: TestClient): Promise<{ org: Org; fileUrl: string
   const [template] = await syncTemplates(api, org, [providerTemplate('boas_vindas')]);
   const cadence = await makeCadence(api, org);
   await makeAssociation(api, org, { cadence_id: cadence.id, template_id: template.id, parameter_mapping: { '1': 'lead.name' } });
+  ok(await api.rest('PUT', `/backend/cadences/${cadence.id}`, { key: org.key, body: { steps: [{ delay_seconds: 3_600 }] } }));
+  const enrolled = await api.rest('POST', `/backend/cadences/${cadence.id}/enrolments`, { key: org.key, body: { lead_ids: [lead.id] } });
+  ok(enrolled);
+  // A step's send is written by the job runner, which this in-process app does not run.
+  await api.db.prisma.cadenceSend.create({
+    data: { tenant_id: org.tenantId, enrolment_id: enrolled.body.enrolled[0].id, step: 0, message_index: 0, message_id: randomUUID() },
+  });
 
   const assistant = await makeAssistant(api, org);
   const item = await makeItem(api, org, { name: 'Horários', content: 'Abrimos às 9h.' });

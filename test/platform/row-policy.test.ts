@@ -33,7 +33,7 @@ describe('visibleArgs', () => {
           select: {
             conversations: { where: { status: 'active', AND: [C] }, take: 2 },
             _count: {
-              select: { lead_tags: true, deals: true, conversations: { where: C }, messages: { where: M } },
+              select: { lead_tags: true, deals: true, conversations: { where: C }, messages: { where: M }, cadence_enrolments: true },
             },
           },
         },

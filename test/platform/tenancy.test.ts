@@ -188,7 +188,7 @@ async function world(org: Org): Promise<World> {
   w.knowledge = await post('/backend/knowledge', { name: 'k', content: 'texto' });
   await post('/backend/templates/sync', { app_id: 'app', templates: [providerTemplate('t')] }, () => null);
   w.template = (await api.rest('GET', '/backend/templates', { key: org.key })).body[0].id;
-  w.cadence = await post('/backend/cadences', { name: 'c' });
+  w.cadence = await post('/backend/cadences', { name: 'c', steps: [{ delay_seconds: 3_600 }] });
   w.association = await post('/backend/templates/cadence-associations', {
     cadence_id: w.cadence,
     template_id: w.template,
@@ -253,12 +253,15 @@ describe('cross-organisation ids', () => {
     /**
      * B's id must be answered exactly as an id that exists nowhere: 404, or the refusal a route documents
      * for any id it cannot use (a stage outside the pipeline is 400, an unusable channel 502), or a read
-     * filtered to nothing. Never a success that shows or touches B's record.
+     * filtered to nothing, or a per-item result that says of it what it says of the unknown id (a batch's
+     * `not_found`). Never a success that shows or touches B's record.
      */
-    type Answer = { status: number; code?: string; message?: string; text: string };
+    type Answer = { status: number; code?: string; message?: string; text: string; id: string };
     const judge = (label: string, theirsId: string, withTheirs: Answer, withUnknown: Answer, read: boolean) => {
       if (withTheirs.status < 400) {
-        if (!read || withTheirs.text.includes(theirsId)) problems.push(`${label}: ${withTheirs.status} ${withTheirs.text.slice(0, 200)}`);
+        const asUnknown = withTheirs.text.replaceAll(theirsId, '<id>') === withUnknown.text.replaceAll(withUnknown.id, '<id>');
+        if (!asUnknown && (!read || withTheirs.text.includes(theirsId)))
+          problems.push(`${label}: ${withTheirs.status} ${withTheirs.text.slice(0, 200)}`);
         return;
       }
       const documented = withTheirs.status === 404 || withTheirs.code === 'CHANNEL_ERROR' || /não pertence/.test(withTheirs.message ?? '');
@@ -306,6 +309,7 @@ describe('cross-organisation ids', () => {
             code: r.body?.code ?? r.body?.error?.code,
             message: r.body?.message ?? r.body?.error?.message,
             text: JSON.stringify(r.body ?? null),
+            id: value,
           };
         };
         const withTheirs = await call(theirs[slot.entity]);
@@ -347,6 +351,7 @@ describe('cross-organisation ids', () => {
             code: error?.code,
             message: json.errors?.[0]?.message,
             text: JSON.stringify(json.data ?? null),
+            id: value,
           };
         };
         judge(

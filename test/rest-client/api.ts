@@ -198,10 +198,94 @@ export interface paths {
          * Create a cadence
          * @description Creates a cadence (owner/admin).
          *
-         *     Permission: `templates.manage`.
+         *     Permission: `cadences.manage`.
          */
         post: operations["createCadence"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/cadences/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a cadence
+         * @description One cadence with its steps and send window.
+         *
+         *     Permission: `templates.view`.
+         */
+        get: operations["cadence"];
+        /**
+         * Change, pause or resume a cadence
+         * @description Changes the fields given (owner/admin). Resuming a paused cadence queues each active enrolment’s next step, due when it was (or now). New delays apply to the steps scheduled after the change.
+         *
+         *     Permission: `cadences.manage`.
+         */
+        put: operations["updateCadence"];
+        post?: never;
+        /**
+         * Delete a cadence (its active enrolments stop)
+         * @description Deletes a cadence with its associations and enrolments (owner/admin); active enrolments stop first (cadence.stopped, cadence_deleted).
+         *
+         *     Permission: `cadences.manage`.
+         */
+        delete: operations["deleteCadence"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/cadences/{id}/enrolments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a cadence’s enrolments
+         * @description A cadence’s enrolments, oldest first.
+         *
+         *     Permission: `templates.view`.
+         */
+        get: operations["cadenceEnrolments"];
+        put?: never;
+        /**
+         * Enrol leads in a cadence
+         * @description Enrols leads in a cadence (owner/admin): at most 1,000 a request, one result per lead. Step 0 is due its delay after now (send window applied).
+         *
+         *     Permission: `cadences.manage`.
+         */
+        post: operations["enrolLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/cadences/{id}/enrolments/{lead_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a lead out of a cadence
+         * @description Takes a lead out of a cadence (owner/admin): its active enrolment stops (cadence.stopped, unenrolled).
+         *
+         *     Permission: `cadences.manage`.
+         */
+        delete: operations["unenrolLead"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2047,6 +2131,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "message.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.failed
+         * @description An outbound message failed: its provider refused it, its retries ran out, or the provider reported it failed after taking it (`error` says why).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onMessageFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "conversation.created": {
         parameters: {
             query?: never;
@@ -2223,6 +2329,94 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "cadence.enrolled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cadence.enrolled
+         * @description A lead was enrolled in a cadence.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onCadenceEnrolled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cadence.step_sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cadence.step_sent
+         * @description A step’s messages were queued for sending, each once, in message order.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onCadenceStepSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cadence.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cadence.completed
+         * @description An enrolment sent its last step.
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onCadenceCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cadence.stopped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * cadence.stopped
+         * @description An enrolment ended before its last step: the lead wrote (with stop_on_reply), a deal of the lead was won or lost, the lead was unenrolled, the cadence was deleted, or a send failed (status `failed`).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onCadenceStopped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -2304,11 +2498,19 @@ export interface components {
             /** @description Average days the open deals (neither won nor lost) matching the filters have been in this stage (since `stage_entered_at`), to 2 decimals; null without open deals. */
             avg_days_in_stage: number | null;
         };
-        /** @description A named sequence of steps; each step’s messages are templates (cadence associations). */
+        /** @description A sequence of steps sent to enrolled leads; each step’s messages are approved templates (cadence associations), sent in message_index order. */
         Cadence: {
             id: components["schemas"]["UUID"];
             name: string;
+            steps: components["schemas"]["CadenceStep"][];
+            /** @description An inbound message from the lead stops its enrolment. */
+            stop_on_reply: boolean;
+            /** @description null: any time. */
+            send_window: components["schemas"]["SendWindow"] | null;
+            /** @description false: paused, nothing is sent until it is true again. */
+            active: boolean;
             created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
         };
         /** @description Which template a cadence step’s message sends, and how its placeholders are filled. */
         CadenceAssociation: {
@@ -2332,6 +2534,44 @@ export interface components {
             /** @description The template: id, template_name, language and status. */
             template: components["schemas"]["TemplateSummary"];
             created_at: components["schemas"]["DateTime"];
+        };
+        /** @description A lead in a cadence: where it is, when its next step goes, and why it ended. */
+        CadenceEnrolment: {
+            id: components["schemas"]["UUID"];
+            cadence_id: components["schemas"]["UUID"];
+            lead_id: components["schemas"]["UUID"];
+            status: components["schemas"]["EnrolmentStatus"];
+            /**
+             * Format: int32
+             * @description The index of the next step to send; the number of steps once completed.
+             */
+            current_step: number;
+            /** @description When the next step is due (its send window applied); null once it ended. */
+            next_send_at: components["schemas"]["DateTime"] | null;
+            stop_reason: components["schemas"]["EnrolmentStopReason"] | null;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
+        };
+        /** @description A page of a cadence’s enrolments, oldest first. */
+        CadenceEnrolmentPage: {
+            data: components["schemas"]["CadenceEnrolment"][];
+            pagination: components["schemas"]["OffsetPagination"];
+        };
+        /** @description One step of a cadence: its messages are the cadence associations with this step_index. */
+        CadenceStep: {
+            /**
+             * Format: int32
+             * @description Seconds after the previous step was sent (step 0: after enrolment), 0 to 7,776,000 (90 days).
+             */
+            delay_seconds: number;
+        };
+        /** @description One step of a cadence. */
+        CadenceStepInput: {
+            /**
+             * Format: int32
+             * @description Seconds after the previous step (step 0: after enrolment), 0 to 7,776,000.
+             */
+            delay_seconds: number;
         };
         /** @description A messaging channel. Its provider configuration is write-only and never returned. */
         Channel: {
@@ -2644,6 +2884,26 @@ export interface components {
         DepartmentMemberList: {
             data: components["schemas"]["DepartmentMember"][];
         };
+        /** @description What an enrolment request did, per lead: enrolled, or skipped with a reason. */
+        EnrolmentResult: {
+            enrolled: components["schemas"]["CadenceEnrolment"][];
+            skipped: components["schemas"]["EnrolmentSkip"][];
+        };
+        /** @description A lead an enrolment request did not enrol, and why: already_enrolled, not_found or no_recipient (neither phone nor BSUID). */
+        EnrolmentSkip: {
+            lead_id: string;
+            reason: string;
+        };
+        /**
+         * @description active (steps still to send), completed (every step sent), stopped (ended early) or failed (a send failed).
+         * @enum {string}
+         */
+        EnrolmentStatus: "active" | "completed" | "stopped" | "failed";
+        /**
+         * @description Why an enrolment ended early: replied (the lead wrote, with stop_on_reply), unenrolled, deal_won, deal_lost, cadence_deleted; or why it failed: send_failed, template_not_approved.
+         * @enum {string}
+         */
+        EnrolmentStopReason: "replied" | "unenrolled" | "deal_won" | "deal_lost" | "cadence_deleted" | "send_failed" | "template_not_approved";
         /** @description What an inbound message touched: its lead, its conversation and the stored message. */
         InboundResult: {
             lead: components["schemas"]["Lead"];
@@ -2846,6 +3106,28 @@ export interface components {
          * @enum {string}
          */
         Role: "owner" | "admin" | "operator";
+        /** @description When a cadence’s messages may go out, in its time zone; a send due outside it waits for its next opening. */
+        SendWindow: {
+            /** @description IANA time zone, e.g. America/Sao_Paulo. */
+            timezone: string;
+            /** @description ISO weekdays, Monday = 1 … Sunday = 7. */
+            days: number[];
+            /** @description Opening time, HH:MM local (inclusive). */
+            from: string;
+            /** @description Closing time, HH:MM local (exclusive), after from. */
+            to: string;
+        };
+        /** @description A send window: days and hours in a time zone. */
+        SendWindowInput: {
+            /** @description IANA time zone, e.g. America/Sao_Paulo. */
+            timezone: string;
+            /** @description ISO weekdays, Monday = 1 … Sunday = 7 (at least one). */
+            days: number[];
+            /** @description HH:MM, local. */
+            from: string;
+            /** @description HH:MM, local, after from. */
+            to: string;
+        };
         /** @description A board column of a pipeline. */
         Stage: {
             id: components["schemas"]["UUID"];
@@ -3777,10 +4059,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
-                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000d7",
                      *           "permissions": [
                      *             "permission"
                      *           ],
@@ -3845,11 +4127,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d8",
                      *         "name": "Vendas",
                      *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000d9",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -3984,7 +4266,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000102",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000108",
                      *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -4037,7 +4319,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000103",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000109",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4079,7 +4361,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010a",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4133,7 +4415,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000105",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010b",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4254,9 +4536,25 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000141",
                      *         "name": "Boas-vindas",
-                     *         "created_at": "2026-01-15T13:45:00.000Z"
+                     *         "steps": [
+                     *           {
+                     *             "delay_seconds": 1
+                     *           }
+                     *         ],
+                     *         "stop_on_reply": true,
+                     *         "send_window": {
+                     *           "timezone": "timezone",
+                     *           "days": [
+                     *             1
+                     *           ],
+                     *           "from": "from",
+                     *           "to": "to"
+                     *         },
+                     *         "active": true,
+                     *         "created_at": "2026-01-15T13:45:00.000Z",
+                     *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     ]
                      */
@@ -4291,6 +4589,14 @@ export interface operations {
                 "application/json": {
                     /** @description Up to 255 characters. */
                     name: string;
+                    /** @description The steps, in order (at most 50); step k sends the associations with step_index k. Given, it replaces the list. */
+                    steps?: components["schemas"]["CadenceStepInput"][] | null;
+                    /** @description An inbound message from the lead stops its enrolment. Default true. */
+                    stop_on_reply?: boolean | null;
+                    /** @description When messages may go out (null: any time, the default). A send due outside it waits for its next opening. */
+                    send_window?: components["schemas"]["SendWindowInput"] | null;
+                    /** @description false pauses it: nothing is sent until it is true again. Default true. */
+                    active?: boolean | null;
                 };
             };
         };
@@ -4303,9 +4609,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000101",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000142",
                      *       "name": "Boas-vindas",
-                     *       "created_at": "2026-01-15T13:45:00.000Z"
+                     *       "steps": [
+                     *         {
+                     *           "delay_seconds": 1
+                     *         }
+                     *       ],
+                     *       "stop_on_reply": true,
+                     *       "send_window": {
+                     *         "timezone": "timezone",
+                     *         "days": [
+                     *           1
+                     *         ],
+                     *         "from": "from",
+                     *         "to": "to"
+                     *       },
+                     *       "active": true,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Cadence"];
@@ -4318,6 +4640,336 @@ export interface operations {
             409: components["responses"]["BareError409"];
             413: components["responses"]["BareError413"];
             422: components["responses"]["BareError422"];
+            429: components["responses"]["BareError429"];
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    cadence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cadence. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000143",
+                     *       "name": "Boas-vindas",
+                     *       "steps": [
+                     *         {
+                     *           "delay_seconds": 1
+                     *         }
+                     *       ],
+                     *       "stop_on_reply": true,
+                     *       "send_window": {
+                     *         "timezone": "timezone",
+                     *         "days": [
+                     *           1
+                     *         ],
+                     *         "from": "from",
+                     *         "to": "to"
+                     *       },
+                     *       "active": true,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Cadence"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    updateCadence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cadence. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Boas-vindas",
+                 *       "steps": [
+                 *         {
+                 *           "delay_seconds": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Up to 255 characters. */
+                    name?: string | null;
+                    /** @description The steps, in order (at most 50); step k sends the associations with step_index k. Given, it replaces the list. */
+                    steps?: components["schemas"]["CadenceStepInput"][] | null;
+                    /** @description An inbound message from the lead stops its enrolment. Default true. */
+                    stop_on_reply?: boolean | null;
+                    /** @description When messages may go out (null: any time, the default). A send due outside it waits for its next opening. */
+                    send_window?: components["schemas"]["SendWindowInput"] | null;
+                    /** @description false pauses it: nothing is sent until it is true again. Default true. */
+                    active?: boolean | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-000000000144",
+                     *       "name": "Boas-vindas",
+                     *       "steps": [
+                     *         {
+                     *           "delay_seconds": 1
+                     *         }
+                     *       ],
+                     *       "stop_on_reply": true,
+                     *       "send_window": {
+                     *         "timezone": "timezone",
+                     *         "days": [
+                     *           1
+                     *         ],
+                     *         "from": "from",
+                     *         "to": "to"
+                     *       },
+                     *       "active": true,
+                     *       "created_at": "2026-01-15T13:45:00.000Z",
+                     *       "updated_at": "2026-01-15T13:45:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Cadence"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            429: components["responses"]["BareError429"];
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    deleteCadence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cadence. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
+            429: components["responses"]["BareError429"];
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    cadenceEnrolments: {
+        parameters: {
+            query?: {
+                /** @description Only enrolments with this status. */
+                status?: components["schemas"]["EnrolmentStatus"];
+                /** @description 1 to 100, default 20. */
+                limit?: number;
+                /** @description Default 0. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The cadence. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *           "cadence_id": "7c9e6679-7425-40de-944b-0000000000ce",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *           "status": "active",
+                     *           "current_step": 1,
+                     *           "next_send_at": "2026-01-15T13:45:00.000Z",
+                     *           "stop_reason": "replied",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "total": 1500,
+                     *         "limit": 1,
+                     *         "offset": 1,
+                     *         "has_more": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CadenceEnrolmentPage"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            429: components["responses"]["BareError429"];
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    enrolLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters, unique per operation (a UUID). A retry with the same key and the same request within 24 hours gets the first answer again (header `Idempotent-Replayed: true`) and nothing runs twice; the same key with another request → 422; while the first still runs → 409. Not accepted on multipart (file) bodies (400). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The cadence. */
+                id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lead_ids": [
+                 *         "7c9e6679-7425-40de-944b-0000000000c8"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Leads of the organisation (duplicates count once). */
+                    lead_ids: components["schemas"]["UUID"][];
+                    /** @description An active channel for its messages; default: the lead’s open conversation’s, else the oldest active one. */
+                    channel_id?: components["schemas"]["UUID"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enrolled": [
+                     *         {
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *           "cadence_id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *           "status": "active",
+                     *           "current_step": 1,
+                     *           "next_send_at": "2026-01-15T13:45:00.000Z",
+                     *           "stop_reason": "replied",
+                     *           "created_at": "2026-01-15T13:45:00.000Z",
+                     *           "updated_at": "2026-01-15T13:45:00.000Z"
+                     *         }
+                     *       ],
+                     *       "skipped": [
+                     *         {
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "reason": "reason"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EnrolmentResult"];
+                };
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            408: components["responses"]["BareError408"];
+            409: components["responses"]["BareError409"];
+            413: components["responses"]["BareError413"];
+            422: components["responses"]["BareError422"];
+            429: components["responses"]["BareError429"];
+            500: components["responses"]["BareError500"];
+            503: components["responses"]["BareError503"];
+        };
+    };
+    unenrolLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The cadence. */
+                id: components["schemas"]["UUID"];
+                /** @description The enrolled lead. */
+                lead_id: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BareError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["BareError403"];
+            404: components["responses"]["BareError404"];
+            409: components["responses"]["BareError409"];
             429: components["responses"]["BareError429"];
             500: components["responses"]["BareError500"];
             503: components["responses"]["BareError503"];
@@ -4343,10 +4995,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000124",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012a",
                      *           "name": "WhatsApp principal",
                      *           "provider": "test",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000125",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012b",
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4409,10 +5061,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000126",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000012c",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000127",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000012d",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4460,10 +5112,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000128",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000012e",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000129",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000012f",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -4500,7 +5152,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "WhatsApp principal",
-                 *       "department_id": "7c9e6679-7425-40de-944b-00000000012a"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000130"
                  *     }
                  */
                 "application/json": {
@@ -4883,12 +5535,12 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000012b",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000131",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-00000000012c",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000132",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001",
-                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000012d",
+                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000133",
                      *             "whatsapp_username": "whatsapp username"
                      *           },
                      *           "last_message": {
@@ -4899,8 +5551,8 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012e",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000012f",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000134",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000135",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -4953,12 +5605,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000130",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000136",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000131",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000137",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000132",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000138",
                      *           "whatsapp_username": "whatsapp username"
                      *         },
                      *         "last_message": {
@@ -4969,8 +5621,8 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000133",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000134",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000139",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000013a",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5007,7 +5659,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000135"
+                 *       "department_id": "7c9e6679-7425-40de-944b-00000000013b"
                  *     }
                  */
                 "application/json": {
@@ -5031,12 +5683,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000136",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000013c",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000137",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000013d",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000138",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013e",
                      *           "whatsapp_username": "whatsapp username"
                      *         },
                      *         "last_message": {
@@ -5047,8 +5699,8 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000139",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000013a",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000013f",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000140",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5092,8 +5744,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000011e",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000124",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000125",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
                      *           "member_count": 1,
@@ -5148,8 +5800,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000120",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000121",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000126",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000127",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5248,8 +5900,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000122",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000123",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000128",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000129",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
                      *       "member_count": 1,
@@ -5457,16 +6109,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000106",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000107",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000010c",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000010d",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000108",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-00000000010e",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-000000000109"
+                     *           "7c9e6679-7425-40de-944b-00000000010f"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -5550,16 +6202,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010e",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010f",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000114",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000115",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000110",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000116",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000111"
+                     *         "7c9e6679-7425-40de-944b-000000000117"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5664,16 +6316,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010a",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000010b",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000110",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000111",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000010c",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000112",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000010d"
+                     *         "7c9e6679-7425-40de-944b-000000000113"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -5759,16 +6411,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000112",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000113",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000119",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000114",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000011a",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000115"
+                     *         "7c9e6679-7425-40de-944b-00000000011b"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6020,7 +6672,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ea",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6080,7 +6732,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000eb",
                      *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -6137,17 +6789,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000da",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000db",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000d4",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000dc",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6155,7 +6807,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000dd",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -6241,17 +6893,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d6",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000de",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000df",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e0",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6259,7 +6911,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e1",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6314,17 +6966,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000da",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e2",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000e3",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000dc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e4",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6332,7 +6984,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e5",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6410,17 +7062,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000de",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e6",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000e7",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e0",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e8",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6428,7 +7080,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000e1",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e9",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6672,17 +7324,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "user": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d3",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner"
                      *         },
                      *         "tenant": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d4",
                      *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d5",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
@@ -8205,7 +8857,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ef",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -8213,15 +8865,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e8",
-                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f0",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000f1",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000ea",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000f2",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f3",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8285,15 +8937,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000ec",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f4",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f5",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ee",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f6",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f7",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8424,15 +9076,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f0",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f1",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f8",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f9",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f2",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000fa",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000fb",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8502,15 +9154,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f4",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f5",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fc",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000fd",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f6",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000fe",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ff",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8867,7 +9519,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ec",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -8927,7 +9579,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ed",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -8990,7 +9642,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ee",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -9088,11 +9740,11 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000f8",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-0000000000f9",
-                     *         "provider_app_id": "7c9e6679-7425-40de-944b-0000000000fa",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000101",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-000000000102",
                      *         "template_name": "template name",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *         "template_id": "7c9e6679-7425-40de-944b-000000000103",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
@@ -9477,11 +10129,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fc",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-0000000000fd",
-                     *       "provider_app_id": "7c9e6679-7425-40de-944b-0000000000fe",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000105",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-000000000106",
                      *       "template_name": "template name",
-                     *       "template_id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *       "template_id": "7c9e6679-7425-40de-944b-000000000107",
                      *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
@@ -9566,8 +10218,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000011a",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011b",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000120",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000121",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9700,8 +10352,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000011c",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000122",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000123",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -9841,7 +10493,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d0",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
@@ -9902,7 +10554,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000c9",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d1",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -9966,7 +10618,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ca",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
@@ -10042,7 +10694,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000116",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011c",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
                      *             "lead.created"
@@ -10091,7 +10743,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS). */
                     url: string;
-                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted. */
+                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, message.failed, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted, cadence.enrolled, cadence.step_sent, cadence.completed, cadence.stopped. */
                     events: string[];
                     /** @description Default true. */
                     active?: boolean | null;
@@ -10109,7 +10761,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000117",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000011d",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10203,7 +10855,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000118",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000011e",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10252,7 +10904,7 @@ export interface operations {
                 "application/json": {
                     /** @description New URL, checked as on creation. */
                     url?: string | null;
-                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted. */
+                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, message.failed, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted, cadence.enrolled, cadence.step_sent, cadence.completed, cadence.stopped. */
                     events?: string[] | null;
                     /** @description false stops deliveries, pending retries included. */
                     active?: boolean | null;
@@ -10270,7 +10922,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000119",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000011f",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10659,17 +11311,17 @@ export interface operations {
                  *       "type": "lead.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000013b",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000145",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013c",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000146",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000013d",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000147",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10677,7 +11329,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000013e",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000148",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10755,17 +11407,17 @@ export interface operations {
                  *       "type": "lead.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000013f",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000149",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000140",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000014a",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000141",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000014b",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10773,7 +11425,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000142",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000014c",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10851,17 +11503,17 @@ export interface operations {
                  *       "type": "lead.status_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000143",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014d",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000144",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000014e",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000145",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000014f",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -10869,7 +11521,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000146",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000150",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -10879,8 +11531,8 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000147",
-                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000148"
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000151",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000152"
                  *       }
                  *     }
                  */
@@ -10959,18 +11611,18 @@ export interface operations {
                  *       "type": "message.received",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000149",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000014a",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000014b",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000014c",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000153",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000154",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000155",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000156",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000014d",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000157",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-00000000014e",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000158",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11040,18 +11692,18 @@ export interface operations {
                  *       "type": "message.sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000014f",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000150",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000151",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000152",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000159",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000015c",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000153",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000015d",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-000000000154",
+                 *         "template_id": "7c9e6679-7425-40de-944b-00000000015e",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11059,6 +11711,87 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     type: "message.sent";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    /** @description A message of a conversation. */
+                    data: {
+                        id: components["schemas"]["UUID"];
+                        lead_id: components["schemas"]["UUID"];
+                        conversation_id: components["schemas"]["UUID"];
+                        /** @description The channel it came or went through; null once that channel is deleted. */
+                        channel_id: components["schemas"]["UUID"] | null;
+                        content: string;
+                        /** @description `text`; `template` (sent by send-template); a media message’s `image`, `audio`, `video` or `document` (inbound WhatsApp messages may carry the provider’s type). */
+                        type: string;
+                        role: components["schemas"]["MessageRole"];
+                        status: components["schemas"]["MessageStatus"];
+                        /** @description Why delivery failed, as the provider reported it. */
+                        error: string | null;
+                        /** @description The provider’s id for the message. */
+                        provider_message_id: string | null;
+                        /** @description A media message’s file under the public media proxy (no key needed); null for a text. */
+                        media_url: string | null;
+                        /** @description A template message’s template (type `template`). */
+                        template_id: components["schemas"]["UUID"] | null;
+                        /** @description When it was stored. */
+                        timestamp: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "message.failed",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000160",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000161",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "content": "Olá! Podemos conversar amanhã?",
+                 *         "type": "type",
+                 *         "role": "user",
+                 *         "status": "pending",
+                 *         "error": "error",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "timestamp": "2026-01-15T13:45:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "message.failed";
                     /**
                      * Format: date-time
                      * @description When the event happened.
@@ -11121,12 +11854,12 @@ export interface operations {
                  *       "type": "conversation.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000155",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000165",
                  *         "lead": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000156",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000166",
                  *           "name": "Ana Souza",
                  *           "phone": "+5511987650001",
-                 *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000157",
+                 *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000167",
                  *           "whatsapp_username": "whatsapp username"
                  *         },
                  *         "last_message": {
@@ -11137,8 +11870,8 @@ export interface operations {
                  *         "unread_count": 1,
                  *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                  *         "status": "active",
-                 *         "department_id": "7c9e6679-7425-40de-944b-000000000158",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000159",
+                 *         "department_id": "7c9e6679-7425-40de-944b-000000000168",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000169",
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -11208,17 +11941,17 @@ export interface operations {
                  *       "type": "lead.merged",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000016a",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000015b",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000016b",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000016c",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -11226,7 +11959,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000016d",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11236,7 +11969,7 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "source_id": "7c9e6679-7425-40de-944b-00000000015e"
+                 *         "source_id": "7c9e6679-7425-40de-944b-00000000016e"
                  *       }
                  *     }
                  */
@@ -11310,12 +12043,12 @@ export interface operations {
                  *       "type": "deal.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000015f",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000016f",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000160",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000161",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000162",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000170",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000171",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000172",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000173",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11332,11 +12065,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000174",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000165",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000166",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000175",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000176",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11346,7 +12079,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000167",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000177",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11461,12 +12194,12 @@ export interface operations {
                  *       "type": "deal.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000168",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000178",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000169",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000016a",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000016b",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000016c",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000179",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000017a",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000017b",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000017c",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11483,11 +12216,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000016d",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000017d",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000016e",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000016f",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000017e",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000017f",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11497,7 +12230,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000170",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000180",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11612,12 +12345,12 @@ export interface operations {
                  *       "type": "deal.stage_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000171",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000181",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000172",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000173",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000174",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000175",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000182",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000183",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000184",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000185",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11634,11 +12367,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000176",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000186",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000177",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000178",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000187",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000188",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11648,7 +12381,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000179",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000189",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11657,8 +12390,8 @@ export interface operations {
                  *         ],
                  *         "pending_todos": 1,
                  *         "overdue_todos": 1,
-                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000017a",
-                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000017b"
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000018a",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000018b"
                  *       }
                  *     }
                  */
@@ -11775,12 +12508,12 @@ export interface operations {
                  *       "type": "deal.won",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000017c",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000018c",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000017d",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000017e",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000017f",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000180",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000018d",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000018e",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000018f",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000190",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11797,11 +12530,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000181",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000191",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000182",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000183",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000192",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000193",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11811,7 +12544,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000184",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000194",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11926,12 +12659,12 @@ export interface operations {
                  *       "type": "deal.lost",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000185",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000195",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000186",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000187",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000188",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000189",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000196",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000197",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000198",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000199",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -11948,11 +12681,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000018a",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000019a",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000018b",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000018c",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000019b",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000019c",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -11962,7 +12695,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000018d",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000019d",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12077,7 +12810,7 @@ export interface operations {
                  *       "type": "deal.deleted",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000018e"
+                 *         "id": "7c9e6679-7425-40de-944b-00000000019e"
                  *       }
                  *     }
                  */
@@ -12095,6 +12828,302 @@ export interface operations {
                          * @description The deleted deal.
                          */
                         id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCadenceEnrolled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "cadence.enrolled",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-00000000019f",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a0",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a1",
+                 *         "step": 1,
+                 *         "stop_reason": "replied"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "cadence.enrolled";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The enrolment.
+                         */
+                        enrolment_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its cadence.
+                         */
+                        cadence_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its lead.
+                         */
+                        lead_id: string;
+                        /** @description The step concerned: 0 at enrolment, the step sent, the last step sent, or the step a stop keeps from being sent. */
+                        step: number;
+                        /**
+                         * @description Why it stopped (cadence.stopped); null otherwise.
+                         * @enum {string|null}
+                         */
+                        stop_reason: "replied" | "unenrolled" | "deal_won" | "deal_lost" | "cadence_deleted" | "send_failed" | "template_not_approved" | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCadenceStepSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "cadence.step_sent",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001a2",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a3",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a4",
+                 *         "step": 1,
+                 *         "stop_reason": "replied"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "cadence.step_sent";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The enrolment.
+                         */
+                        enrolment_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its cadence.
+                         */
+                        cadence_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its lead.
+                         */
+                        lead_id: string;
+                        /** @description The step concerned: 0 at enrolment, the step sent, the last step sent, or the step a stop keeps from being sent. */
+                        step: number;
+                        /**
+                         * @description Why it stopped (cadence.stopped); null otherwise.
+                         * @enum {string|null}
+                         */
+                        stop_reason: "replied" | "unenrolled" | "deal_won" | "deal_lost" | "cadence_deleted" | "send_failed" | "template_not_approved" | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCadenceCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "cadence.completed",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001a5",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a6",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a7",
+                 *         "step": 1,
+                 *         "stop_reason": "replied"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "cadence.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The enrolment.
+                         */
+                        enrolment_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its cadence.
+                         */
+                        cadence_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its lead.
+                         */
+                        lead_id: string;
+                        /** @description The step concerned: 0 at enrolment, the step sent, the last step sent, or the step a stop keeps from being sent. */
+                        step: number;
+                        /**
+                         * @description Why it stopped (cadence.stopped); null otherwise.
+                         * @enum {string|null}
+                         */
+                        stop_reason: "replied" | "unenrolled" | "deal_won" | "deal_lost" | "cadence_deleted" | "send_failed" | "template_not_approved" | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCadenceStopped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "cadence.stopped",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001a8",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a9",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001aa",
+                 *         "step": 1,
+                 *         "stop_reason": "replied"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "cadence.stopped";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The enrolment.
+                         */
+                        enrolment_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its cadence.
+                         */
+                        cadence_id: string;
+                        /**
+                         * Format: uuid
+                         * @description Its lead.
+                         */
+                        lead_id: string;
+                        /** @description The step concerned: 0 at enrolment, the step sent, the last step sent, or the step a stop keeps from being sent. */
+                        step: number;
+                        /**
+                         * @description Why it stopped (cadence.stopped); null otherwise.
+                         * @enum {string|null}
+                         */
+                        stop_reason: "replied" | "unenrolled" | "deal_won" | "deal_lost" | "cadence_deleted" | "send_failed" | "template_not_approved" | null;
                     };
                 };
             };
@@ -12130,7 +13159,7 @@ export interface operations {
                  *       "type": "webhook.test",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "webhook_id": "7c9e6679-7425-40de-944b-00000000018f",
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-0000000001ab",
                  *         "message": "Olá! Podemos conversar amanhã?"
                  *       }
                  *     }

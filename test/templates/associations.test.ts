@@ -36,10 +36,19 @@ beforeAll(async () => {
 });
 
 describe('cadences', () => {
-  it('POST /backend/cadences creates {id, name, created_at} (201); GET lists them oldest first, for operators too', async () => {
+  it('POST /backend/cadences creates a cadence with its defaults (201); GET lists them oldest first, for operators too', async () => {
     const own = await api.newOrg();
     const first = await makeCadence(api, own, 'Primeira');
-    expect(first).toEqual({ id: expect.any(String), name: 'Primeira', created_at: expect.any(String) });
+    expect(first).toEqual({
+      id: expect.any(String),
+      name: 'Primeira',
+      steps: [],
+      stop_on_reply: true,
+      send_window: null,
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     await makeCadence(api, own, 'Segunda');
     const reader = await api.keyFor(own, 'operator');
     const r = await api.rest('GET', '/backend/cadences', { key: reader });

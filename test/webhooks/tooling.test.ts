@@ -22,13 +22,14 @@ describe('GET /backend/webhooks/event-types', () => {
   it('lists every event type with a description and the schema the OpenAPI webhooks section shows', async () => {
     const org = await api.newOrg();
     const types = await eventTypes(org.key);
-    // The spec's order, lead.merged after the messaging types, then the test event.
+    // The spec's order, lead.merged after the messaging types, the cadence types, then the test event.
     expect(types.map((t) => t.type)).toEqual([
       'lead.created',
       'lead.updated',
       'lead.status_changed',
       'message.received',
       'message.sent',
+      'message.failed',
       'conversation.created',
       'lead.merged',
       'deal.created',
@@ -37,6 +38,10 @@ describe('GET /backend/webhooks/event-types', () => {
       'deal.won',
       'deal.lost',
       'deal.deleted',
+      'cadence.enrolled',
+      'cadence.step_sent',
+      'cadence.completed',
+      'cadence.stopped',
       'webhook.test',
     ]);
     for (const t of types) expect(t.description.length).toBeGreaterThan(10);

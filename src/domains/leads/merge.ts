@@ -1,6 +1,6 @@
 // POST /backend/leads/{id}/merge {source_id}: two leads of one person become one, in one transaction.
-// Lead `id` stays; the source's conversations, messages, deals (with their lines, activities and history)
-// and tags (union) move to it, and the fields it lacks (phone, WhatsApp user id and username, e-mail,
+// Lead `id` stays; the source's conversations, messages, deals (with their lines, activities and history),
+// cadence enrolments and tags (union) move to it, and the fields it lacks (phone, WhatsApp user id and username, e-mail,
 // company, custom-field keys) are filled from the source, which is then deleted. A lead has at most one
 // open conversation: when both have one on the same channel, the source's messages join the survivor's
 // (unread counts add, the newer last message wins) and the source's conversation is removed; on
@@ -54,6 +54,13 @@ export async function mergeLeads(ctx: Context, id: string, sourceId: string, que
     await tx.$tenantQuery(
       (tenant) =>
         Prisma.sql`UPDATE deals SET lead_id = ${id}::uuid, updated_at = now() WHERE ${tenantIs(tenant)} AND lead_id = ${sourceId}::uuid`,
+    );
+    // Cadence enrolments follow too, but for an active one in a cadence where the survivor is active
+    // already (a lead is in a cadence once while active): that one goes with the source.
+    await tx.$tenantQuery(
+      (tenant) => Prisma.sql`UPDATE cadence_enrolments e SET lead_id = ${id}::uuid
+      WHERE ${tenantIs(tenant, 'e')} AND e.lead_id = ${sourceId}::uuid AND NOT (e.status = 'active' AND EXISTS (
+        SELECT 1 FROM cadence_enrolments t WHERE t.tenant_id = e.tenant_id AND t.cadence_id = e.cadence_id AND t.lead_id = ${id}::uuid AND t.status = 'active'))`,
     );
     await tx.$tenantQuery(
       (tenant) => Prisma.sql`INSERT INTO lead_tags (tenant_id, lead_id, tag_id)

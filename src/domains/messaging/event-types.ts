@@ -13,6 +13,12 @@ export const MESSAGING_EVENT_TYPES = defineEventTypes([
     listedAfter: 'lead.status_changed',
   },
   { type: 'message.sent', description: 'An outbound message was accepted by its channel’s provider.', read: MESSAGE },
+  {
+    type: 'message.failed',
+    description:
+      'An outbound message failed: its provider refused it, its retries ran out, or the provider reported it failed after taking it (`error` says why).',
+    read: MESSAGE,
+  },
   { type: 'conversation.created', description: 'A conversation was opened for a lead.', read: { field: 'Query.conversation' } },
 ]);
 

@@ -1,7 +1,8 @@
 // Outbound message statuses move forward only: pending → sent → delivered → read, or failed from
 // pending or sent. Whoever moves a message out of `pending` (the delivery job or a provider's status
-// callback, whichever comes first) emits `message.sent`, so it is emitted once. Each move is one
-// conditional UPDATE: concurrent reports cannot move a message backwards.
+// callback, whichever comes first) emits `message.sent`, so it is emitted once; a move to failed emits
+// `message.failed`. Each move is one conditional UPDATE: concurrent reports cannot move a message
+// backwards.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Config } from '../../config.js';
 import type { Context } from '../../context/context.js';
@@ -42,7 +43,8 @@ export async function advanceSentByProviderId(
   providerMessageId: string,
   change: Pick<StatusChange, 'status' | 'error'>,
 ): Promise<boolean> {
-  const from = FROM[change.status].filter((s) => s !== 'pending');
+  // A failure is an event (message.failed): advanceStatus writes it.
+  const from = change.status === 'failed' ? [] : FROM[change.status].filter((s) => s !== 'pending');
   if (!from.length) return false;
   const error = change.status === 'failed' ? Prisma.sql`${change.error ?? null}::text` : Prisma.sql`m.error`;
   const [moved] = await db.$tenantQueryDirect<{ n: number }>(
@@ -75,18 +77,22 @@ export async function advanceStatus(
   const leftPending = await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: 'pending' }, data });
   if (leftPending.count) {
     const message = await tx.message.findUniqueOrThrow({ where: { id: messageId } });
-    if (change.status !== 'failed') await emit(tx, 'message.sent', messageData(message, config));
+    await emit(tx, change.status === 'failed' ? 'message.failed' : 'message.sent', messageData(message, config));
     return message;
   }
   const later = FROM[change.status].filter((s) => s !== 'pending');
-  if (later.length) await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: { in: later } }, data });
+  const moved = later.length
+    ? (await tx.message.updateMany({ where: { id: messageId, role: 'assistant', status: { in: later } }, data })).count
+    : 0;
   if (change.providerMessageId) {
     await tx.message.updateMany({
       where: { id: messageId, provider_message_id: null },
       data: { provider_message_id: change.providerMessageId },
     });
   }
-  return tx.message.findUniqueOrThrow({ where: { id: messageId } });
+  const message = await tx.message.findUniqueOrThrow({ where: { id: messageId } });
+  if (moved && change.status === 'failed') await emit(tx, 'message.failed', messageData(message, config));
+  return message;
 }
 
 /**

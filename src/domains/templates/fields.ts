@@ -1,18 +1,16 @@
-// Root fields of templates, cadences and cadence associations: thin; the rules live in sync.ts,
-// templates.ts, cadences.ts, associations.ts, mapping.ts and render.ts.
+// Root fields of templates and cadence associations: thin; the rules live in sync.ts, templates.ts,
+// associations.ts, mapping.ts and render.ts (the cadence itself is the cadences domain's).
 import { syncArrayArgs } from '../common/sync.js';
 import { idArg } from '../common/args.js';
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { SUCCESS, Success } from '../common/types.js';
 import * as associations from './associations.js';
-import * as cadences from './cadences.js';
 import { syncTemplates } from './sync.js';
 import * as templates from './templates.js';
 import { sendTemplate } from './send.js';
 import { Message } from '../messaging/types.js';
 import {
-  Cadence,
   CadenceAssociation,
   Template,
   TemplateCategory,
@@ -68,25 +66,6 @@ builder.mutationField('deleteTemplate', (t) =>
     description: 'Deletes a template and its cadence associations (owner/admin).',
     args: idArg('The template.'),
     resolve: async (_root, args, ctx) => (await templates.deleteTemplate(ctx, args.id), SUCCESS),
-  }),
-);
-
-builder.queryField('cadences', (t) =>
-  t.prismaField({
-    type: [Cadence],
-    extensions: listCount('cadences'),
-
-    description: 'Cadences of the organisation, oldest first.',
-    resolve: (query, _root, _args, ctx) => cadences.listCadences(ctx, query),
-  }),
-);
-
-builder.mutationField('createCadence', (t) =>
-  t.prismaField({
-    type: Cadence,
-    description: 'Creates a cadence (owner/admin).',
-    args: { name: t.arg.string({ required: true, description: 'Up to 255 characters.' }) },
-    resolve: (query, _root, args, ctx) => cadences.createCadence(ctx, args, query),
   }),
 );
 

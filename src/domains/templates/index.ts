@@ -15,7 +15,7 @@ export const templatesDomain = defineDomain({
     {
       name: 'templates.manage',
       roles: ['owner', 'admin'],
-      description: 'Sync and delete templates; create cadences; create, change and delete cadence associations.',
+      description: 'Sync and delete templates; create, change and delete cadence associations.',
     },
   ],
   routes: [
@@ -86,16 +86,6 @@ export const templatesDomain = defineDomain({
       status: 204,
       access: 'templates.manage',
       summary: 'Delete a template and its cadence associations',
-    },
-    { method: 'GET', path: '/cadences', field: 'Query.cadences', style: 'bare', access: 'templates.view', summary: 'List cadences' },
-    {
-      method: 'POST',
-      path: '/cadences',
-      field: 'Mutation.createCadence',
-      style: 'bare',
-      status: 201,
-      access: 'templates.manage',
-      summary: 'Create a cadence',
     },
   ],
 });

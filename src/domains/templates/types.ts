@@ -1,5 +1,5 @@
-// GraphQL types of templates, cadences and cadence associations. Graph-only edges
-// (Template.associations, Cadence.associations, CadenceAssociation.cadence) carry GRAPH_ONLY so REST
+// GraphQL types of templates and cadence associations (the cadence is the cadences domain's). Graph-only
+// edges (Template.associations, CadenceAssociation.cadence) carry GRAPH_ONLY so REST
 // answers keep the spec's shapes.
 import { builder, GRAPH_ONLY } from '../../schema/builder.js';
 import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './sync.js';
@@ -61,24 +61,6 @@ export const TemplateSummary = builder.prismaObject('Template', {
     template_name: t.exposeString('template_name'),
     language: t.exposeString('language'),
     status: t.expose('status', { type: TemplateStatus }),
-  }),
-});
-
-export const Cadence = builder.prismaObject('Cadence', {
-  description: 'A named sequence of steps; each step’s messages are templates (cadence associations).',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    name: t.exposeString('name'),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    associations: t.relatedConnection('associations', {
-      cursor: 'id',
-      extensions: GRAPH_ONLY,
-      description: 'The cadence’s templates, by step and message (at most 100 per page).',
-      maxSize: 100,
-      defaultSize: 20,
-      totalCount: true,
-      query: { orderBy: [...STEP_ORDER, { id: 'asc' }] },
-    }),
   }),
 });
 
