@@ -139,7 +139,7 @@ async function rawDrain(
         const { rows } = await client.query<{ id: string; lead_id: string; name: string; phone: string }>(
           `SELECT e.id, e.lead_id, l.name, l.phone FROM cadence_enrolments e JOIN leads l ON l.tenant_id = e.tenant_id AND l.id = e.lead_id
            WHERE e.tenant_id = $1 AND e.cadence_id = $2 AND e.status = 'active' AND e.current_step = 0
-           ORDER BY e.next_send_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED`,
+           ORDER BY e.created_at, e.id LIMIT 1 FOR UPDATE OF e SKIP LOCKED`,
           [org.tenantId, org.cadenceId],
         );
         if (!rows.length) {

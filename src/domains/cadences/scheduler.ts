@@ -1,4 +1,5 @@
-// The `cadences.send` queue: one job per enrolment and step, due at the step's time. The job locks its
+// The `cadences.send` queue: one job per enrolment and step, due at the step's time, claimed in batches
+// of an organisation's due jobs (each job its own transaction). The job locks its
 // enrolment and sends only if the enrolment is still active at that very step, so a job run twice (a
 // process killed after its commit), queued twice (a resume) or outlived by a stop sends nothing more:
 // the step's messages, the cadence_sends rows that key them (enrolment, step, message), the enrolment's
@@ -11,7 +12,7 @@ import type { Config } from '../../config.js';
 import { tenantClientsOf, type TenantTx } from '../../db/tenant-scope.js';
 import { AppError } from '../../errors.js';
 import { notifyJobsSql } from '../../jobs/enqueue.js';
-import { defineQueue, fairQueue, type QueueDeps } from '../../jobs/queue.js';
+import { defineQueue, fairQueue, type BatchOutcome, type QueueDeps } from '../../jobs/queue.js';
 import { log } from '../../log.js';
 import { tenantIs } from '../../tenant-sql.js';
 import { storeTemplateMessage } from '../templates/send.js';
@@ -139,48 +140,75 @@ async function sendStep(tx: TenantTx, config: Config, enrolmentId: string, step:
   await tx.cadenceSend.createMany({ data: sends.map((s) => ({ enrolment_id: enrolmentId, step, ...s })) });
 }
 
+/** One step job: the send under the enrolment's lock, or the enrolment failed when the step cannot be sent. */
+async function runStep(db: QueueDeps['db'], config: Config, { tenant_id, enrolment_id, step }: StepPayload): Promise<void> {
+  const scoped = tenantClientsOf(db.prisma, db.direct, db.oneSnapshot).for(tenant_id);
+  try {
+    await scoped.$transaction(async (tx) => {
+      const [enrolment] = await tx.$tenantQuery<LockedEnrolment[]>(
+        (tenant) => Prisma.sql`
+        SELECT e.status::text AS status, e.current_step, e.lead_id::text AS lead_id, e.cadence_id::text AS cadence_id,
+          e.channel_id::text AS channel_id, c.active, c.steps, c.send_window
+        FROM cadence_enrolments e JOIN cadences c ON c.tenant_id = e.tenant_id AND c.id = e.cadence_id
+        WHERE ${tenantIs(tenant, 'e')} AND e.id = ${enrolment_id}::uuid
+        FOR UPDATE OF e`,
+      );
+      // Stopped, already past this step (a rerun), or paused (the resume queues it again).
+      if (!enrolment || enrolment.status !== 'active' || enrolment.current_step !== step || !enrolment.active) return;
+      const now = new Date();
+      if (step < enrolment.steps.length) {
+        const opens = nextSendTime(enrolment.send_window, now);
+        if (opens > now) {
+          await tx.$tenantQuery(
+            (tenant) => Prisma.sql`
+            WITH waiting AS (
+              UPDATE cadence_enrolments e SET next_send_at = ${opens}::timestamptz
+              WHERE ${tenantIs(tenant, 'e')} AND e.id = ${enrolment_id}::uuid RETURNING e.tenant_id, e.id, e.current_step),
+            ${stepJobsCte('queued', 'waiting', Prisma.sql`${opens}::timestamptz`)}
+            SELECT ${notifyJobsSql(tenant)}`,
+          );
+          return;
+        }
+        await sendStep(tx, config, enrolment_id, step, enrolment);
+      }
+      await advance(tx, enrolment_id, step, enrolment, now);
+    });
+  } catch (error) {
+    if (!(error instanceof StepFailed)) throw error;
+    log.info('cadences.send: the enrolment failed', { enrolment_id, step, reason: error.reason, error: error.message });
+    await scoped.$transaction((tx) =>
+      stopEnrolments(tx, Prisma.sql`e.id = ${enrolment_id}::uuid AND e.current_step = ${step}`, error.reason, 'failed'),
+    );
+  }
+}
+
+/** Step jobs claimed at once for one organisation: one claim for many sends (each its own transaction). */
+export const SEND_BATCH = 20;
+/** Past this a batch gives back the jobs it has not started, so a slot is never held long. */
+export const SEND_BATCH_BUDGET_MS = 1_000;
+
 export const cadenceSendQueue = ({ db, config }: QueueDeps) =>
   defineQueue<StepPayload>({
     name: SEND_QUEUE,
     fairness: { perKey: sendsPerOrganisation(config) },
-    handler: async ({ tenant_id, enrolment_id, step }) => {
-      const scoped = tenantClientsOf(db.prisma, db.direct, db.oneSnapshot).for(tenant_id);
-      try {
-        await scoped.$transaction(async (tx) => {
-          const [enrolment] = await tx.$tenantQuery<LockedEnrolment[]>(
-            (tenant) => Prisma.sql`
-            SELECT e.status::text AS status, e.current_step, e.lead_id::text AS lead_id, e.cadence_id::text AS cadence_id,
-              e.channel_id::text AS channel_id, c.active, c.steps, c.send_window
-            FROM cadence_enrolments e JOIN cadences c ON c.tenant_id = e.tenant_id AND c.id = e.cadence_id
-            WHERE ${tenantIs(tenant, 'e')} AND e.id = ${enrolment_id}::uuid
-            FOR UPDATE OF e`,
-          );
-          // Stopped, already past this step (a rerun), or paused (the resume queues it again).
-          if (!enrolment || enrolment.status !== 'active' || enrolment.current_step !== step || !enrolment.active) return;
-          const now = new Date();
-          if (step < enrolment.steps.length) {
-            const opens = nextSendTime(enrolment.send_window, now);
-            if (opens > now) {
-              await tx.$tenantQuery(
-                (tenant) => Prisma.sql`
-                WITH waiting AS (
-                  UPDATE cadence_enrolments e SET next_send_at = ${opens}::timestamptz
-                  WHERE ${tenantIs(tenant, 'e')} AND e.id = ${enrolment_id}::uuid RETURNING e.tenant_id, e.id, e.current_step),
-                ${stepJobsCte('queued', 'waiting', Prisma.sql`${opens}::timestamptz`)}
-                SELECT ${notifyJobsSql(tenant)}`,
-              );
-              return;
-            }
-            await sendStep(tx, config, enrolment_id, step, enrolment);
+    batch: {
+      size: SEND_BATCH,
+      handler: async (jobs, signal) => {
+        const started = performance.now();
+        const outcomes: BatchOutcome[] = [];
+        for (const { payload } of jobs) {
+          if (signal.aborted || (outcomes.length > 0 && performance.now() - started > SEND_BATCH_BUDGET_MS)) {
+            outcomes.push('release');
+            continue;
           }
-          await advance(tx, enrolment_id, step, enrolment, now);
-        });
-      } catch (error) {
-        if (!(error instanceof StepFailed)) throw error;
-        log.info('cadences.send: the enrolment failed', { enrolment_id, step, reason: error.reason, error: error.message });
-        await scoped.$transaction((tx) =>
-          stopEnrolments(tx, Prisma.sql`e.id = ${enrolment_id}::uuid AND e.current_step = ${step}`, error.reason, 'failed'),
-        );
-      }
+          try {
+            await runStep(db, config, payload);
+            outcomes.push('done');
+          } catch (error) {
+            outcomes.push(error instanceof Error ? error : new Error(String(error)));
+          }
+        }
+        return outcomes;
+      },
     },
   });
