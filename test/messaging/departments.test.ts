@@ -17,6 +17,7 @@ describe('departments', () => {
       tenant_id: org.tenantId,
       name: 'Vendas',
       description: 'Time comercial',
+      routing: 'manual',
       member_count: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),

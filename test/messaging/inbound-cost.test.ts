@@ -87,7 +87,13 @@ describe('the cost of an inbound message', () => {
     const created = events.find((e) => e.type === 'lead.created' && e.data.id === lead.id)!.data;
     expect(created).toEqual({ ...lead, created_at: lead.created_at, updated_at: lead.updated_at });
     const opened = events.find((e) => e.type === 'conversation.created' && e.data.id === first.body.data.conversation.id)!.data;
-    expect(opened).toEqual({ ...first.body.data.conversation, last_message: null, unread_count: 0, window_expires_at: null });
+    expect(opened).toEqual({
+      ...first.body.data.conversation,
+      last_message: null,
+      unread_count: 0,
+      window_expires_at: null,
+      waiting_since: null,
+    });
     const received = events.filter((e) => e.type === 'message.received' && e.data.lead_id === lead.id).map((e) => e.data);
     expect(received).toEqual(expect.arrayContaining([first.body.data.message, second.body.data.message, data.message]));
     const [jobs] = await api.db.sql.query<{ n: number }>(

@@ -15,10 +15,10 @@ const { graphqlText, resolverText } = jsonPath(api, () => org.key);
 
 /** The REST route's selection (every field of a conversation but its graph-only edges). */
 const CARD =
-  'id lead { id name phone whatsapp_user_id whatsapp_username } last_message { content role timestamp } unread_count window_expires_at status department_id channel_id created_at updated_at';
+  'id lead { id name phone whatsapp_user_id whatsapp_username } last_message { content role timestamp } unread_count window_expires_at status department_id channel_id assignee_id assignee { id name } first_response_at waiting_since created_at updated_at';
 const PAGINATION = 'pagination { total limit offset has_more next_cursor }';
-const LIST = `query ($limit: Int, $offset: Int, $lead_id: UUID, $status: ConversationStatus, $since: String, $cursor: String) {
-  conversations(limit: $limit, offset: $offset, lead_id: $lead_id, status: $status, updated_since: $since, cursor: $cursor) { data { ${CARD} } ${PAGINATION} } }`;
+const LIST = `query ($limit: Int, $offset: Int, $lead_id: UUID, $status: ConversationStatus, $assignee_id: String, $since: String, $cursor: String) {
+  conversations(limit: $limit, offset: $offset, lead_id: $lead_id, status: $status, assignee_id: $assignee_id, updated_since: $since, cursor: $cursor) { data { ${CARD} } ${PAGINATION} } }`;
 
 let org: Org;
 let sales: { id: string };
@@ -36,6 +36,7 @@ async function resolvedRest(query: string, key = org.key) {
     offset: int('offset'),
     lead_id: args.get('lead_id'),
     status: args.get('status'),
+    assignee_id: args.get('assignee_id'),
     since: args.get('updated_since'),
     cursor: args.get('cursor'),
   };
@@ -74,10 +75,12 @@ beforeAll(async () => {
   // Every column a distinct value that JSON must escape or format: quotes, backslashes, control
   // characters, non-BMP text, timestamps with milliseconds (updated_at is the database's clock).
   await api.db.sql.query(`UPDATE leads SET name = $2 WHERE id = $1`, [a.lead.id, 'João "Zé" \\ Ñandú\n\t\u0001\u001f 😀 </script> \u2028']);
+  await api.db.sql.query(`UPDATE users SET name = $2 WHERE id = $1`, [seller.id, 'Vendedor "Sé" \\ \u0002 😀']);
   await api.db.sql.query(
     `UPDATE conversations SET unread_count = 7, status = 'archived', last_message_content = $2, last_message_role = 'assistant',
-       last_message_at = '2025-03-04T05:06:07.089Z', created_at = '2024-01-02T03:04:05.006Z' WHERE id = $1`,
-    [a.conversation.id, 'Olá "cliente" \\ barra\r\nlinha\b\f\u007f € 𝄞'],
+       last_message_at = '2025-03-04T05:06:07.089Z', created_at = '2024-01-02T03:04:05.006Z', assignee_id = $3,
+       first_response_at = '2024-05-06T07:08:09.010Z', waiting_since = '2024-06-07T08:09:10.011Z' WHERE id = $1`,
+    [a.conversation.id, 'Olá "cliente" \\ barra\r\nlinha\b\f\u007f € 𝄞', seller.id],
   );
   await api.db.sql.query(
     `UPDATE conversations SET unread_count = 0, last_message_content = NULL, created_at = '2023-12-31T23:59:59.999Z' WHERE id = $1`,
@@ -108,7 +111,8 @@ describe('conversations list as JSON from PostgreSQL', () => {
     const open = (await api.rest('GET', `/backend/conversations?lead_id=${ids.open.lead}`, { key: org.key })).body.data[0];
     expect(open).toMatchObject({ department_id: null, unread_count: 0, last_message: { content: '' } });
     const empty = (await api.rest('GET', `/backend/conversations?lead_id=${ids.empty.lead}`, { key: org.key })).body.data[0];
-    expect(empty).toMatchObject({ last_message: null, channel_id: null, department_id: null });
+    expect(empty).toMatchObject({ last_message: null, channel_id: null, department_id: null, assignee: null, waiting_since: null });
+    expect(one.assignee).toEqual({ id: seller.id, name: expect.stringContaining('"Sé"') });
   });
 
   it('REST answers byte for byte what the resolvers write, for every filter and page', async () => {
@@ -121,6 +125,8 @@ describe('conversations list as JSON from PostgreSQL', () => {
       '?limit=1&offset=99',
       '?limit=101&offset=-3',
       '?limit=100',
+      '?assignee_id=none',
+      `?assignee_id=${seller.id}`,
     ];
     for (const query of queries) expect(await restText(query), query).toBe(await resolvedRest(query));
   });

@@ -11,7 +11,7 @@ import { addMember, inbound, makeChannel, makeDepartment, makeUser, nextMobile, 
 const api = useTestApp();
 
 const QUERY = `subscription { conversationUpdated { kind conversation {
-  id lead { id name phone whatsapp_user_id whatsapp_username } last_message { content role timestamp } unread_count window_expires_at status department_id channel_id created_at updated_at } } }`;
+  id lead { id name phone whatsapp_user_id whatsapp_username } last_message { content role timestamp } unread_count window_expires_at status department_id channel_id assignee_id assignee { id name } first_response_at waiting_since created_at updated_at } } }`;
 
 interface Change {
   kind: 'message' | 'read' | 'archived' | 'reopened' | 'assigned';

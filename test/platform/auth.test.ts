@@ -196,7 +196,15 @@ describe('API keys', () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       tenant: { id: expect.any(String), name: 'Acme', created_at: expect.any(String) },
-      user: { id: expect.any(String), name: 'Ana', email: 'ana@acme.test', role: 'owner', created_at: expect.any(String) },
+      user: {
+        id: expect.any(String),
+        name: 'Ana',
+        email: 'ana@acme.test',
+        role: 'owner',
+        availability: 'offline',
+        capacity: null,
+        created_at: expect.any(String),
+      },
       api_key: expect.stringMatching(/^fnl_/),
     });
     expect((await api.rest('GET', '/backend/users', { key: r.body.api_key })).body.data).toHaveLength(1);
@@ -231,7 +239,15 @@ describe('users', () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       success: true,
-      data: { id: expect.any(String), name: 'Bia', email: 'bia@example.com', role: 'operator', created_at: expect.any(String) },
+      data: {
+        id: expect.any(String),
+        name: 'Bia',
+        email: 'bia@example.com',
+        role: 'operator',
+        availability: 'offline',
+        capacity: null,
+        created_at: expect.any(String),
+      },
     });
     const dup = await api.rest('POST', '/backend/users', { key: org.key, body });
     expect(dup.status).toBe(409);

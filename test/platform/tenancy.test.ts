@@ -122,6 +122,7 @@ const ENTITY: Record<string, string> = {
   user: 'user',
   users: 'user',
   owner: 'user',
+  assignee: 'user',
   'api-keys': 'apiKey',
   uploads: 'upload',
   tenant: 'tenant',

@@ -459,7 +459,7 @@ export interface paths {
         get: operations["conversation"];
         /**
          * Update a conversation
-         * @description Archives or reopens a conversation, moves it to a department, or marks it read.
+         * @description Archives or reopens a conversation, moves it to a department, marks it read, or assigns it.
          *
          *     Permission: `conversations.manage`.
          */
@@ -882,6 +882,28 @@ export interface paths {
          */
         get: operations["viewer"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backend/me/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set your availability for routing
+         * @description Sets the calling key’s user’s availability (any key): routing hands conversations to `online` users only, and coming online hands them the oldest waiting conversations they can take.
+         *
+         *     Any valid key of the organisation; no permission needed.
+         */
+        put: operations["setMyAvailability"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1806,8 +1828,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change a user’s name, e-mail or role
-         * @description Changes a user’s name, e-mail or role (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).
+         * Change a user’s name, e-mail, role, availability or capacity
+         * @description Changes a user’s name, e-mail, role, availability or capacity (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).
          *
          *     Owner or admin role, with a full key (one without a `permissions` list).
          */
@@ -2169,6 +2191,28 @@ export interface webhooks {
          *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
          */
         post: operations["onConversationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.assigned
+         * @description A conversation’s assignee changed: assigned by hand or by its department’s routing, or unassigned (`assignee_id` null).
+         *
+         *     Signed per Standard Webhooks; only a 2xx within 15 s acknowledges it (see GET /backend/webhooks/event-types).
+         */
+        post: operations["onConversationAssigned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2638,9 +2682,22 @@ export interface components {
             department_id: components["schemas"]["UUID"] | null;
             /** @description The channel it started on; replies go through it by default. */
             channel_id: components["schemas"]["UUID"] | null;
+            /** @description Who answers it (a user of the organisation), or null. `PUT /backend/conversations/{id}` `{assignee_id}` changes it; routing sets it. */
+            assignee_id: components["schemas"]["UUID"] | null;
+            /** @description The assignee: id and name. */
+            assignee: components["schemas"]["ConversationAssignee"] | null;
+            /** @description The first send through the API (send, send-media, send-template) after its first inbound message; cadence messages do not count. */
+            first_response_at: components["schemas"]["DateTime"] | null;
+            /** @description Its oldest inbound message not yet answered by such a send, or null: routing’s queue order. */
+            waiting_since: components["schemas"]["DateTime"] | null;
             created_at: components["schemas"]["DateTime"];
             /** @description Last activity. */
             updated_at: components["schemas"]["DateTime"];
+        };
+        /** @description The user who answers a conversation: id and name. */
+        ConversationAssignee: {
+            id: components["schemas"]["UUID"];
+            name: string;
         };
         /** @description The lead of a conversation: who it is and how WhatsApp knows them (`details` has the whole lead, on GraphQL). */
         ConversationLead: {
@@ -2856,6 +2913,7 @@ export interface components {
             /** @description 1 to 100 characters, unique in the organisation. */
             name: string;
             description: string | null;
+            routing: components["schemas"]["DepartmentRouting"];
             /**
              * Format: int32
              * @description Users in the department.
@@ -2884,6 +2942,11 @@ export interface components {
         DepartmentMemberList: {
             data: components["schemas"]["DepartmentMember"][];
         };
+        /**
+         * @description How a department’s conversations get an assignee: `manual` (by hand only), `round_robin` (its online members in turn) or `balanced` (the online member with the fewest open conversations). New conversations and unassigned ones that get a message go to an online member under capacity at once; otherwise they wait, oldest first, for one to come online or free capacity.
+         * @enum {string}
+         */
+        DepartmentRouting: "manual" | "round_robin" | "balanced";
         /** @description What an enrolment request did, per lead: enrolled, or skipped with a reason. */
         EnrolmentResult: {
             enrolled: components["schemas"]["CadenceEnrolment"][];
@@ -3306,8 +3369,19 @@ export interface components {
             name: string;
             email: string;
             role: components["schemas"]["Role"];
+            availability: components["schemas"]["UserAvailability"];
+            /**
+             * Format: int32
+             * @description Open conversations routing may assign the user at once; null: no limit, 0: none. Owners and admins may assign past it by hand.
+             */
+            capacity: number | null;
             created_at: components["schemas"]["DateTime"];
         };
+        /**
+         * @description Whether routing may hand the user conversations: only when `online`. An `offline` user keeps their conversations.
+         * @enum {string}
+         */
+        UserAvailability: "online" | "away" | "offline";
         /** @description Who is calling: the key’s user, organisation and the key itself. */
         Viewer: {
             user: components["schemas"]["ViewerUser"];
@@ -3334,6 +3408,12 @@ export interface components {
             name: string;
             email: string;
             role: components["schemas"]["Role"];
+            availability: components["schemas"]["UserAvailability"];
+            /**
+             * Format: int32
+             * @description Open conversations routing may assign the user at once; null: no limit, 0: none. Owners and admins may assign past it by hand.
+             */
+            capacity: number | null;
         };
         /** @description A URL that receives signed deliveries of the event kinds it subscribes to. */
         Webhook: {
@@ -4021,6 +4101,8 @@ export interface operations {
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
+                     *         "availability": "online",
+                     *         "capacity": 1,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       },
                      *       "api_key": "api key"
@@ -4059,10 +4141,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d9",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
-                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000d7",
+                     *           "user_id": "7c9e6679-7425-40de-944b-0000000000da",
                      *           "permissions": [
                      *             "permission"
                      *           ],
@@ -4127,11 +4209,11 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000db",
                      *         "name": "Vendas",
                      *         "key": "fnl_3kq9v2m8x7c4n1b6z5l0p2r8t4y6w1s3d9f7h5",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000d9",
+                     *         "user_id": "7c9e6679-7425-40de-944b-0000000000dc",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -4214,10 +4296,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000001d",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000001e",
                      *         "name": "Integração ERP",
                      *         "prefix": "prefix",
-                     *         "user_id": "7c9e6679-7425-40de-944b-00000000001e",
+                     *         "user_id": "7c9e6679-7425-40de-944b-00000000001f",
                      *         "permissions": [
                      *           "permission"
                      *         ],
@@ -4266,7 +4348,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000108",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000010b",
                      *         "name": "Atendente virtual",
                      *         "instructions": "instructions",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -4319,7 +4401,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000109",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010c",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4361,7 +4443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010a",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010d",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4415,7 +4497,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000010b",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000010e",
                      *       "name": "Atendente virtual",
                      *       "instructions": "instructions",
                      *       "created_at": "2026-01-15T13:45:00.000Z",
@@ -4487,16 +4569,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000073",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000074",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000074",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000075",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000075",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000076",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-000000000076"
+                     *           "7c9e6679-7425-40de-944b-000000000077"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -4536,7 +4618,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000141",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000014a",
                      *         "name": "Boas-vindas",
                      *         "steps": [
                      *           {
@@ -4609,7 +4691,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000142",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000014b",
                      *       "name": "Boas-vindas",
                      *       "steps": [
                      *         {
@@ -4665,7 +4747,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000143",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000014c",
                      *       "name": "Boas-vindas",
                      *       "steps": [
                      *         {
@@ -4743,7 +4825,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000144",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000014d",
                      *       "name": "Boas-vindas",
                      *       "steps": [
                      *         {
@@ -4837,9 +4919,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000cd",
-                     *           "cadence_id": "7c9e6679-7425-40de-944b-0000000000ce",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cf",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *           "cadence_id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000d2",
                      *           "status": "active",
                      *           "current_step": 1,
                      *           "next_send_at": "2026-01-15T13:45:00.000Z",
@@ -4886,7 +4968,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "lead_ids": [
-                 *         "7c9e6679-7425-40de-944b-0000000000c8"
+                 *         "7c9e6679-7425-40de-944b-0000000000cb"
                  *       ]
                  *     }
                  */
@@ -4909,9 +4991,9 @@ export interface operations {
                      * @example {
                      *       "enrolled": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c9",
-                     *           "cadence_id": "7c9e6679-7425-40de-944b-0000000000ca",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cb",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "cadence_id": "7c9e6679-7425-40de-944b-0000000000cd",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000ce",
                      *           "status": "active",
                      *           "current_step": 1,
                      *           "next_send_at": "2026-01-15T13:45:00.000Z",
@@ -4922,7 +5004,7 @@ export interface operations {
                      *       ],
                      *       "skipped": [
                      *         {
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cc",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000cf",
                      *           "reason": "reason"
                      *         }
                      *       ]
@@ -4995,10 +5077,10 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000012a",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000012d",
                      *           "name": "WhatsApp principal",
                      *           "provider": "test",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012b",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000012e",
                      *           "active": true,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -5061,10 +5143,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000012c",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000012f",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000012d",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000130",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5112,10 +5194,10 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000012e",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000131",
                      *         "name": "WhatsApp principal",
                      *         "provider": "test",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000012f",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000132",
                      *         "active": true,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5152,7 +5234,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "WhatsApp principal",
-                 *       "department_id": "7c9e6679-7425-40de-944b-000000000130"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000133"
                  *     }
                  */
                 "application/json": {
@@ -5260,17 +5342,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000096",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000097",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000097",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000098",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000098",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000099",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -5278,7 +5360,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000099",
+                     *               "id": "7c9e6679-7425-40de-944b-00000000009a",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -5290,12 +5372,12 @@ export interface operations {
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "conversation": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000009a",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000009b",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-00000000009b",
+                     *             "id": "7c9e6679-7425-40de-944b-00000000009c",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001",
-                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000009c",
+                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000009d",
                      *             "whatsapp_username": "whatsapp username"
                      *           },
                      *           "last_message": {
@@ -5306,24 +5388,31 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-00000000009d",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009e",
+                     *           "department_id": "7c9e6679-7425-40de-944b-00000000009e",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-00000000009f",
+                     *           "assignee_id": "7c9e6679-7425-40de-944b-0000000000a0",
+                     *           "assignee": {
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000a1",
+                     *             "name": "Vendas"
+                     *           },
+                     *           "first_response_at": "2026-01-15T13:45:00.000Z",
+                     *           "waiting_since": "2026-01-15T13:45:00.000Z",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         },
                      *         "message": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000009f",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000a0",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000a1",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000a2",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000a4",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000a5",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a3",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000a6",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000a4",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000a7",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       }
@@ -5366,7 +5455,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_id": "7c9e6679-7425-40de-944b-0000000000a5",
+                 *       "message_id": "7c9e6679-7425-40de-944b-0000000000a8",
                  *       "status": "status"
                  *     }
                  */
@@ -5391,18 +5480,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000a6",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000a7",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000a8",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000a9",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000a9",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000aa",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ab",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000ac",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000aa",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000ad",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ab",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ae",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -5517,6 +5606,8 @@ export interface operations {
                 lead_id?: components["schemas"]["UUID"];
                 /** @description active or archived. */
                 status?: components["schemas"]["ConversationStatus"];
+                /** @description A user’s id, `me` (the key’s user) or `none` (unassigned). */
+                assignee_id?: string;
             };
             header?: never;
             path?: never;
@@ -5535,12 +5626,12 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000131",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000134",
                      *           "lead": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000132",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000135",
                      *             "name": "Ana Souza",
                      *             "phone": "+5511987650001",
-                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000133",
+                     *             "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000136",
                      *             "whatsapp_username": "whatsapp username"
                      *           },
                      *           "last_message": {
@@ -5551,8 +5642,15 @@ export interface operations {
                      *           "unread_count": 1,
                      *           "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *           "status": "active",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000134",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000135",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000137",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-000000000138",
+                     *           "assignee_id": "7c9e6679-7425-40de-944b-000000000139",
+                     *           "assignee": {
+                     *             "id": "7c9e6679-7425-40de-944b-00000000013a",
+                     *             "name": "Vendas"
+                     *           },
+                     *           "first_response_at": "2026-01-15T13:45:00.000Z",
+                     *           "waiting_since": "2026-01-15T13:45:00.000Z",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
                      *         }
@@ -5605,12 +5703,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000136",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000013b",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000137",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000013c",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000138",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013d",
                      *           "whatsapp_username": "whatsapp username"
                      *         },
                      *         "last_message": {
@@ -5621,8 +5719,15 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-000000000139",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000013a",
+                     *         "department_id": "7c9e6679-7425-40de-944b-00000000013e",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-00000000013f",
+                     *         "assignee_id": "7c9e6679-7425-40de-944b-000000000140",
+                     *         "assignee": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000141",
+                     *           "name": "Vendas"
+                     *         },
+                     *         "first_response_at": "2026-01-15T13:45:00.000Z",
+                     *         "waiting_since": "2026-01-15T13:45:00.000Z",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5659,7 +5764,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "department_id": "7c9e6679-7425-40de-944b-00000000013b"
+                 *       "department_id": "7c9e6679-7425-40de-944b-000000000142"
                  *     }
                  */
                 "application/json": {
@@ -5669,6 +5774,8 @@ export interface operations {
                     department_id?: components["schemas"]["UUID"] | null;
                     /** @description `true` sets unread_count to 0. */
                     read?: boolean | null;
+                    /** @description Who answers it: a user who can see it (an operator must be a member of its department); null unassigns. Within the user’s capacity unless the caller is an owner or admin. */
+                    assignee_id?: components["schemas"]["UUID"] | null;
                 };
             };
         };
@@ -5683,12 +5790,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000013c",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000143",
                      *         "lead": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000013d",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000144",
                      *           "name": "Ana Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000013e",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000145",
                      *           "whatsapp_username": "whatsapp username"
                      *         },
                      *         "last_message": {
@@ -5699,8 +5806,15 @@ export interface operations {
                      *         "unread_count": 1,
                      *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                      *         "status": "active",
-                     *         "department_id": "7c9e6679-7425-40de-944b-00000000013f",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000140",
+                     *         "department_id": "7c9e6679-7425-40de-944b-000000000146",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-000000000147",
+                     *         "assignee_id": "7c9e6679-7425-40de-944b-000000000148",
+                     *         "assignee": {
+                     *           "id": "7c9e6679-7425-40de-944b-000000000149",
+                     *           "name": "Vendas"
+                     *         },
+                     *         "first_response_at": "2026-01-15T13:45:00.000Z",
+                     *         "waiting_since": "2026-01-15T13:45:00.000Z",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
                      *       }
@@ -5744,10 +5858,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000124",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000125",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000127",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000128",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
+                     *           "routing": "manual",
                      *           "member_count": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -5788,6 +5903,8 @@ export interface operations {
                     name: string;
                     /** @description Up to 1,000 characters. */
                     description?: string | null;
+                    /** @description How its conversations get an assignee; default manual. */
+                    routing?: components["schemas"]["DepartmentRouting"] | null;
                 };
             };
         };
@@ -5800,10 +5917,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000126",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000127",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000129",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000012a",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
+                     *       "routing": "manual",
                      *       "member_count": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z",
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -5843,10 +5961,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000090",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000091",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000091",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000092",
                      *           "name": "Suporte",
                      *           "description": "Clientes do plano anual",
+                     *           "routing": "manual",
                      *           "member_count": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z",
                      *           "updated_at": "2026-01-15T13:45:00.000Z"
@@ -5888,6 +6007,8 @@ export interface operations {
                     name?: string | null;
                     /** @description Up to 1,000 characters; null clears it. */
                     description?: string | null;
+                    /** @description How its conversations get an assignee. */
+                    routing?: components["schemas"]["DepartmentRouting"] | null;
                 };
             };
         };
@@ -5900,10 +6021,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000128",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000129",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000012b",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000012c",
                      *       "name": "Suporte",
                      *       "description": "Clientes do plano anual",
+                     *       "routing": "manual",
                      *       "member_count": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z",
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -5975,9 +6097,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000092",
-                     *           "department_id": "7c9e6679-7425-40de-944b-000000000093",
-                     *           "user_id": "7c9e6679-7425-40de-944b-000000000094",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000093",
+                     *           "department_id": "7c9e6679-7425-40de-944b-000000000094",
+                     *           "user_id": "7c9e6679-7425-40de-944b-000000000095",
                      *           "user_name": "user name",
                      *           "user_email": "user email",
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -6014,7 +6136,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "user_id": "7c9e6679-7425-40de-944b-000000000095"
+                 *       "user_id": "7c9e6679-7425-40de-944b-000000000096"
                  *     }
                  */
                 "application/json": {
@@ -6109,16 +6231,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000010c",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000010d",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000010f",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000110",
                      *         "name": "Tabela de preços",
                      *         "description": "Clientes do plano anual",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "source_url": "https://example.com/precos",
                      *         "usage_instruction": "usage instruction",
-                     *         "assistant_id": "7c9e6679-7425-40de-944b-00000000010e",
+                     *         "assistant_id": "7c9e6679-7425-40de-944b-000000000111",
                      *         "excluded_assistant_ids": [
-                     *           "7c9e6679-7425-40de-944b-00000000010f"
+                     *           "7c9e6679-7425-40de-944b-000000000112"
                      *         ],
                      *         "file_name": "file name",
                      *         "file_type": "file type",
@@ -6202,16 +6324,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000114",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000115",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000117",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000118",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000116",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000119",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000117"
+                     *         "7c9e6679-7425-40de-944b-00000000011a"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6262,16 +6384,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "item": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000077",
-                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000078",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000078",
+                     *           "tenant_id": "7c9e6679-7425-40de-944b-000000000079",
                      *           "name": "Tabela de preços",
                      *           "description": "Clientes do plano anual",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "source_url": "https://example.com/precos",
                      *           "usage_instruction": "usage instruction",
-                     *           "assistant_id": "7c9e6679-7425-40de-944b-000000000079",
+                     *           "assistant_id": "7c9e6679-7425-40de-944b-00000000007a",
                      *           "excluded_assistant_ids": [
-                     *             "7c9e6679-7425-40de-944b-00000000007a"
+                     *             "7c9e6679-7425-40de-944b-00000000007b"
                      *           ],
                      *           "file_name": "file name",
                      *           "file_type": "file type",
@@ -6316,16 +6438,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000110",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000111",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000113",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000114",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000112",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000115",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000113"
+                     *         "7c9e6679-7425-40de-944b-000000000116"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6411,16 +6533,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000118",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000119",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000011b",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000011c",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000011a",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000011d",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000011b"
+                     *         "7c9e6679-7425-40de-944b-00000000011e"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6488,7 +6610,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "assistant_ids": [
-                 *         "7c9e6679-7425-40de-944b-000000000083"
+                 *         "7c9e6679-7425-40de-944b-000000000084"
                  *       ]
                  *     }
                  */
@@ -6507,16 +6629,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000084",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000085",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000085",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000086",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000086",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000087",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000087"
+                     *         "7c9e6679-7425-40de-944b-000000000088"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6565,16 +6687,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000007b",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000007c",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000007c",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000007d",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000007d",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-00000000007e",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-00000000007e"
+                     *         "7c9e6679-7425-40de-944b-00000000007f"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6621,16 +6743,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000007f",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000080",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000080",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000081",
                      *       "name": "Tabela de preços",
                      *       "description": "Clientes do plano anual",
                      *       "content": "Olá! Podemos conversar amanhã?",
                      *       "source_url": "https://example.com/precos",
                      *       "usage_instruction": "usage instruction",
-                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000081",
+                     *       "assistant_id": "7c9e6679-7425-40de-944b-000000000082",
                      *       "excluded_assistant_ids": [
-                     *         "7c9e6679-7425-40de-944b-000000000082"
+                     *         "7c9e6679-7425-40de-944b-000000000083"
                      *       ],
                      *       "file_name": "file name",
                      *       "file_type": "file type",
@@ -6672,7 +6794,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ea",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ed",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6732,7 +6854,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000eb",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000ee",
                      *         "name": "Qualificado",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -6789,17 +6911,17 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000da",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000dd",
                      *           "name": "Ana Souza",
                      *           "surname": "Souza",
                      *           "phone": "+5511987650001",
-                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000db",
+                     *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000de",
                      *           "whatsapp_username": "whatsapp username",
                      *           "email": "ana@example.com",
                      *           "company": "Acme Ltda",
                      *           "avatar_url": "https://example.com/avatars/ana.png",
                      *           "status": {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000dc",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000df",
                      *             "name": "Qualificado",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6807,7 +6929,7 @@ export interface operations {
                      *           },
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000dd",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000e0",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -6893,17 +7015,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000de",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e1",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000df",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000e2",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e0",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e3",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6911,7 +7033,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000e1",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e4",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -6966,17 +7088,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e5",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000e3",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000e6",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000e7",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -6984,7 +7106,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000e5",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000e8",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -7062,17 +7184,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000e6",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000e9",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000e7",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-0000000000ea",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000e8",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000eb",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7080,7 +7202,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-0000000000e9",
+                     *             "id": "7c9e6679-7425-40de-944b-0000000000ec",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -7165,7 +7287,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "source_id": "7c9e6679-7425-40de-944b-00000000001f"
+                 *       "source_id": "7c9e6679-7425-40de-944b-000000000020"
                  *     }
                  */
                 "application/json": {
@@ -7185,17 +7307,17 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000020",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000021",
                      *         "name": "Ana Souza",
                      *         "surname": "Souza",
                      *         "phone": "+5511987650001",
-                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000021",
+                     *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000022",
                      *         "whatsapp_username": "whatsapp username",
                      *         "email": "ana@example.com",
                      *         "company": "Acme Ltda",
                      *         "avatar_url": "https://example.com/avatars/ana.png",
                      *         "status": {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000022",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000023",
                      *           "name": "Qualificado",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7203,7 +7325,7 @@ export interface operations {
                      *         },
                      *         "tags": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000023",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000024",
                      *             "name": "VIP",
                      *             "color": "#3b82f6",
                      *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -7264,18 +7386,18 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000c2",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000c3",
-                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000c4",
-                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000c5",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *           "conversation_id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *           "channel_id": "7c9e6679-7425-40de-944b-0000000000c8",
                      *           "content": "Olá! Podemos conversar amanhã?",
                      *           "type": "type",
                      *           "role": "user",
                      *           "status": "pending",
                      *           "error": "error",
-                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c6",
+                     *           "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c9",
                      *           "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000c7",
+                     *           "template_id": "7c9e6679-7425-40de-944b-0000000000ca",
                      *           "timestamp": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       ],
@@ -7324,17 +7446,19 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "user": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d3",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d6",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
-                     *           "role": "owner"
+                     *           "role": "owner",
+                     *           "availability": "online",
+                     *           "capacity": 1
                      *         },
                      *         "tenant": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d4",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d7",
                      *           "name": "Acme Ltda"
                      *         },
                      *         "api_key": {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d5",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d8",
                      *           "name": "Integração ERP",
                      *           "prefix": "prefix",
                      *           "permissions": [
@@ -7360,6 +7484,63 @@ export interface operations {
             503: components["responses"]["EnvelopeError503"];
         };
     };
+    setMyAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "availability": "online"
+                 *     }
+                 */
+                "application/json": {
+                    availability: components["schemas"]["UserAvailability"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "7c9e6679-7425-40de-944b-00000000001d",
+                     *         "name": "Ana Souza",
+                     *         "email": "ana@example.com",
+                     *         "role": "owner",
+                     *         "availability": "online",
+                     *         "capacity": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["ViewerUser"];
+                    };
+                };
+            };
+            400: components["responses"]["EnvelopeError400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnvelopeError403"];
+            408: components["responses"]["EnvelopeError408"];
+            409: components["responses"]["EnvelopeError409"];
+            413: components["responses"]["EnvelopeError413"];
+            429: components["responses"]["EnvelopeError429"];
+            500: components["responses"]["EnvelopeError500"];
+            503: components["responses"]["EnvelopeError503"];
+        };
+    };
     sendMessage: {
         parameters: {
             query?: never;
@@ -7374,7 +7555,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000ac",
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000af",
                  *       "content": "Olá! Podemos conversar amanhã?"
                  *     }
                  */
@@ -7401,18 +7582,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ad",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000ae",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000af",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b0",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b0",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b1",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b3",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b1",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b4",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b2",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000b5",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -7449,7 +7630,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000bb",
+                 *       "channel_id": "7c9e6679-7425-40de-944b-0000000000be",
                  *       "remote_jid": "5511987650001",
                  *       "message_type": "image",
                  *       "file": "(the file’s bytes)"
@@ -7489,18 +7670,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000bc",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000bd",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000be",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000bf",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000c2",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c0",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000c3",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000c1",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000c4",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -7539,8 +7720,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000b3",
-                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000b4"
+                 *       "lead_id": "7c9e6679-7425-40de-944b-0000000000b6",
+                 *       "template_id": "7c9e6679-7425-40de-944b-0000000000b7"
                  *     }
                  */
                 "application/json": {
@@ -7566,18 +7747,18 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000b5",
-                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b6",
-                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000b7",
-                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000b8",
+                     *         "lead_id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *         "conversation_id": "7c9e6679-7425-40de-944b-0000000000ba",
+                     *         "channel_id": "7c9e6679-7425-40de-944b-0000000000bb",
                      *         "content": "Olá! Podemos conversar amanhã?",
                      *         "type": "type",
                      *         "role": "user",
                      *         "status": "pending",
                      *         "error": "error",
-                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000b9",
+                     *         "provider_message_id": "7c9e6679-7425-40de-944b-0000000000bc",
                      *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000ba",
+                     *         "template_id": "7c9e6679-7425-40de-944b-0000000000bd",
                      *         "timestamp": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -7637,8 +7818,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000062",
-                     *       "deal_id": "7c9e6679-7425-40de-944b-000000000063",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000063",
+                     *       "deal_id": "7c9e6679-7425-40de-944b-000000000064",
                      *       "title": "Proposta enviada",
                      *       "due_at": "2026-01-15T13:45:00.000Z",
                      *       "done": true,
@@ -7712,8 +7893,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000044",
-                 *       "stage_id": "7c9e6679-7425-40de-944b-000000000045"
+                 *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000045",
+                 *       "stage_id": "7c9e6679-7425-40de-944b-000000000046"
                  *     }
                  */
                 "application/json": {
@@ -7752,12 +7933,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000046",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000047",
                      *       "number": 1,
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000047",
-                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000048",
-                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000049",
-                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000004a",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000048",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000049",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-00000000004a",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000004b",
                      *       "value": 1500,
                      *       "total": 1500,
                      *       "origin": "origin",
@@ -7774,11 +7955,11 @@ export interface operations {
                      *       "lead_email": "lead email",
                      *       "lead_phone": "lead phone",
                      *       "lead_avatar": "lead avatar",
-                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000004b",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000004c",
                      *       "products": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000004c",
-                     *           "product_id": "7c9e6679-7425-40de-944b-00000000004d",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000004d",
+                     *           "product_id": "7c9e6679-7425-40de-944b-00000000004e",
                      *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
@@ -7788,7 +7969,7 @@ export interface operations {
                      *       ],
                      *       "tags": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000004e",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000004f",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7835,12 +8016,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000004f",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000050",
                      *       "number": 1,
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000050",
-                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000051",
-                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000052",
-                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000053",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000051",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-000000000052",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-000000000053",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-000000000054",
                      *       "value": 1500,
                      *       "total": 1500,
                      *       "origin": "origin",
@@ -7857,11 +8038,11 @@ export interface operations {
                      *       "lead_email": "lead email",
                      *       "lead_phone": "lead phone",
                      *       "lead_avatar": "lead avatar",
-                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000054",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-000000000055",
                      *       "products": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000055",
-                     *           "product_id": "7c9e6679-7425-40de-944b-000000000056",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000056",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000057",
                      *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
@@ -7871,7 +8052,7 @@ export interface operations {
                      *       ],
                      *       "tags": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000057",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000058",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -7908,7 +8089,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "owner_id": "7c9e6679-7425-40de-944b-000000000058",
+                 *       "owner_id": "7c9e6679-7425-40de-944b-000000000059",
                  *       "value": 1500
                  *     }
                  */
@@ -7933,12 +8114,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000059",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000005a",
                      *       "number": 1,
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000005a",
-                     *       "stage_id": "7c9e6679-7425-40de-944b-00000000005b",
-                     *       "lead_id": "7c9e6679-7425-40de-944b-00000000005c",
-                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000005d",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000005b",
+                     *       "stage_id": "7c9e6679-7425-40de-944b-00000000005c",
+                     *       "lead_id": "7c9e6679-7425-40de-944b-00000000005d",
+                     *       "owner_id": "7c9e6679-7425-40de-944b-00000000005e",
                      *       "value": 1500,
                      *       "total": 1500,
                      *       "origin": "origin",
@@ -7955,11 +8136,11 @@ export interface operations {
                      *       "lead_email": "lead email",
                      *       "lead_phone": "lead phone",
                      *       "lead_avatar": "lead avatar",
-                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000005e",
+                     *       "lead_status_id": "7c9e6679-7425-40de-944b-00000000005f",
                      *       "products": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000005f",
-                     *           "product_id": "7c9e6679-7425-40de-944b-000000000060",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000060",
+                     *           "product_id": "7c9e6679-7425-40de-944b-000000000061",
                      *           "name": "Plano anual",
                      *           "price": 1500,
                      *           "qty": 1,
@@ -7969,7 +8150,7 @@ export interface operations {
                      *       ],
                      *       "tags": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000061",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000062",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -8380,7 +8561,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000002f",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000030",
                      *         "name": "Comercial",
                      *         "position": 1,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
@@ -8430,7 +8611,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000030",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000031",
                      *       "name": "Comercial",
                      *       "position": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z"
@@ -8488,7 +8669,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000031",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000032",
                      *       "name": "Comercial",
                      *       "position": 1,
                      *       "created_at": "2026-01-15T13:45:00.000Z"
@@ -8572,7 +8753,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000032",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000033",
                      *         "name": "Plano anual",
                      *         "price": 1500,
                      *         "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8624,7 +8805,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000033",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000034",
                      *       "name": "Plano anual",
                      *       "price": 1500,
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8679,7 +8860,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000034",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000035",
                      *       "name": "Plano anual",
                      *       "price": 1500,
                      *       "updated_at": "2026-01-15T13:45:00.000Z"
@@ -8776,8 +8957,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000002d",
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000002e",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002e",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000002f",
                      *       "name": "Proposta enviada",
                      *       "color": "#3b82f6",
                      *       "kind": "won",
@@ -8857,7 +9038,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ef",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f2",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -8865,15 +9046,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f0",
-                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000f1",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *           "group_id": "7c9e6679-7425-40de-944b-0000000000f4",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-0000000000f2",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f3",
+                     *               "id": "7c9e6679-7425-40de-944b-0000000000f5",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f6",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -8937,15 +9118,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f4",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f5",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f8",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000f6",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000f7",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000f9",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000fa",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -8985,8 +9166,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000024",
-                 *       "group_id": "7c9e6679-7425-40de-944b-000000000025"
+                 *       "pipeline_id": "7c9e6679-7425-40de-944b-000000000025",
+                 *       "group_id": "7c9e6679-7425-40de-944b-000000000026"
                  *     }
                  */
                 "application/json": {
@@ -9010,7 +9191,7 @@ export interface operations {
                      * @example {
                      *       "groups": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000026",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000027",
                      *           "name": "Comercial",
                      *           "position": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
@@ -9018,15 +9199,15 @@ export interface operations {
                      *       ],
                      *       "pipelines": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-000000000027",
-                     *           "group_id": "7c9e6679-7425-40de-944b-000000000028",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000028",
+                     *           "group_id": "7c9e6679-7425-40de-944b-000000000029",
                      *           "name": "Vendas",
                      *           "description": "Clientes do plano anual",
                      *           "position": 1,
                      *           "stages": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000029",
-                     *               "pipeline_id": "7c9e6679-7425-40de-944b-00000000002a",
+                     *               "id": "7c9e6679-7425-40de-944b-00000000002a",
+                     *               "pipeline_id": "7c9e6679-7425-40de-944b-00000000002b",
                      *               "name": "Proposta enviada",
                      *               "color": "#3b82f6",
                      *               "kind": "won",
@@ -9076,15 +9257,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000f8",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000f9",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000fc",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000fa",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000fb",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000fd",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000fe",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -9154,15 +9335,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-0000000000fc",
-                     *       "group_id": "7c9e6679-7425-40de-944b-0000000000fd",
+                     *       "id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *       "group_id": "7c9e6679-7425-40de-944b-000000000100",
                      *       "name": "Vendas",
                      *       "description": "Clientes do plano anual",
                      *       "position": 1,
                      *       "stages": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000fe",
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-0000000000ff",
+                     *           "id": "7c9e6679-7425-40de-944b-000000000101",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-000000000102",
                      *           "name": "Proposta enviada",
                      *           "color": "#3b82f6",
                      *           "kind": "won",
@@ -9262,15 +9443,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "pipeline": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000035",
-                     *         "group_id": "7c9e6679-7425-40de-944b-000000000036",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000036",
+                     *         "group_id": "7c9e6679-7425-40de-944b-000000000037",
                      *         "name": "Vendas",
                      *         "description": "Clientes do plano anual",
                      *         "position": 1,
                      *         "stages": [
                      *           {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000037",
-                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000038",
+                     *             "id": "7c9e6679-7425-40de-944b-000000000038",
+                     *             "pipeline_id": "7c9e6679-7425-40de-944b-000000000039",
                      *             "name": "Proposta enviada",
                      *             "color": "#3b82f6",
                      *             "kind": "won",
@@ -9285,8 +9466,8 @@ export interface operations {
                      *       "stages": [
                      *         {
                      *           "stage": {
-                     *             "id": "7c9e6679-7425-40de-944b-000000000039",
-                     *             "pipeline_id": "7c9e6679-7425-40de-944b-00000000003a",
+                     *             "id": "7c9e6679-7425-40de-944b-00000000003a",
+                     *             "pipeline_id": "7c9e6679-7425-40de-944b-00000000003b",
                      *             "name": "Proposta enviada",
                      *             "color": "#3b82f6",
                      *             "kind": "won",
@@ -9358,12 +9539,12 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000003b",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000003c",
                      *           "number": 1,
-                     *           "pipeline_id": "7c9e6679-7425-40de-944b-00000000003c",
-                     *           "stage_id": "7c9e6679-7425-40de-944b-00000000003d",
-                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000003e",
-                     *           "owner_id": "7c9e6679-7425-40de-944b-00000000003f",
+                     *           "pipeline_id": "7c9e6679-7425-40de-944b-00000000003d",
+                     *           "stage_id": "7c9e6679-7425-40de-944b-00000000003e",
+                     *           "lead_id": "7c9e6679-7425-40de-944b-00000000003f",
+                     *           "owner_id": "7c9e6679-7425-40de-944b-000000000040",
                      *           "value": 1500,
                      *           "total": 1500,
                      *           "origin": "origin",
@@ -9380,11 +9561,11 @@ export interface operations {
                      *           "lead_email": "lead email",
                      *           "lead_phone": "lead phone",
                      *           "lead_avatar": "lead avatar",
-                     *           "lead_status_id": "7c9e6679-7425-40de-944b-000000000040",
+                     *           "lead_status_id": "7c9e6679-7425-40de-944b-000000000041",
                      *           "products": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000041",
-                     *               "product_id": "7c9e6679-7425-40de-944b-000000000042",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000042",
+                     *               "product_id": "7c9e6679-7425-40de-944b-000000000043",
                      *               "name": "Plano anual",
                      *               "price": 1500,
                      *               "qty": 1,
@@ -9394,7 +9575,7 @@ export interface operations {
                      *           ],
                      *           "tags": [
                      *             {
-                     *               "id": "7c9e6679-7425-40de-944b-000000000043",
+                     *               "id": "7c9e6679-7425-40de-944b-000000000044",
                      *               "name": "VIP",
                      *               "color": "#3b82f6",
                      *               "created_at": "2026-01-15T13:45:00.000Z",
@@ -9466,8 +9647,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000002b",
-                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000002c",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000002c",
+                     *       "pipeline_id": "7c9e6679-7425-40de-944b-00000000002d",
                      *       "name": "Proposta enviada",
                      *       "color": "#3b82f6",
                      *       "kind": "won",
@@ -9519,7 +9700,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000ec",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000ef",
                      *           "name": "VIP",
                      *           "color": "#3b82f6",
                      *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -9579,7 +9760,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ed",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000f0",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -9642,7 +9823,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000ee",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000f1",
                      *         "name": "VIP",
                      *         "color": "#3b82f6",
                      *         "created_at": "2026-01-15T13:45:00.000Z",
@@ -9740,11 +9921,11 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000100",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000101",
-                     *         "provider_app_id": "7c9e6679-7425-40de-944b-000000000102",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000103",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000104",
+                     *         "provider_app_id": "7c9e6679-7425-40de-944b-000000000105",
                      *         "template_name": "template name",
-                     *         "template_id": "7c9e6679-7425-40de-944b-000000000103",
+                     *         "template_id": "7c9e6679-7425-40de-944b-000000000106",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED",
                      *         "category": "MARKETING",
@@ -9788,15 +9969,15 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000067",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000068",
-                     *         "cadence_id": "7c9e6679-7425-40de-944b-000000000069",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000068",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-000000000069",
+                     *         "cadence_id": "7c9e6679-7425-40de-944b-00000000006a",
                      *         "step_index": 1,
                      *         "message_index": 1,
-                     *         "template_id": "7c9e6679-7425-40de-944b-00000000006a",
+                     *         "template_id": "7c9e6679-7425-40de-944b-00000000006b",
                      *         "parameter_mapping": {},
                      *         "template": {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000006b",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000006c",
                      *           "template_name": "template name",
                      *           "language": "pt_BR",
                      *           "status": "APPROVED"
@@ -9831,10 +10012,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "cadence_id": "7c9e6679-7425-40de-944b-00000000006c",
+                 *       "cadence_id": "7c9e6679-7425-40de-944b-00000000006d",
                  *       "step_index": 1,
                  *       "message_index": 1,
-                 *       "template_id": "7c9e6679-7425-40de-944b-00000000006d"
+                 *       "template_id": "7c9e6679-7425-40de-944b-00000000006e"
                  *     }
                  */
                 "application/json": {
@@ -9866,15 +10047,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000006e",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000006f",
-                     *       "cadence_id": "7c9e6679-7425-40de-944b-000000000070",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000006f",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000070",
+                     *       "cadence_id": "7c9e6679-7425-40de-944b-000000000071",
                      *       "step_index": 1,
                      *       "message_index": 1,
-                     *       "template_id": "7c9e6679-7425-40de-944b-000000000071",
+                     *       "template_id": "7c9e6679-7425-40de-944b-000000000072",
                      *       "parameter_mapping": {},
                      *       "template": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000072",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000073",
                      *         "template_name": "template name",
                      *         "language": "pt_BR",
                      *         "status": "APPROVED"
@@ -10058,10 +10239,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "app_id": "7c9e6679-7425-40de-944b-000000000064",
+                 *       "app_id": "7c9e6679-7425-40de-944b-000000000065",
                  *       "templates": [
                  *         {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000065",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000066",
                  *           "name": "Vendas",
                  *           "language": "pt_BR",
                  *           "status": "status",
@@ -10091,7 +10272,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "synced_count": 1,
-                     *       "app_id": "7c9e6679-7425-40de-944b-000000000066"
+                     *       "app_id": "7c9e6679-7425-40de-944b-000000000067"
                      *     }
                      */
                     "application/json": components["schemas"]["TemplateSyncResult"];
@@ -10129,11 +10310,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000104",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000105",
-                     *       "provider_app_id": "7c9e6679-7425-40de-944b-000000000106",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000107",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000108",
+                     *       "provider_app_id": "7c9e6679-7425-40de-944b-000000000109",
                      *       "template_name": "template name",
-                     *       "template_id": "7c9e6679-7425-40de-944b-000000000107",
+                     *       "template_id": "7c9e6679-7425-40de-944b-00000000010a",
                      *       "language": "pt_BR",
                      *       "status": "APPROVED",
                      *       "category": "MARKETING",
@@ -10218,8 +10399,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000120",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000121",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000123",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000124",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -10306,8 +10487,8 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000008c",
-                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000008d",
+                     *         "id": "7c9e6679-7425-40de-944b-00000000008d",
+                     *         "tenant_id": "7c9e6679-7425-40de-944b-00000000008e",
                      *         "filename": "proposta",
                      *         "file_type": "media",
                      *         "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -10352,8 +10533,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-000000000122",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000123",
+                     *       "id": "7c9e6679-7425-40de-944b-000000000125",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000126",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -10445,8 +10626,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "7c9e6679-7425-40de-944b-00000000008e",
-                     *       "tenant_id": "7c9e6679-7425-40de-944b-00000000008f",
+                     *       "id": "7c9e6679-7425-40de-944b-00000000008f",
+                     *       "tenant_id": "7c9e6679-7425-40de-944b-000000000090",
                      *       "filename": "proposta",
                      *       "file_type": "media",
                      *       "file_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
@@ -10493,10 +10674,12 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-0000000000d0",
+                     *           "id": "7c9e6679-7425-40de-944b-0000000000d3",
                      *           "name": "Ana Souza",
                      *           "email": "ana@example.com",
                      *           "role": "owner",
+                     *           "availability": "online",
+                     *           "capacity": 1,
                      *           "created_at": "2026-01-15T13:45:00.000Z"
                      *         }
                      *       ]
@@ -10554,10 +10737,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d1",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d4",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
+                     *         "availability": "online",
+                     *         "capacity": 1,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -10604,6 +10789,13 @@ export interface operations {
                     /** @description Unique per organisation (409). */
                     email?: string | null;
                     role?: components["schemas"]["Role"] | null;
+                    /** @description online, away or offline: routing hands conversations to online users only. */
+                    availability?: components["schemas"]["UserAvailability"] | null;
+                    /**
+                     * Format: int32
+                     * @description Open conversations routing may assign at once (0 to 10,000); null: no limit.
+                     */
+                    capacity?: number | null;
                 };
             };
         };
@@ -10618,10 +10810,12 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-0000000000d2",
+                     *         "id": "7c9e6679-7425-40de-944b-0000000000d5",
                      *         "name": "Ana Souza",
                      *         "email": "ana@example.com",
                      *         "role": "owner",
+                     *         "availability": "online",
+                     *         "capacity": 1,
                      *         "created_at": "2026-01-15T13:45:00.000Z"
                      *       }
                      *     }
@@ -10694,7 +10888,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000011c",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000011f",
                      *           "url": "https://example.com/webhooks/funil",
                      *           "events": [
                      *             "lead.created"
@@ -10743,7 +10937,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE_URLS). */
                     url: string;
-                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, message.failed, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted, cadence.enrolled, cadence.step_sent, cadence.completed, cadence.stopped. */
+                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, message.failed, conversation.created, conversation.assigned, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted, cadence.enrolled, cadence.step_sent, cadence.completed, cadence.stopped. */
                     events: string[];
                     /** @description Default true. */
                     active?: boolean | null;
@@ -10761,7 +10955,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000011d",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000120",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10855,7 +11049,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000011e",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000121",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -10904,7 +11098,7 @@ export interface operations {
                 "application/json": {
                     /** @description New URL, checked as on creation. */
                     url?: string | null;
-                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, message.failed, conversation.created, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted, cadence.enrolled, cadence.step_sent, cadence.completed, cadence.stopped. */
+                    /** @description Event kinds to deliver: lead.created, lead.updated, lead.status_changed, message.received, message.sent, message.failed, conversation.created, conversation.assigned, lead.merged, deal.created, deal.updated, deal.stage_changed, deal.won, deal.lost, deal.deleted, cadence.enrolled, cadence.step_sent, cadence.completed, cadence.stopped. */
                     events?: string[] | null;
                     /** @description false stops deliveries, pending retries included. */
                     active?: boolean | null;
@@ -10922,7 +11116,7 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-00000000011f",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000122",
                      *         "url": "https://example.com/webhooks/funil",
                      *         "events": [
                      *           "lead.created"
@@ -11008,8 +11202,8 @@ export interface operations {
                      *       "success": true,
                      *       "data": [
                      *         {
-                     *           "id": "7c9e6679-7425-40de-944b-00000000008a",
-                     *           "event_id": "7c9e6679-7425-40de-944b-00000000008b",
+                     *           "id": "7c9e6679-7425-40de-944b-00000000008b",
+                     *           "event_id": "7c9e6679-7425-40de-944b-00000000008c",
                      *           "event_type": "event type",
                      *           "attempt": 1,
                      *           "status": "status",
@@ -11164,8 +11358,8 @@ export interface operations {
                      * @example {
                      *       "success": true,
                      *       "data": {
-                     *         "id": "7c9e6679-7425-40de-944b-000000000088",
-                     *         "event_id": "7c9e6679-7425-40de-944b-000000000089",
+                     *         "id": "7c9e6679-7425-40de-944b-000000000089",
+                     *         "event_id": "7c9e6679-7425-40de-944b-00000000008a",
                      *         "event_type": "event type",
                      *         "attempt": 1,
                      *         "status": "status",
@@ -11311,17 +11505,17 @@ export interface operations {
                  *       "type": "lead.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000145",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000014e",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000146",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000014f",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000147",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000150",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -11329,7 +11523,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000148",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000151",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11407,17 +11601,17 @@ export interface operations {
                  *       "type": "lead.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000149",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000152",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000014a",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000153",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000014b",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000154",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -11425,7 +11619,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000014c",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000155",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11503,17 +11697,17 @@ export interface operations {
                  *       "type": "lead.status_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000014d",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000156",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000014e",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000157",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000014f",
+                 *           "id": "7c9e6679-7425-40de-944b-000000000158",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -11521,7 +11715,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000150",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000159",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11531,8 +11725,8 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "from_status_id": "7c9e6679-7425-40de-944b-000000000151",
-                 *         "to_status_id": "7c9e6679-7425-40de-944b-000000000152"
+                 *         "from_status_id": "7c9e6679-7425-40de-944b-00000000015a",
+                 *         "to_status_id": "7c9e6679-7425-40de-944b-00000000015b"
                  *       }
                  *     }
                  */
@@ -11611,18 +11805,18 @@ export interface operations {
                  *       "type": "message.received",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000153",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000154",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000155",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000156",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000015f",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000157",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000160",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-000000000158",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000161",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11692,18 +11886,18 @@ export interface operations {
                  *       "type": "message.sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000159",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000015a",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000015b",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000015c",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000165",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000015d",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000166",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-00000000015e",
+                 *         "template_id": "7c9e6679-7425-40de-944b-000000000167",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11773,18 +11967,18 @@ export interface operations {
                  *       "type": "message.failed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000015f",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000160",
-                 *         "conversation_id": "7c9e6679-7425-40de-944b-000000000161",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000162",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000168",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *         "conversation_id": "7c9e6679-7425-40de-944b-00000000016a",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-00000000016b",
                  *         "content": "Olá! Podemos conversar amanhã?",
                  *         "type": "type",
                  *         "role": "user",
                  *         "status": "pending",
                  *         "error": "error",
-                 *         "provider_message_id": "7c9e6679-7425-40de-944b-000000000163",
+                 *         "provider_message_id": "7c9e6679-7425-40de-944b-00000000016c",
                  *         "media_url": "https://funil.example.com/media/proxy/2026/01/5f2b7c1e9a4d4c3b8e6f0a1b2c3d4e5f.png",
-                 *         "template_id": "7c9e6679-7425-40de-944b-000000000164",
+                 *         "template_id": "7c9e6679-7425-40de-944b-00000000016d",
                  *         "timestamp": "2026-01-15T13:45:00.000Z"
                  *       }
                  *     }
@@ -11854,12 +12048,12 @@ export interface operations {
                  *       "type": "conversation.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000165",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000016e",
                  *         "lead": {
-                 *           "id": "7c9e6679-7425-40de-944b-000000000166",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000016f",
                  *           "name": "Ana Souza",
                  *           "phone": "+5511987650001",
-                 *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000167",
+                 *           "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000170",
                  *           "whatsapp_username": "whatsapp username"
                  *         },
                  *         "last_message": {
@@ -11870,8 +12064,15 @@ export interface operations {
                  *         "unread_count": 1,
                  *         "window_expires_at": "2026-01-15T13:45:00.000Z",
                  *         "status": "active",
-                 *         "department_id": "7c9e6679-7425-40de-944b-000000000168",
-                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000169",
+                 *         "department_id": "7c9e6679-7425-40de-944b-000000000171",
+                 *         "channel_id": "7c9e6679-7425-40de-944b-000000000172",
+                 *         "assignee_id": "7c9e6679-7425-40de-944b-000000000173",
+                 *         "assignee": {
+                 *           "id": "7c9e6679-7425-40de-944b-000000000174",
+                 *           "name": "Vendas"
+                 *         },
+                 *         "first_response_at": "2026-01-15T13:45:00.000Z",
+                 *         "waiting_since": "2026-01-15T13:45:00.000Z",
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z"
                  *       }
@@ -11903,9 +12104,82 @@ export interface operations {
                         department_id: components["schemas"]["UUID"] | null;
                         /** @description The channel it started on; replies go through it by default. */
                         channel_id: components["schemas"]["UUID"] | null;
+                        /** @description Who answers it (a user of the organisation), or null. `PUT /backend/conversations/{id}` `{assignee_id}` changes it; routing sets it. */
+                        assignee_id: components["schemas"]["UUID"] | null;
+                        /** @description The assignee: id and name. */
+                        assignee: components["schemas"]["ConversationAssignee"] | null;
+                        /** @description The first send through the API (send, send-media, send-template) after its first inbound message; cadence messages do not count. */
+                        first_response_at: components["schemas"]["DateTime"] | null;
+                        /** @description Its oldest inbound message not yet answered by such a send, or null: routing’s queue order. */
+                        waiting_since: components["schemas"]["DateTime"] | null;
                         created_at: components["schemas"]["DateTime"];
                         /** @description Last activity. */
                         updated_at: components["schemas"]["DateTime"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer in 15 s) is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationAssigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt and redelivery of one event to one webhook: de-duplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret (Standard Webhooks); two, space-separated, for 24 hours after a regeneration. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "conversation.assigned",
+                 *       "timestamp": "2026-01-15T13:45:00.000Z",
+                 *       "data": {
+                 *         "id": "7c9e6679-7425-40de-944b-000000000175",
+                 *         "assignee_id": "7c9e6679-7425-40de-944b-000000000176",
+                 *         "previous_assignee_id": "7c9e6679-7425-40de-944b-000000000177"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "conversation.assigned";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened.
+                     */
+                    timestamp: string;
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The conversation.
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Who answers it now, or null.
+                         */
+                        assignee_id: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Who answered it before, or null.
+                         */
+                        previous_assignee_id: string | null;
                     };
                 };
             };
@@ -11941,17 +12215,17 @@ export interface operations {
                  *       "type": "lead.merged",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000016a",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000178",
                  *         "name": "Vendas",
                  *         "surname": "Souza",
                  *         "phone": "+5511987650001",
-                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-00000000016b",
+                 *         "whatsapp_user_id": "7c9e6679-7425-40de-944b-000000000179",
                  *         "whatsapp_username": "whatsapp username",
                  *         "email": "ana@example.com",
                  *         "company": "Acme Ltda",
                  *         "avatar_url": "https://example.com/avatars/ana.png",
                  *         "status": {
-                 *           "id": "7c9e6679-7425-40de-944b-00000000016c",
+                 *           "id": "7c9e6679-7425-40de-944b-00000000017a",
                  *           "name": "Qualificado",
                  *           "color": "#3b82f6",
                  *           "created_at": "2026-01-15T13:45:00.000Z",
@@ -11959,7 +12233,7 @@ export interface operations {
                  *         },
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000016d",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000017b",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -11969,7 +12243,7 @@ export interface operations {
                  *         "custom_fields": {},
                  *         "created_at": "2026-01-15T13:45:00.000Z",
                  *         "updated_at": "2026-01-15T13:45:00.000Z",
-                 *         "source_id": "7c9e6679-7425-40de-944b-00000000016e"
+                 *         "source_id": "7c9e6679-7425-40de-944b-00000000017c"
                  *       }
                  *     }
                  */
@@ -12043,12 +12317,12 @@ export interface operations {
                  *       "type": "deal.created",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000016f",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000017d",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000170",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000171",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000172",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000173",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000017e",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000017f",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000180",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000181",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -12065,11 +12339,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000174",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000182",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000175",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000176",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000183",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000184",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -12079,7 +12353,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000177",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000185",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12194,12 +12468,12 @@ export interface operations {
                  *       "type": "deal.updated",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000178",
+                 *         "id": "7c9e6679-7425-40de-944b-000000000186",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000179",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000017a",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000017b",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000017c",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000187",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000188",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000189",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000018a",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -12216,11 +12490,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000017d",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000018b",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000017e",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000017f",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000018c",
+                 *             "product_id": "7c9e6679-7425-40de-944b-00000000018d",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -12230,7 +12504,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000180",
+                 *             "id": "7c9e6679-7425-40de-944b-00000000018e",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12345,12 +12619,12 @@ export interface operations {
                  *       "type": "deal.stage_changed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000181",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000018f",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000182",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000183",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000184",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000185",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000190",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000191",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000192",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000193",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -12367,11 +12641,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000186",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000194",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000187",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000188",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000195",
+                 *             "product_id": "7c9e6679-7425-40de-944b-000000000196",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -12381,7 +12655,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000189",
+                 *             "id": "7c9e6679-7425-40de-944b-000000000197",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12390,8 +12664,8 @@ export interface operations {
                  *         ],
                  *         "pending_todos": 1,
                  *         "overdue_todos": 1,
-                 *         "from_stage_id": "7c9e6679-7425-40de-944b-00000000018a",
-                 *         "to_stage_id": "7c9e6679-7425-40de-944b-00000000018b"
+                 *         "from_stage_id": "7c9e6679-7425-40de-944b-000000000198",
+                 *         "to_stage_id": "7c9e6679-7425-40de-944b-000000000199"
                  *       }
                  *     }
                  */
@@ -12508,12 +12782,12 @@ export interface operations {
                  *       "type": "deal.won",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000018c",
+                 *         "id": "7c9e6679-7425-40de-944b-00000000019a",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000018d",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000018e",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000018f",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000190",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-00000000019b",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-00000000019c",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-00000000019d",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-00000000019e",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -12530,11 +12804,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-000000000191",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000019f",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000192",
-                 *             "product_id": "7c9e6679-7425-40de-944b-000000000193",
+                 *             "id": "7c9e6679-7425-40de-944b-0000000001a0",
+                 *             "product_id": "7c9e6679-7425-40de-944b-0000000001a1",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -12544,7 +12818,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-000000000194",
+                 *             "id": "7c9e6679-7425-40de-944b-0000000001a2",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12659,12 +12933,12 @@ export interface operations {
                  *       "type": "deal.lost",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-000000000195",
+                 *         "id": "7c9e6679-7425-40de-944b-0000000001a3",
                  *         "number": 1,
-                 *         "pipeline_id": "7c9e6679-7425-40de-944b-000000000196",
-                 *         "stage_id": "7c9e6679-7425-40de-944b-000000000197",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-000000000198",
-                 *         "owner_id": "7c9e6679-7425-40de-944b-000000000199",
+                 *         "pipeline_id": "7c9e6679-7425-40de-944b-0000000001a4",
+                 *         "stage_id": "7c9e6679-7425-40de-944b-0000000001a5",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a6",
+                 *         "owner_id": "7c9e6679-7425-40de-944b-0000000001a7",
                  *         "value": 1500,
                  *         "total": 1500,
                  *         "origin": "origin",
@@ -12681,11 +12955,11 @@ export interface operations {
                  *         "lead_email": "lead email",
                  *         "lead_phone": "lead phone",
                  *         "lead_avatar": "lead avatar",
-                 *         "lead_status_id": "7c9e6679-7425-40de-944b-00000000019a",
+                 *         "lead_status_id": "7c9e6679-7425-40de-944b-0000000001a8",
                  *         "products": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000019b",
-                 *             "product_id": "7c9e6679-7425-40de-944b-00000000019c",
+                 *             "id": "7c9e6679-7425-40de-944b-0000000001a9",
+                 *             "product_id": "7c9e6679-7425-40de-944b-0000000001aa",
                  *             "name": "Plano anual",
                  *             "price": 1500,
                  *             "qty": 1,
@@ -12695,7 +12969,7 @@ export interface operations {
                  *         ],
                  *         "tags": [
                  *           {
-                 *             "id": "7c9e6679-7425-40de-944b-00000000019d",
+                 *             "id": "7c9e6679-7425-40de-944b-0000000001ab",
                  *             "name": "VIP",
                  *             "color": "#3b82f6",
                  *             "created_at": "2026-01-15T13:45:00.000Z",
@@ -12810,7 +13084,7 @@ export interface operations {
                  *       "type": "deal.deleted",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "id": "7c9e6679-7425-40de-944b-00000000019e"
+                 *         "id": "7c9e6679-7425-40de-944b-0000000001ac"
                  *       }
                  *     }
                  */
@@ -12863,9 +13137,9 @@ export interface operations {
                  *       "type": "cadence.enrolled",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "enrolment_id": "7c9e6679-7425-40de-944b-00000000019f",
-                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a0",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a1",
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001ad",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001ae",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001af",
                  *         "step": 1,
                  *         "stop_reason": "replied"
                  *       }
@@ -12937,9 +13211,9 @@ export interface operations {
                  *       "type": "cadence.step_sent",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001a2",
-                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a3",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a4",
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001b0",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001b1",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001b2",
                  *         "step": 1,
                  *         "stop_reason": "replied"
                  *       }
@@ -13011,9 +13285,9 @@ export interface operations {
                  *       "type": "cadence.completed",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001a5",
-                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a6",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001a7",
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001b3",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001b4",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001b5",
                  *         "step": 1,
                  *         "stop_reason": "replied"
                  *       }
@@ -13085,9 +13359,9 @@ export interface operations {
                  *       "type": "cadence.stopped",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001a8",
-                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001a9",
-                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001aa",
+                 *         "enrolment_id": "7c9e6679-7425-40de-944b-0000000001b6",
+                 *         "cadence_id": "7c9e6679-7425-40de-944b-0000000001b7",
+                 *         "lead_id": "7c9e6679-7425-40de-944b-0000000001b8",
                  *         "step": 1,
                  *         "stop_reason": "replied"
                  *       }
@@ -13159,7 +13433,7 @@ export interface operations {
                  *       "type": "webhook.test",
                  *       "timestamp": "2026-01-15T13:45:00.000Z",
                  *       "data": {
-                 *         "webhook_id": "7c9e6679-7425-40de-944b-0000000001ab",
+                 *         "webhook_id": "7c9e6679-7425-40de-944b-0000000001b9",
                  *         "message": "Olá! Podemos conversar amanhã?"
                  *       }
                  *     }

@@ -31,6 +31,7 @@ describe('GET /backend/webhooks/event-types', () => {
       'message.sent',
       'message.failed',
       'conversation.created',
+      'conversation.assigned',
       'lead.merged',
       'deal.created',
       'deal.updated',

@@ -1,7 +1,7 @@
 import { listCount } from '../../schema/list-bounds.js';
 import { builder } from '../../schema/builder.js';
 import { idArg } from '../common/args.js';
-import { ApiKey, CreatedApiKey, CreatedTenant, RoleEnum, User, ViewerInfo } from './types.js';
+import { ApiKey, AvailabilityEnum, CreatedApiKey, CreatedTenant, RoleEnum, User, ViewerInfo, ViewerUser } from './types.js';
 import * as accounts from './service.js';
 
 builder.mutationField('createTenant', (t) =>
@@ -47,14 +47,29 @@ builder.mutationField('updateUser', (t) =>
   t.prismaField({
     type: User,
     description:
-      'Changes a user’s name, e-mail or role (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).',
+      'Changes a user’s name, e-mail, role, availability or capacity (Owner/Admin with a full key). Only an owner changes an owner or makes one; the last owner cannot be demoted (409).',
     args: {
       ...idArg('The user.'),
       name: t.arg.string(),
       email: t.arg.string({ description: 'Unique per organisation (409).' }),
       role: t.arg({ type: RoleEnum }),
+      availability: t.arg({
+        type: AvailabilityEnum,
+        description: 'online, away or offline: routing hands conversations to online users only.',
+      }),
+      capacity: t.arg.int({ description: 'Open conversations routing may assign at once (0 to 10,000); null: no limit.' }),
     },
     resolve: (query, _, { id, ...input }, ctx) => accounts.updateUser(ctx, id, input, query),
+  }),
+);
+
+builder.mutationField('setMyAvailability', (t) =>
+  t.field({
+    type: ViewerUser,
+    description:
+      'Sets the calling key’s user’s availability (any key): routing hands conversations to `online` users only, and coming online hands them the oldest waiting conversations they can take.',
+    args: { availability: t.arg({ type: AvailabilityEnum, required: true }) },
+    resolve: (_, args, ctx) => accounts.setMyAvailability(ctx, args),
   }),
 );
 

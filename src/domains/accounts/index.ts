@@ -35,7 +35,7 @@ export const accountsDomain = defineDomain({
       field: 'Mutation.updateUser',
       style: 'envelope',
       access: 'admin:full',
-      summary: 'Change a user’s name, e-mail or role',
+      summary: 'Change a user’s name, e-mail, role, availability or capacity',
     },
     {
       method: 'DELETE',
@@ -45,6 +45,14 @@ export const accountsDomain = defineDomain({
       status: 204,
       access: 'admin:full',
       summary: 'Delete a user (revokes its keys)',
+    },
+    {
+      method: 'PUT',
+      path: '/me/availability',
+      field: 'Mutation.setMyAvailability',
+      style: 'envelope',
+      access: 'member',
+      summary: 'Set your availability for routing',
     },
     {
       method: 'GET',

@@ -12,6 +12,7 @@ import { LOCKING_TX } from '../common/lock.js';
 import type { Context } from '../../context/context.js';
 import { optionalEmail, requiredText } from '../common/validate.js';
 import type { Selection } from '../common/types.js';
+import { queueRouting } from '../messaging/routing-queue.js';
 
 export type RoleInput = 'owner' | 'admin' | 'operator';
 
@@ -108,24 +109,63 @@ const lastOwner = () => conflict('A organização precisa de ao menos um proprie
 export async function updateUser(
   ctx: Context,
   id: string,
-  input: { name?: string | null; email?: string | null; role?: string | null },
+  input: { name?: string | null; email?: string | null; role?: string | null; availability?: string | null; capacity?: number | null },
   query: Selection = {},
 ) {
   const viewer = requireAccountManager(ctx.viewer);
   const name = input.name == null ? undefined : requiredText('name', input.name, 200);
   const email = input.email == null ? undefined : emailOf(input.email);
   const role = input.role == null ? undefined : roleOf(input.role);
+  const availability = availabilityOf(input.availability);
+  if (input.capacity != null && (!Number.isInteger(input.capacity) || input.capacity < 0 || input.capacity > MAX_CAPACITY))
+    throw invalidField('capacity', `deve ser um inteiro de 0 a ${MAX_CAPACITY}, ou null (sem limite)`);
   if (role) requireAccountManager(viewer, role); // only an owner makes an owner
   try {
     return await ctx.db.$transaction(async (tx) => {
       const owners = await lockOwners(tx);
       const user = await managedUser(tx, viewer, id);
       if (user.role === 'owner' && role && role !== 'owner' && owners.length <= 1) throw lastOwner();
-      return tx.user.update({ ...query, where: { id }, data: { name, email, role } });
+      const updated = await tx.user.update({
+        ...query,
+        where: { id },
+        data: { name, email, role, availability, capacity: input.capacity },
+      });
+      if (availability === 'online' || input.capacity !== undefined) await queueRouting(tx, { userId: id });
+      return updated;
     }, LOCKING_TX);
   } catch (e) {
     throw fromDatabaseError(e, 'Usuário com este e-mail');
   }
+}
+
+/** A user's capacity is at most this (a bound, not a target). */
+export const MAX_CAPACITY = 10_000;
+
+const AVAILABILITIES = ['online', 'away', 'offline'] as const;
+
+function availabilityOf(value: string | null | undefined): (typeof AVAILABILITIES)[number] | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || !(AVAILABILITIES as readonly string[]).includes(value))
+    throw invalidField('availability', 'deve ser online, away ou offline');
+  return value as (typeof AVAILABILITIES)[number];
+}
+
+/**
+ * PUT /backend/me/availability: the key's user says whether routing may hand them conversations; coming
+ * online calls a routing pass of their departments (the oldest waiting conversations they can take).
+ */
+export async function setMyAvailability(ctx: Context, input: { availability: string }) {
+  const viewer = requireTenant(ctx.viewer);
+  const availability = availabilityOf(input.availability)!;
+  return ctx.db.$transaction(async (tx) => {
+    const user = await tx.user.update({
+      where: { id: viewer.userId },
+      data: { availability },
+      select: { id: true, name: true, email: true, role: true, availability: true, capacity: true },
+    });
+    if (availability === 'online') await queueRouting(tx, { userId: viewer.userId });
+    return user;
+  });
 }
 
 /**
@@ -150,7 +190,10 @@ export async function deleteUser(ctx: Context, id: string) {
 export async function whoAmI(ctx: Context) {
   const viewer = requireTenant(ctx.viewer);
   const [user, tenant, key] = await Promise.all([
-    ctx.db.user.findUniqueOrThrow({ where: { id: viewer.userId }, select: { id: true, name: true, email: true, role: true } }),
+    ctx.db.user.findUniqueOrThrow({
+      where: { id: viewer.userId },
+      select: { id: true, name: true, email: true, role: true, availability: true, capacity: true },
+    }),
     ctx.prisma.tenant.findUniqueOrThrow({ where: { id: viewer.tenantId }, select: { id: true, name: true } }),
     ctx.db.apiKey.findUniqueOrThrow({ where: { id: viewer.apiKeyId }, select: { id: true, name: true, prefix: true, expires_at: true } }),
   ]);

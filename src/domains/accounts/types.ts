@@ -5,6 +5,14 @@ export const RoleEnum = builder.enumType('Role', {
   values: { owner: { value: 'owner' }, admin: { value: 'admin' }, operator: { value: 'operator' } } as const,
 });
 
+export const AvailabilityEnum = builder.enumType('UserAvailability', {
+  description: 'Whether routing may hand the user conversations: only when `online`. An `offline` user keeps their conversations.',
+  values: { online: { value: 'online' }, away: { value: 'away' }, offline: { value: 'offline' } } as const,
+});
+
+const CAPACITY =
+  'Open conversations routing may assign the user at once; null: no limit, 0: none. Owners and admins may assign past it by hand.';
+
 export const Tenant = builder.prismaObject('Tenant', {
   description: 'An organisation: every other record belongs to exactly one.',
   fields: (t) => ({
@@ -21,6 +29,8 @@ export const User = builder.prismaObject('User', {
     name: t.exposeString('name'),
     email: t.exposeString('email'),
     role: t.expose('role', { type: RoleEnum }),
+    availability: t.expose('availability', { type: AvailabilityEnum }),
+    capacity: t.exposeInt('capacity', { nullable: true, description: CAPACITY }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
   }),
 });
@@ -74,7 +84,7 @@ export const CreatedApiKey = builder.objectRef<CreatedKey>('CreatedApiKey').impl
 export const CreatedTenant = builder
   .objectRef<{
     tenant: { id: string; name: string; created_at: Date };
-    user: { id: string; name: string; email: string; role: string };
+    user: { id: string; name: string; email: string; role: string; availability: string; capacity: number | null };
     api_key: string;
   }>('CreatedTenant')
   .implement({
@@ -86,15 +96,19 @@ export const CreatedTenant = builder
     }),
   });
 
-export const ViewerUser = builder.objectRef<{ id: string; name: string; email: string; role: string }>('ViewerUser').implement({
-  description: 'The user an API key belongs to.',
-  fields: (t) => ({
-    id: t.expose('id', { type: 'UUID' }),
-    name: t.exposeString('name'),
-    email: t.exposeString('email'),
-    role: t.field({ type: RoleEnum, resolve: (u) => u.role as 'owner' | 'admin' | 'operator' }),
-  }),
-});
+export const ViewerUser = builder
+  .objectRef<{ id: string; name: string; email: string; role: string; availability: string; capacity: number | null }>('ViewerUser')
+  .implement({
+    description: 'The user an API key belongs to.',
+    fields: (t) => ({
+      id: t.expose('id', { type: 'UUID' }),
+      name: t.exposeString('name'),
+      email: t.exposeString('email'),
+      role: t.field({ type: RoleEnum, resolve: (u) => u.role as 'owner' | 'admin' | 'operator' }),
+      availability: t.field({ type: AvailabilityEnum, resolve: (u) => u.availability as 'online' | 'away' | 'offline' }),
+      capacity: t.exposeInt('capacity', { nullable: true, description: CAPACITY }),
+    }),
+  });
 
 export const ViewerTenant = builder.objectRef<{ id: string; name: string }>('ViewerTenant').implement({
   description: 'The organisation of an API key.',
@@ -118,7 +132,7 @@ export const ViewerApiKey = builder.objectRef<ViewerKeyShape>('ViewerApiKey').im
 
 export const ViewerInfo = builder
   .objectRef<{
-    user: { id: string; name: string; email: string; role: string };
+    user: { id: string; name: string; email: string; role: string; availability: string; capacity: number | null };
     tenant: { id: string; name: string };
     api_key: ViewerKeyShape;
   }>('Viewer')

@@ -23,6 +23,9 @@ const CONVERSATION: Record<string, string> = {
   status: 'c.status',
   department_id: 'c.department_id',
   channel_id: 'c.channel_id',
+  assignee_id: 'c.assignee_id',
+  first_response_at: isoSql('c.first_response_at'),
+  waiting_since: isoSql('c.waiting_since'),
   created_at: isoSql('c.created_at'),
   updated_at: isoSql('c.updated_at'),
   __typename: `'Conversation'`,
@@ -36,6 +39,13 @@ const LEAD: Record<string, string> = {
   whatsapp_user_id: 'l.whatsapp_user_id',
   whatsapp_username: 'l.whatsapp_username',
   __typename: `'ConversationLead'`,
+};
+
+/** ConversationAssignee over `u` (the assignee, joined when there is one). */
+const ASSIGNEE: Record<string, string> = {
+  id: 'u.id',
+  name: 'u.name',
+  __typename: `'ConversationAssignee'`,
 };
 
 /** LastMessage over `c`: the columns the message's transaction keeps (shapes.ts lastMessage). */
@@ -72,6 +82,14 @@ export function conversationCardSql(selection: readonly SelectedField[]): Conver
       if (!select) return null;
       pairs.push([f.key, object(select)]);
       lead = true;
+    } else if (f.name === 'assignee') {
+      const select = objectSelect(f.sub('ConversationAssignee'), ASSIGNEE);
+      if (!select) return null;
+      const alias = `o${objects.length + 1}`;
+      objects.push(
+        `LEFT JOIN LATERAL (SELECT ${select} FROM users u WHERE u.tenant_id = c.tenant_id AND u.id = c.assignee_id) ${alias} ON TRUE`,
+      );
+      pairs.push([f.key, `CASE WHEN c.assignee_id IS NULL THEN NULL ELSE row_to_json(${alias}) END`]);
     } else if (f.name === 'last_message') {
       const select = objectSelect(f.sub('LastMessage'), LAST_MESSAGE);
       if (!select) return null;
@@ -111,7 +129,7 @@ export async function conversationsJson(ctx: Context, args: ConversationListArgs
     !card && !plan.counted && !sync
       ? [{ total_count: null, count_snapshot: null, data: null }]
       : await ctx.db.$tenantQueryDirect<PageHead>((tenant, visible) => {
-          const filter = conversationListSql(tenant, visible, args);
+          const filter = conversationListSql(ctx, tenant, visible, args);
           const where = sync ? Prisma.sql`${filter} AND ${syncSql(sync, 'c')}` : filter;
           const orderText = sync ? 'c.updated_at ASC, c.id ASC' : 'c.updated_at DESC, c.id DESC';
           const order = Prisma.raw(orderText);

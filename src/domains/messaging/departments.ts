@@ -1,10 +1,11 @@
 // Departments and their members (bare style; decisions.md: owners and admins manage them, any role
 // lists its own). Deleting a department clears channels' and conversations' references in the
 // database itself (ON DELETE SET NULL (department_id)); its memberships go with it.
+import { queueRouting } from './routing-queue.js';
 import { announceDepartmentsChanged } from './live.js';
 import { requireTenant } from '../../auth/viewer.js';
 import type { Context } from '../../context/context.js';
-import { AppError, constraintViolation, invalidInput, notFound } from '../../errors.js';
+import { AppError, constraintViolation, invalidField, invalidInput, notFound } from '../../errors.js';
 import { lockRow, LOCKING_TX } from '../common/lock.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Selection } from '../common/types.js';
@@ -41,23 +42,36 @@ export function myDepartments(ctx: Context): DepartmentListSource {
   return { where: { members: { some: { user_id: viewer.userId } } } };
 }
 
-export function createDepartment(ctx: Context, input: { name: string; description?: string | null }, query: Selection = {}) {
+export type Routing = 'manual' | 'round_robin' | 'balanced';
+
+export function createDepartment(
+  ctx: Context,
+  input: { name: string; description?: string | null; routing?: Routing | null },
+  query: Selection = {},
+) {
   const name = requiredText('name', input.name, NAME_MAX);
   const description = optionalText('description', input.description, DESCRIPTION_MAX) ?? null;
-  return uniqueName(() => ctx.db.department.create({ ...query, data: { name, description } }));
+  if (input.routing === null) throw invalidField('routing', 'deve ser manual, round_robin ou balanced');
+  return uniqueName(() => ctx.db.department.create({ ...query, data: { name, description, routing: input.routing ?? 'manual' } }));
 }
 
+/** Changes the fields given; routing turned on calls a pass over the department's waiting conversations. */
 export async function updateDepartment(
   ctx: Context,
   id: string,
-  input: { name?: string | null; description?: string | null },
+  input: { name?: string | null; description?: string | null; routing?: Routing | null },
   query: Selection = {},
 ) {
-  const data: { name?: string; description?: string | null } = {};
+  const data: { name?: string; description?: string | null; routing?: Routing } = {};
   if (input.name !== undefined) data.name = requiredText('name', input.name, NAME_MAX);
   if (input.description !== undefined) data.description = optionalText('description', input.description, DESCRIPTION_MAX);
-  const { count } = await uniqueName(() => ctx.db.department.updateMany({ where: { id }, data }));
-  if (count === 0) throw notFound('Departamento');
+  if (input.routing === null) throw invalidField('routing', 'deve ser manual, round_robin ou balanced');
+  if (input.routing) data.routing = input.routing;
+  await ctx.db.$transaction(async (tx) => {
+    const { count } = await uniqueName(() => tx.department.updateMany({ where: { id }, data }));
+    if (count === 0) throw notFound('Departamento');
+    if (data.routing && data.routing !== 'manual') await queueRouting(tx, { departmentId: id });
+  });
   return ctx.db.department.findUniqueOrThrow({ ...query, where: { id } });
 }
 
@@ -87,6 +101,8 @@ export async function addMember(ctx: Context, id: string, userId: string) {
       if ((await tx.departmentMember.count({ where: { department_id: id } })) >= MEMBERS_MAX)
         throw invalidInput(`Um departamento aceita no máximo ${MEMBERS_MAX} membros`);
       await tx.departmentMember.create({ data: { department_id: id, user_id: userId } });
+      // A new member may take what waits there.
+      await queueRouting(tx, { departmentId: id });
     }, LOCKING_TX);
   } catch (e) {
     const violated = constraintViolation(e);

@@ -20,6 +20,15 @@ export const MESSAGING_EVENT_TYPES = defineEventTypes([
     read: MESSAGE,
   },
   { type: 'conversation.created', description: 'A conversation was opened for a lead.', read: { field: 'Query.conversation' } },
+  {
+    type: 'conversation.assigned',
+    description: 'A conversation’s assignee changed: assigned by hand or by its department’s routing, or unassigned (`assignee_id` null).',
+    extra: {
+      id: { type: 'string', format: 'uuid', description: 'The conversation.' },
+      assignee_id: { type: ['string', 'null'], format: 'uuid', description: 'Who answers it now, or null.' },
+      previous_assignee_id: { type: ['string', 'null'], format: 'uuid', description: 'Who answered it before, or null.' },
+    },
+  },
 ]);
 
 declare module '../../events/types.js' {

@@ -23,6 +23,7 @@ import {
   ConversationPage,
   ConversationStatusEnum,
   Department,
+  RoutingEnum,
   DepartmentList,
   DepartmentMemberList,
   InboundResultType,
@@ -57,6 +58,7 @@ builder.mutationField('createDepartment', (t) =>
     args: {
       name: t.arg.string({ required: true, description: '1 to 100 characters, unique in the organisation.' }),
       description: t.arg.string({ description: 'Up to 1,000 characters.' }),
+      routing: t.arg({ type: RoutingEnum, description: 'How its conversations get an assignee; default manual.' }),
     },
     resolve: (query, _, args, ctx) => departments.createDepartment(ctx, args, query),
   }),
@@ -70,6 +72,7 @@ builder.mutationField('updateDepartment', (t) =>
       ...idArg('The department.'),
       name: t.arg.string({ description: '1 to 100 characters, unique in the organisation.' }),
       description: t.arg.string({ description: 'Up to 1,000 characters; null clears it.' }),
+      routing: t.arg({ type: RoutingEnum, description: 'How its conversations get an assignee.' }),
     },
     resolve: (query, _, args, ctx) => departments.updateDepartment(ctx, args.id, args, query),
   }),
@@ -210,6 +213,7 @@ builder.queryField('conversations', (t) =>
       offset: t.arg.int({ description: 'Default 0.' }),
       lead_id: t.arg({ type: 'UUID', description: 'Only this lead’s conversations.' }),
       status: t.arg({ type: ConversationStatusEnum, description: 'active or archived.' }),
+      assignee_id: t.arg.string({ description: 'A user’s id, `me` (the key’s user) or `none` (unassigned).' }),
     },
     resolve: (_, args, ctx) => conversations.conversationPage(ctx, args),
   }),
@@ -227,12 +231,17 @@ builder.queryField('conversation', (t) =>
 builder.mutationField('updateConversation', (t) =>
   t.prismaField({
     type: Conversation,
-    description: 'Archives or reopens a conversation, moves it to a department, or marks it read.',
+    description: 'Archives or reopens a conversation, moves it to a department, marks it read, or assigns it.',
     args: {
       ...idArg('The conversation.'),
       status: t.arg({ type: ConversationStatusEnum, description: 'Reopening while the lead has another open conversation is a conflict.' }),
       department_id: t.arg({ type: 'UUID', description: 'A department of the organisation; null clears it.' }),
       read: t.arg.boolean({ description: '`true` sets unread_count to 0.' }),
+      assignee_id: t.arg({
+        type: 'UUID',
+        description:
+          'Who answers it: a user who can see it (an operator must be a member of its department); null unassigns. Within the user’s capacity unless the caller is an owner or admin.',
+      }),
     },
     resolve: (query, _, args, ctx) => conversations.updateConversation(ctx, args.id, args, query),
   }),

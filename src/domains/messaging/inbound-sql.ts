@@ -16,6 +16,7 @@ import type { TenantTx } from '../../db/tenant-scope.js';
 import { tenantIs } from '../../tenant-sql.js';
 import { emitCtes, type EventInput } from '../../events/emit.js';
 import { JOBS_CHANNEL } from '../../jobs/enqueue.js';
+import { routeConversationsCte } from './routing-queue.js';
 
 export interface Targets {
   channel_id: string;
@@ -162,6 +163,9 @@ export interface StoredConversation {
   last_message_role: 'user' | 'assistant' | null;
   last_message_at: Date | null;
   last_inbound_at: Date | null;
+  assignee_id: string | null;
+  first_response_at: Date | null;
+  waiting_since: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -171,6 +175,8 @@ const isoSql = (value: Prisma.Sql) => Prisma.sql`to_char(${value} AT TIME ZONE '
 
 export interface Stored {
   conversation: StoredConversation;
+  /** Its assignee's name, when it has one. */
+  assigneeName: string | null;
   /** A new lead's updated_at (the database's clock at its insert). */
   leadUpdatedAt: Date | null;
 }
@@ -179,31 +185,34 @@ export interface Stored {
 export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise<Stored | null> {
   const { lead, conversation, message } = input;
   const now = input.now.toISOString();
-  const [row] = await tx.$tenantQuery<(StoredConversation & { stored: boolean; lead_updated_at: Date | null; notified: string })[]>(
-    (tenant) => {
-      const newLead = Prisma.sql`
+  const [row] = await tx.$tenantQuery<
+    (StoredConversation & { stored: boolean; lead_updated_at: Date | null; assignee_name: string | null; notified: string })[]
+  >((tenant) => {
+    const newLead = Prisma.sql`
       new_lead AS (
         INSERT INTO leads (tenant_id, id, name, phone, whatsapp_user_id, whatsapp_username, created_at, updated_at)
         VALUES (${tenant}, ${lead.id}::uuid, ${lead.name}::text, ${lead.phone}::text, ${lead.whatsapp_user_id}::text, ${lead.whatsapp_username}::text, ${now}::timestamptz, ${now}::timestamptz)
         ON CONFLICT DO NOTHING
         RETURNING id, updated_at),`;
-      // A new conversation starts with the message as its last one and one unread message.
-      const newConversation = Prisma.sql`
+    // A new conversation starts with the message as its last one and one unread message.
+    const newConversation = Prisma.sql`
       conv AS (
-        INSERT INTO conversations (tenant_id, id, lead_id, channel_id, department_id, unread_count, last_message_content, last_message_role, last_message_at, last_inbound_at, created_at, updated_at)
-        SELECT ${tenant}, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, ${conversation.departmentId}::uuid, 1, ${message.content}::text, 'user'::"MessageRole", ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        INSERT INTO conversations (tenant_id, id, lead_id, channel_id, department_id, unread_count, last_message_content, last_message_role, last_message_at, last_inbound_at, waiting_since, created_at, updated_at)
+        SELECT ${tenant}, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, ${conversation.departmentId}::uuid, 1, ${message.content}::text, 'user'::"MessageRole", ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
         ${lead.isNew ? Prisma.sql`FROM new_lead` : Prisma.empty}
         ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING
         RETURNING *),`;
-      const insertMessage = (from: Prisma.Sql) => Prisma.sql`
+    const insertMessage = (from: Prisma.Sql) => Prisma.sql`
       m AS (
         INSERT INTO messages (tenant_id, id, conversation_id, lead_id, channel_id, role, type, content, status, provider_message_id, created_at, updated_at)
         SELECT ${tenant}, ${message.id}::uuid, ${conversation.id}::uuid, ${lead.id}::uuid, ${input.channelId}::uuid, 'user'::"MessageRole", ${message.type}::text, ${message.content}::text, 'received'::"MessageStatus", ${message.providerMessageId}::text, ${now}::timestamptz, ${now}::timestamptz
         ${from}
         ON CONFLICT (tenant_id, channel_id, provider_message_id) DO NOTHING
         RETURNING id),`;
-      // The open conversation: the message becomes its last one unless a newer one is there already.
-      const updateConversation = Prisma.sql`
+    // The open conversation: the message becomes its last one unless a newer one is there already, and
+    // it waits for an answer since its oldest unanswered message (`before` reads the row as it was).
+    const updateConversation = Prisma.sql`
+      before AS (SELECT waiting_since FROM conversations WHERE ${tenantIs(tenant)} AND id = ${conversation.id}::uuid),
       conv AS (
         UPDATE conversations c SET
           unread_count = c.unread_count + 1,
@@ -211,35 +220,40 @@ export async function storeMessage(tx: TenantTx, input: MessageToStore): Promise
           last_message_role = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${now}::timestamptz THEN 'user'::"MessageRole" ELSE c.last_message_role END,
           last_message_at = GREATEST(c.last_message_at, ${now}::timestamptz),
           last_inbound_at = GREATEST(c.last_inbound_at, ${now}::timestamptz),
+          waiting_since = COALESCE(c.waiting_since, ${now}::timestamptz),
           updated_at = ${now}::timestamptz
         FROM m
         WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid
         RETURNING c.*),`;
-      const writes = conversation.isNew
-        ? Prisma.join([lead.isNew ? newLead : Prisma.empty, newConversation, insertMessage(Prisma.sql`FROM conv`)], '')
-        : Prisma.join([insertMessage(Prisma.empty), updateConversation], '');
-      // updated_at is the database's clock at the write (a trigger): the new rows' events get it here.
-      const stampedAt = (table: string) =>
-        Prisma.sql`jsonb_build_object('updated_at', ${isoSql(Prisma.sql`(SELECT updated_at FROM ${Prisma.raw(table)})`)})`;
-      const finish = (data: Prisma.Sql, type: Prisma.Sql) =>
-        !lead.isNew && !conversation.isNew
-          ? data
-          : Prisma.sql`CASE ${type}
+    const writes = conversation.isNew
+      ? Prisma.join([lead.isNew ? newLead : Prisma.empty, newConversation, insertMessage(Prisma.sql`FROM conv`)], '')
+      : Prisma.join([insertMessage(Prisma.empty), updateConversation], '');
+    // updated_at is the database's clock at the write (a trigger): the new rows' events get it here.
+    const stampedAt = (table: string) =>
+      Prisma.sql`jsonb_build_object('updated_at', ${isoSql(Prisma.sql`(SELECT updated_at FROM ${Prisma.raw(table)})`)})`;
+    const finish = (data: Prisma.Sql, type: Prisma.Sql) =>
+      !lead.isNew && !conversation.isNew
+        ? data
+        : Prisma.sql`CASE ${type}
       ${lead.isNew ? Prisma.sql`WHEN 'lead.created' THEN ${data} || ${stampedAt('new_lead')}` : Prisma.empty}
       ${conversation.isNew ? Prisma.sql`WHEN 'conversation.created' THEN ${data} || ${stampedAt('conv')}` : Prisma.empty}
       ELSE ${data} END`;
-      return Prisma.sql`
+    // A conversation that starts waiting unassigned, in a department with routing, is routed (routing.ts).
+    const entersQueue = conversation.isNew ? Prisma.sql`TRUE` : Prisma.sql`(SELECT waiting_since FROM before) IS NULL`;
+    return Prisma.sql`
     WITH ${writes}
+    ${routeConversationsCte('routed', Prisma.sql`(SELECT conv.tenant_id, conv.department_id, conv.assignee_id FROM conv WHERE ${entersQueue})`)},
     ${emitCtes(tenant, input.events, Prisma.sql`EXISTS (SELECT 1 FROM m)`, finish)}
     SELECT conv.id::text AS id, conv.lead_id::text AS lead_id, conv.channel_id::text AS channel_id, conv.department_id::text AS department_id,
       conv.status::text AS status, conv.unread_count, conv.last_message_content, conv.last_message_role::text AS last_message_role,
-      conv.last_message_at, conv.last_inbound_at, conv.created_at, conv.updated_at,
+      conv.last_message_at, conv.last_inbound_at, conv.assignee_id::text AS assignee_id, conv.first_response_at, conv.waiting_since,
+      conv.created_at, conv.updated_at,
+      (SELECT u.name FROM users u WHERE u.tenant_id = conv.tenant_id AND u.id = conv.assignee_id) AS assignee_name,
       ${lead.isNew ? Prisma.sql`(SELECT updated_at FROM new_lead)` : Prisma.sql`NULL::timestamptz`} AS lead_updated_at,
       EXISTS (SELECT 1 FROM m) AS stored, pg_notify(${JOBS_CHANNEL}, ${tenant}::text)::text AS notified
     FROM conv`;
-    },
-  );
+  });
   if (!row?.stored) return null;
-  const { stored: _, notified: __, lead_updated_at, ...written } = row;
-  return { conversation: written, leadUpdatedAt: lead_updated_at };
+  const { stored: _, notified: __, lead_updated_at, assignee_name, ...written } = row;
+  return { conversation: written, assigneeName: assignee_name, leadUpdatedAt: lead_updated_at };
 }

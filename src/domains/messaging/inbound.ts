@@ -48,7 +48,7 @@ export interface InboundResult {
   lead: InboundLead;
   /** The lead's tags, by name. */
   tags: Tag[];
-  conversation: Conversation & { lead: InboundLead };
+  conversation: Conversation & { lead: InboundLead; assignee: { id: string; name: string } | null };
   message: Message;
 }
 
@@ -144,7 +144,7 @@ async function receiveOnce(
   if (!targets.conversation_id)
     events.push({
       type: 'conversation.created',
-      data: conversationData(openedConversation(tx.$tenantId, targets, conversationId, lead.id), lead),
+      data: conversationData(openedConversation(tx.$tenantId, targets, conversationId, lead.id), lead, null),
     });
   events.push({ type: 'message.received', data: messageData(message, config) });
 
@@ -158,8 +158,10 @@ async function receiveOnce(
   });
   if (!stored) throw new Raced('a concurrent write');
   if (stored.leadUpdatedAt) lead.updated_at = stored.leadUpdatedAt;
-  const conversation = { ...stored.conversation, tenant_id: tx.$tenantId, lead };
-  announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(conversation, lead) }]);
+  const assignee = stored.conversation.assignee_id ? { id: stored.conversation.assignee_id, name: stored.assigneeName ?? '' } : null;
+  // With its lead and assignee, so the answer reads neither again.
+  const conversation = { ...stored.conversation, tenant_id: tx.$tenantId, lead, assignee };
+  announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(conversation, lead, assignee) }]);
   announceMessageOnCommit(tx, config, message, conversation.department_id);
   return { lead, tags, conversation, message };
 }
@@ -232,6 +234,9 @@ function openedConversation(tenantId: string, targets: Targets, id: string, lead
     last_message_role: null,
     last_message_at: null,
     last_inbound_at: null,
+    assignee_id: null,
+    first_response_at: null,
+    waiting_since: null,
     created_at: targets.now,
     updated_at: targets.now,
   };

@@ -2,6 +2,7 @@
 // conversations and message history (envelope style), with one operator visibility policy.
 import { defineDomain } from '../manifest.js';
 import { messageDeliveryQueue } from './deliver.js';
+import { routingQueue } from './routing.js';
 import { MESSAGING_EVENT_TYPES } from './event-types.js';
 import './fields.js';
 import { sendMediaHandler } from './send-media-route.js';
@@ -35,7 +36,7 @@ export const messagingDomain = defineDomain({
       description: 'List every department; create, change and delete departments and their members.',
     },
   ],
-  queues: [messageDeliveryQueue],
+  queues: [messageDeliveryQueue, routingQueue],
   events: MESSAGING_EVENT_TYPES,
   // A sent media message keeps its file (send-media.ts).
   storedFiles: [{ table: 'messages', key: 'media_key', contentType: 'media_mime_type' }],

@@ -57,10 +57,11 @@ export function messagesFor(ctx: Context): AsyncIterable<Message> {
 }
 
 // ---- conversationUpdated ----
-// A conversation's changes (a new message, marked read, archived or reopened, assigned to a department)
+// A conversation's changes (a new message, marked read, archived or reopened, assigned to a department
+// or to an assignee)
 // are announced with the conversation as its REST read returns it.
 
-export type ConversationChangeKind = 'message' | 'read' | 'archived' | 'reopened' | 'assigned';
+export type ConversationChangeKind = 'message' | 'read' | 'archived' | 'reopened' | 'assigned' | 'assignee';
 
 export type ConversationSnapshot = ReturnType<typeof conversationData>;
 

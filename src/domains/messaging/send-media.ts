@@ -102,6 +102,7 @@ export async function sendMedia(ctx: Context, file: IncomingFile, input: MediaIn
         content,
         channel_id: channel.id,
         media,
+        answers: true,
       });
       await queueDelivery(tx, stored);
       return stored;

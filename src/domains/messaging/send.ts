@@ -100,6 +100,7 @@ export async function sendMessage(ctx: Context, input: SendInput) {
       type,
       content,
       channel_id: channel.id,
+      answers: true,
     });
     await queueDelivery(tx, message);
     return message;

@@ -3,7 +3,7 @@
 // (and for the send-media answer, which is not a GraphQL field route); a lead's own events come from
 // the leads domain (leads/events.ts).
 import type { Config } from '../../config.js';
-import type { Conversation, Lead, Message } from '../../generated/prisma/client.js';
+import type { Conversation, Lead, Message, User } from '../../generated/prisma/client.js';
 import { mediaUrl } from '../uploads/media-url.js';
 import { windowExpiresAt } from './window.js';
 
@@ -14,7 +14,10 @@ export function lastMessage(c: Pick<Conversation, 'last_message_content' | 'last
 /** What a conversation shows of its lead: who it is and how WhatsApp knows them. */
 export type ConversationLeadRow = Pick<Lead, 'id' | 'name' | 'phone' | 'whatsapp_user_id' | 'whatsapp_username'>;
 
-export function conversationData(c: Conversation, lead: ConversationLeadRow) {
+/** Who answers a conversation, as it shows them. */
+export type AssigneeRow = Pick<User, 'id' | 'name'>;
+
+export function conversationData(c: Conversation, lead: ConversationLeadRow, assignee: AssigneeRow | null) {
   return {
     id: c.id,
     lead: {
@@ -30,6 +33,10 @@ export function conversationData(c: Conversation, lead: ConversationLeadRow) {
     status: c.status,
     department_id: c.department_id,
     channel_id: c.channel_id,
+    assignee_id: c.assignee_id,
+    assignee: c.assignee_id && assignee ? { id: assignee.id, name: assignee.name } : null,
+    first_response_at: c.first_response_at,
+    waiting_since: c.waiting_since,
     created_at: c.created_at,
     updated_at: c.updated_at,
   };

@@ -17,6 +17,8 @@ import { phoneForms } from '../common/phone.js';
 import type { Config } from '../../config.js';
 import { announceConversationOnCommit, announceMessageOnCommit } from './live.js';
 import { conversationData, type ConversationLeadRow } from './shapes.js';
+import { routeConversationsCte } from './routing-queue.js';
+import { notifyJobsSql } from '../../jobs/enqueue.js';
 
 /** The lead with this phone (in any of its forms), created (and `lead.created` emitted) when the phone is new. */
 export async function leadForPhone(tx: TenantTx, phone: string, name: string): Promise<Lead> {
@@ -49,22 +51,28 @@ export type SeenConversation = Conversation & { visible: boolean };
 /** A conversations row aliased `c` as Prisma reads it, and whether the caller sees it. */
 const seenConversation = (visible: VisibleSql) => Prisma.sql`c.tenant_id::text AS tenant_id, c.id::text AS id,
   c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id, c.status::text AS status,
-  c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role, c.last_message_at, c.last_inbound_at, c.created_at, c.updated_at,
+  c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role, c.last_message_at, c.last_inbound_at,
+  c.assignee_id::text AS assignee_id, c.first_response_at, c.waiting_since, c.created_at, c.updated_at,
   ${visible.conversation(Prisma.sql`c`)} AS visible`;
 
 /** The lead's open conversation, or a new one (`conversation.created`) with these defaults; either may be hidden from the caller. */
 export async function openConversation(tx: TenantTx, lead: ConversationLeadRow, defaults: NewConversation): Promise<SeenConversation> {
   // The conflicting open conversation can be archived between the two statements: then try again.
   for (let attempt = 0; attempt < 3; attempt++) {
+    // A new conversation in a department with routing is placed with an available member (routing.ts).
     const [inserted] = await tx.$tenantQuery<SeenConversation[]>(
       (tenant, visible) => Prisma.sql`
-      INSERT INTO conversations AS c (tenant_id, lead_id, channel_id, department_id)
-      VALUES (${tenant}, ${lead.id}::uuid, ${defaults.channel_id}::uuid, ${defaults.department_id}::uuid)
-      ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING RETURNING ${seenConversation(visible)}`,
+      WITH c AS (
+        INSERT INTO conversations AS c (tenant_id, lead_id, channel_id, department_id)
+        VALUES (${tenant}, ${lead.id}::uuid, ${defaults.channel_id}::uuid, ${defaults.department_id}::uuid)
+        ON CONFLICT (tenant_id, lead_id) WHERE status = 'active' DO NOTHING RETURNING *),
+      ${routeConversationsCte('routed', Prisma.sql`(SELECT id, tenant_id, department_id, assignee_id FROM c)`, true)}
+      SELECT ${seenConversation(visible)}, ${notifyJobsSql(tenant)} FROM c`,
     );
     if (inserted) {
-      await emit(tx, 'conversation.created', conversationData(inserted, lead));
-      return inserted;
+      const { notified: _, ...row } = inserted as SeenConversation & { notified?: string };
+      await emit(tx, 'conversation.created', conversationData(row, lead, null));
+      return row;
     }
     const open = await findOpenConversation(tx, lead.id);
     if (open) return open;
@@ -92,6 +100,11 @@ export interface NewMessage {
   media?: MessageMedia;
   /** A template message's template and body values, in placeholder order. */
   template?: { id: string; parameters: string[] };
+  /**
+   * A send through the API (send, send-media, send-template) answers the customer: the conversation's
+   * first response (after an inbound message) is now and it no longer waits. Cadence messages do not.
+   */
+  answers?: boolean;
 }
 
 export interface MessageMedia {
@@ -135,8 +148,15 @@ export async function appendMessage(
     },
   });
   const unread = input.role === 'user' ? 1 : 0;
+  const answers = input.role === 'assistant' && input.answers === true;
   const [row] = await tx.$tenantQuery<
-    (Conversation & { lead_name: string; lead_phone: string | null; lead_user_id: string | null; lead_username: string | null })[]
+    (Conversation & {
+      lead_name: string;
+      lead_phone: string | null;
+      lead_user_id: string | null;
+      lead_username: string | null;
+      assignee_name: string | null;
+    })[]
   >(
     (tenant) => Prisma.sql`
     UPDATE conversations c SET
@@ -145,13 +165,17 @@ export async function appendMessage(
       last_message_role = CASE WHEN c.last_message_at IS NULL OR c.last_message_at <= ${message.created_at} THEN ${message.role}::"MessageRole" ELSE c.last_message_role END,
       last_message_at = GREATEST(c.last_message_at, ${message.created_at}),
       last_inbound_at = CASE WHEN ${message.role}::"MessageRole" = 'user' THEN GREATEST(c.last_inbound_at, ${message.created_at}) ELSE c.last_inbound_at END,
+      first_response_at = CASE WHEN ${answers} AND c.last_inbound_at IS NOT NULL THEN COALESCE(c.first_response_at, ${message.created_at}) ELSE c.first_response_at END,
+      waiting_since = CASE WHEN ${answers} THEN NULL WHEN ${message.role}::"MessageRole" = 'user' THEN COALESCE(c.waiting_since, ${message.created_at}) ELSE c.waiting_since END,
       updated_at = now()
     FROM leads l
     WHERE ${tenantIs(tenant, 'c')} AND c.id = ${conversation.id}::uuid AND l.tenant_id = c.tenant_id AND l.id = c.lead_id
     RETURNING c.id::text AS id, c.lead_id::text AS lead_id, c.channel_id::text AS channel_id, c.department_id::text AS department_id,
       c.status::text AS status, c.unread_count, c.last_message_content, c.last_message_role::text AS last_message_role,
-      c.last_message_at, c.last_inbound_at, c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone,
-      l.whatsapp_user_id AS lead_user_id, l.whatsapp_username AS lead_username`,
+      c.last_message_at, c.last_inbound_at, c.assignee_id::text AS assignee_id, c.first_response_at, c.waiting_since,
+      c.created_at, c.updated_at, l.name AS lead_name, l.phone AS lead_phone,
+      l.whatsapp_user_id AS lead_user_id, l.whatsapp_username AS lead_username,
+      (SELECT u.name FROM users u WHERE u.tenant_id = c.tenant_id AND u.id = c.assignee_id) AS assignee_name`,
   );
   if (row) {
     const lead = {
@@ -161,7 +185,8 @@ export async function appendMessage(
       whatsapp_user_id: row.lead_user_id,
       whatsapp_username: row.lead_username,
     };
-    announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(row, lead) }]);
+    const assignee = row.assignee_id ? { id: row.assignee_id, name: row.assignee_name ?? '' } : null;
+    announceConversationOnCommit(tx, config, [{ kind: 'message', conversation: conversationData(row, lead, assignee) }]);
     announceMessageOnCommit(tx, config, message, row.department_id);
   }
   return message;

@@ -14,6 +14,12 @@ import { lastMessage, messageMediaUrl } from './shapes.js';
 import { windowExpiresAt } from './window.js';
 import { MEDIA_TYPES } from './send-media.js';
 
+export const RoutingEnum = builder.enumType('DepartmentRouting', {
+  description:
+    'How a department’s conversations get an assignee: `manual` (by hand only), `round_robin` (its online members in turn) or `balanced` (the online member with the fewest open conversations). New conversations and unassigned ones that get a message go to an online member under capacity at once; otherwise they wait, oldest first, for one to come online or free capacity.',
+  values: { manual: { value: 'manual' }, round_robin: { value: 'round_robin' }, balanced: { value: 'balanced' } } as const,
+});
+
 export const Department = builder.prismaObject('Department', {
   description: 'A team of users. Operators see the conversations of their departments and those without a department.',
   fields: (t) => ({
@@ -21,6 +27,7 @@ export const Department = builder.prismaObject('Department', {
     tenant_id: t.expose('tenant_id', { type: 'UUID', description: 'The organisation.' }),
     name: t.exposeString('name', { description: '1 to 100 characters, unique in the organisation.' }),
     description: t.exposeString('description', { nullable: true }),
+    routing: t.expose('routing', { type: RoutingEnum }),
     member_count: t.relationCount('members', { description: 'Users in the department.' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),
@@ -195,6 +202,24 @@ export const MediaTypeEnum = builder.enumType('MediaType', {
   values: Object.fromEntries(MEDIA_TYPES.map((v) => [v, { value: v }])) as { [K in (typeof MEDIA_TYPES)[number]]: { value: K } },
 });
 
+/** Who answers a conversation, as the conversation shows them. */
+export const ConversationAssignee = builder.prismaObject('User', {
+  variant: 'ConversationAssignee',
+  description: 'The user who answers a conversation: id and name.',
+  fields: (t) => ({
+    id: t.expose('id', { type: 'UUID' }),
+    name: t.exposeString('name'),
+  }),
+});
+
+const ASSIGNMENT_DOCS = {
+  assignee_id:
+    'Who answers it (a user of the organisation), or null. `PUT /backend/conversations/{id}` `{assignee_id}` changes it; routing sets it.',
+  first_response_at:
+    'The first send through the API (send, send-media, send-template) after its first inbound message; cadence messages do not count.',
+  waiting_since: 'Its oldest inbound message not yet answered by such a send, or null: routing’s queue order.',
+};
+
 export const Conversation = builder.prismaObject('Conversation', {
   description: 'A lead’s conversation. Operators reach only the conversations their departments allow.',
   fields: (t) => ({
@@ -223,6 +248,10 @@ export const Conversation = builder.prismaObject('Conversation', {
       nullable: true,
       description: 'The channel it started on; replies go through it by default.',
     }),
+    assignee_id: t.expose('assignee_id', { type: 'UUID', nullable: true, description: ASSIGNMENT_DOCS.assignee_id }),
+    assignee: t.relation('assignee', { type: ConversationAssignee, nullable: true, description: 'The assignee: id and name.' }),
+    first_response_at: t.expose('first_response_at', { type: 'DateTime', nullable: true, description: ASSIGNMENT_DOCS.first_response_at }),
+    waiting_since: t.expose('waiting_since', { type: 'DateTime', nullable: true, description: ASSIGNMENT_DOCS.waiting_since }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime', description: 'Last activity.' }),
     messages: t.relatedConnection('messages', {
@@ -345,6 +374,16 @@ const ConversationSnapshotLead = builder.objectRef<ConversationSnapshot['lead']>
   }),
 });
 
+const ConversationSnapshotAssignee = builder
+  .objectRef<NonNullable<ConversationSnapshot['assignee']>>('ConversationSnapshotAssignee')
+  .implement({
+    description: 'The user who answers a conversation: id and name.',
+    fields: (t) => ({
+      id: t.field({ type: 'UUID', resolve: (a) => a.id }),
+      name: t.exposeString('name'),
+    }),
+  });
+
 export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>('ConversationSnapshot').implement({
   description: 'A conversation as its REST read returns it, as the change left it (the fields of Conversation without its graph edges).',
   fields: (t) => ({
@@ -366,6 +405,20 @@ export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>(
     status: t.field({ type: ConversationStatusEnum, resolve: (c) => c.status }),
     department_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.department_id }),
     channel_id: t.field({ type: 'UUID', nullable: true, resolve: (c) => c.channel_id }),
+    assignee_id: t.field({ type: 'UUID', nullable: true, description: ASSIGNMENT_DOCS.assignee_id, resolve: (c) => c.assignee_id }),
+    assignee: t.field({ type: ConversationSnapshotAssignee, nullable: true, resolve: (c) => c.assignee }),
+    first_response_at: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: ASSIGNMENT_DOCS.first_response_at,
+      resolve: (c) => c.first_response_at,
+    }),
+    waiting_since: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: ASSIGNMENT_DOCS.waiting_since,
+      resolve: (c) => c.waiting_since,
+    }),
     created_at: t.field({ type: 'DateTime', resolve: (c) => c.created_at }),
     updated_at: t.field({ type: 'DateTime', description: 'Last activity.', resolve: (c) => c.updated_at }),
   }),
@@ -373,13 +426,14 @@ export const ConversationSnapshotType = builder.objectRef<ConversationSnapshot>(
 
 export const ConversationChangeKindEnum = builder.enumType('ConversationChangeKind', {
   description:
-    'What happened to a conversation: a new `message` (inbound or sent), marked `read`, `archived`, `reopened` (back to active), or `assigned` to a department (or none).',
+    'What happened to a conversation: a new `message` (inbound or sent), marked `read`, `archived`, `reopened` (back to active), `assigned` to a department (or none), or given to an `assignee` (or none).',
   values: {
     message: { value: 'message' },
     read: { value: 'read' },
     archived: { value: 'archived' },
     reopened: { value: 'reopened' },
     assigned: { value: 'assigned' },
+    assignee: { value: 'assignee' },
   } as const,
 });
 

@@ -28,7 +28,13 @@ export async function sendTemplate(ctx: Context, input: SendTemplateInput) {
     if (!lead) throw notFound('Lead');
     const template = await tx.template.findUnique({ where: { id: input.template_id } });
     if (!template) throw notFound('Template');
-    return storeTemplateMessage(tx, ctx.config, { lead, template, parameters: input.parameters, channelId: input.channel_id });
+    return storeTemplateMessage(tx, ctx.config, {
+      lead,
+      template,
+      parameters: input.parameters,
+      channelId: input.channel_id,
+      answers: true,
+    });
   });
 }
 
@@ -40,7 +46,14 @@ export async function sendTemplate(ctx: Context, input: SendTemplateInput) {
 export async function storeTemplateMessage(
   tx: TenantTx,
   config: Context['config'],
-  input: { lead: Lead; template: Template; parameters?: Record<string, unknown> | null; channelId?: string | null },
+  input: {
+    lead: Lead;
+    template: Template;
+    parameters?: Record<string, unknown> | null;
+    channelId?: string | null;
+    /** A send of the API's (it answers the customer: first response, no longer waiting); a cadence's is not. */
+    answers?: boolean;
+  },
 ) {
   const { lead, template } = input;
   assertReachable(lead);
@@ -63,6 +76,7 @@ export async function storeTemplateMessage(
     content: renderTemplate(template.components, mapping, lead),
     channel_id: channel.id,
     template: { id: template.id, parameters: placeholders.map((n) => values[n]) },
+    answers: input.answers,
   });
   await queueDelivery(tx, message);
   return message;
