@@ -12,6 +12,7 @@
 //   inbound   inbound messages per second (POST /backend/channels/{id}/inbound): REST, raw SQL
 //   cloud-webhook  signed WhatsApp Cloud notifications (messages and statuses): events/s and ack p99, raw SQL
 //   cadences  10,000 cadence sends due at once, drained to a loopback Cloud API: sends/s and lateness p99, a raw SQL loop
+//   routing   inbound messages into a department with routing on beside one with it off: msg/s, on ÷ off
 //   pglite    deals list at 10 connections on embedded PGlite (worker thread, main thread) beside PostgreSQL
 //   metrics   the same REST route with the Prometheus metrics off and on: µs per request
 //   fairness  organisation B's p99 with A flooding ÷ without: extraction, webhook deliveries; the rate limiter's µs
@@ -53,6 +54,7 @@ async function lines(): Promise<BenchLine[]> {
     (await import('./messaging.js')).inboundLine,
     (await import('./cloud-webhook.js')).cloudWebhookLine,
     (await import('./cadences.js')).cadencesLine,
+    (await import('./routing.js')).routingLine,
     (await import('./pglite.js')).pgliteLine,
     (await import('./metrics.js')).metricsLine,
     (await import('./fairness.js')).fairnessLine,

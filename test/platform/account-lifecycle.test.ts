@@ -38,14 +38,14 @@ describe('who am I', () => {
     expect(me.body).toEqual({
       success: true,
       data: {
-        user: { id: op.id, name: 'operator user', email: op.email, role: 'operator' },
+        user: { id: op.id, name: 'operator user', email: op.email, role: 'operator', availability: 'offline', capacity: null },
         tenant: { id: org.tenantId, name: 'Acme' },
         api_key: { id: op.keyId, name: 'operator key', prefix: op.key.slice(0, 10), permissions: ['leads.view'], expires_at: null },
       },
     });
     const g = await gql(
       op.key,
-      '{ viewer { user { id name email role } tenant { id name } api_key { id name prefix permissions expires_at } } }',
+      '{ viewer { user { id name email role availability capacity } tenant { id name } api_key { id name prefix permissions expires_at } } }',
     );
     expect(g.data.viewer).toEqual(me.body.data);
     // A full key lists its role's permissions; the organisation id is what the uploads listing needs.
@@ -69,7 +69,15 @@ describe('users', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       success: true,
-      data: { id: a.id, name: 'Ana', email: 'ana@example.com', role: 'admin', created_at: expect.any(String) },
+      data: {
+        id: a.id,
+        name: 'Ana',
+        email: 'ana@example.com',
+        role: 'admin',
+        availability: 'offline',
+        capacity: null,
+        created_at: expect.any(String),
+      },
     });
     // The role change holds for the user's existing keys at once.
     expect((await api.rest('GET', '/backend/webhooks', { key: a.key })).status).toBe(200);
