@@ -25,9 +25,21 @@ export function routeConversationsCte(name: string, rows: Prisma.Sql, withConver
     SELECT ${ROUTE_QUEUE.queue}::text, jsonb_build_object('tenant_id', r.tenant_id::text, 'department_id', r.department_id::text
       ${withConversation ? Prisma.sql`, 'conversation_id', r.id::text` : Prisma.empty}), r.tenant_id::text
     FROM ${rows} AS r JOIN departments d ON d.tenant_id = r.tenant_id AND d.id = r.department_id
-    WHERE r.assignee_id IS NULL AND d.routing <> 'manual'
+    WHERE r.assignee_id IS NULL AND d.routing <> 'manual' AND ${
+      withConversation ? Prisma.sql`TRUE` : Prisma.sql`NOT ${pendingPass(Prisma.sql`d`)}`
+    }
     RETURNING id)`;
 }
+
+/**
+ * Whether the department (alias) has a pass queued and not yet started: it will see this change too (it
+ * reads the queue when it runs, after this commits), so no second one is queued. A pass already running
+ * may have read the queue before: then one more is queued. Two changes committing at once may each queue
+ * one; a pass with nothing to do costs two statements.
+ */
+const pendingPass = (d: Prisma.Sql) => Prisma.sql`EXISTS (
+      SELECT 1 FROM jobs j WHERE j.queue = ${ROUTE_QUEUE.queue}::text AND j.group_key = ${d}.tenant_id::text AND j.locked_until IS NULL
+        AND j.failed_at IS NULL AND j.payload->>'department_id' = ${d}.id::text AND NOT j.payload ? 'conversation_id')`;
 
 /**
  * Queues a routing pass of every department with routing that `which` names: one department, or those a
@@ -43,7 +55,7 @@ export async function queueRouting(
       INSERT INTO jobs (queue, payload, group_key)
       SELECT ${ROUTE_QUEUE.queue}::text, jsonb_build_object('tenant_id', d.tenant_id::text, 'department_id', d.id::text), d.tenant_id::text
       FROM departments d
-      WHERE ${tenantIs(tenant, 'd')} AND d.routing <> 'manual' AND ${
+      WHERE ${tenantIs(tenant, 'd')} AND d.routing <> 'manual' AND NOT ${pendingPass(Prisma.sql`d`)} AND ${
         'departmentId' in which
           ? Prisma.sql`d.id = ${which.departmentId}::uuid`
           : Prisma.sql`EXISTS (SELECT 1 FROM department_members m WHERE m.tenant_id = d.tenant_id AND m.department_id = d.id AND m.user_id = ${which.userId}::uuid)`
