@@ -3,15 +3,11 @@
 // the fake WhatsApp Cloud API. What may repeat is a message the provider took in the instant before
 // the kill, before its `sent` was recorded (messages.deliver is at least once at that boundary): the
 // test reports and bounds those repeats by the deliveries in flight, never more messages.
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/keys.js';
-import { migratedDataDir } from '../helpers/database.js';
-import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { serverDatabase } from '../helpers/database.js';
 import { spawnServer } from '../helpers/server-process.js';
 
 const KEY = generateApiKey();
@@ -20,23 +16,6 @@ const cleanup: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
 });
-
-/** A database for server processes: a fresh PostgreSQL schema, or a PGlite data directory. */
-function serverDatabase(): Record<string, string> {
-  if (testDatabaseKind() === 'postgres') {
-    const schema = `funil_test_cadences_${randomBytes(4).toString('hex')}`;
-    cleanup.push(async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    });
-    return { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` };
-  }
-  const dir = migratedDataDir('funil-cadence-kill-');
-  cleanup.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  return { DATA_DIR: dir };
-}
 
 /** A fake Cloud API that takes 40 ms per message, so that sends are in flight when the server dies. */
 async function slowCloudApi() {
@@ -89,7 +68,7 @@ it(
   'a server killed with SIGKILL mid-cadence completes every enrolment after a restart, each step message once',
   { timeout: 240_000 },
   async () => {
-    const env = serverDatabase();
+    const env = serverDatabase('cadences', cleanup);
     const cloud = await slowCloudApi();
     let { server, call } = await start(env);
 

@@ -26,6 +26,26 @@ export function migratedDataDir(prefix: string): string {
   return dir;
 }
 
+/**
+ * A database for server processes (`DATABASE_URL` on a fresh PostgreSQL schema, or a migrated PGlite
+ * `DATA_DIR`), as their environment; `cleanup` gets what drops it after the file.
+ */
+export function serverDatabase(prefix: string, cleanup: Array<() => Promise<void>>): Record<string, string> {
+  if (testDatabaseKind() === 'postgres') {
+    const schema = `funil_test_${prefix}_${randomBytes(4).toString('hex')}`;
+    cleanup.push(async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    });
+    return { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` };
+  }
+  const dir = migratedDataDir(`funil-${prefix}-`);
+  cleanup.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { DATA_DIR: dir };
+}
+
 export async function openTestDatabase(): Promise<Database & { url?: string }> {
   if (testDatabaseKind() === 'pglite') {
     const file = inject('pgliteTemplate');

@@ -2,13 +2,10 @@
 // SIGKILL while deliveries are pending loses none: after a restart every committed event reaches the
 // receiver. Two server processes on one PostgreSQL deliver each attempt once.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
-import { migratedDataDir } from '../helpers/database.js';
-import { POSTGRES_URL, testDatabaseKind } from '../helpers/env.js';
+import { serverDatabase } from '../helpers/database.js';
+import { testDatabaseKind } from '../helpers/env.js';
 import { nextPhone } from '../helpers/factories.js';
 import { receiver, sleep, waitFor, type Receiver } from './helpers.js';
 import { generateApiKey } from '../../src/auth/keys.js';
@@ -29,23 +26,6 @@ async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-/** A database for server processes: a fresh PostgreSQL schema, or a PGlite data directory. */
-function serverDatabase(): Record<string, string> {
-  if (testDatabaseKind() === 'postgres') {
-    const schema = `funil_test_hooks_${randomBytes(4).toString('hex')}`;
-    cleanup.push(async () => {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    });
-    return { DATABASE_URL: `${POSTGRES_URL}?schema=${schema}` };
-  }
-  const dir = migratedDataDir('funil-hooks-');
-  cleanup.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  return { DATA_DIR: dir };
 }
 
 interface Server {
@@ -108,7 +88,7 @@ describe('server processes', () => {
     'a server killed with SIGKILL while deliveries are pending delivers every committed event after a restart',
     { timeout: 180_000 },
     async () => {
-      const env = { ...serverDatabase(), WEBHOOK_RETRY_SCHEDULE: '0,3000,3000,3000,3000,3000,3000,3000,3000,3000' };
+      const env = { ...serverDatabase('hooks', cleanup), WEBHOOK_RETRY_SCHEDULE: '0,3000,3000,3000,3000,3000,3000,3000,3000,3000' };
       const port = await freePort(); // the receiver is down: nothing listens here yet
       let server = await startServer(env);
       const hook = await call(server, 'POST', '/backend/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['lead.created'] });
@@ -143,7 +123,7 @@ describe('server processes', () => {
     'two server processes on one PostgreSQL deliver each attempt once',
     { timeout: 180_000 },
     async () => {
-      const env = { ...serverDatabase(), WEBHOOK_RETRY_SCHEDULE: '0,300,300' };
+      const env = { ...serverDatabase('hooks', cleanup), WEBHOOK_RETRY_SCHEDULE: '0,300,300' };
       // Every third message fails its first attempt, so retries run across both processes too.
       const seen = new Map<string, number>();
       const hook = await receiver((hit, res) => {
